@@ -1,0 +1,73 @@
+import type * as tfc from '@tensorflow/tfjs-core';
+import type { MlaConfig } from '../model/config';
+import type { Product, Runtime } from '../runtime/device';
+import type { HeadSlice, Layout, LinearName, NormName, WeightSource } from '../weights/layer';
+import { LINEAR_NAMES, NORM_NAMES, sliceRanges, slicedConfig } from '../weights/layer';
+
+/** A projection on the device, in whichever layout and product form multiply fastest there. */
+export interface DeviceLinear {
+  w: tfc.Tensor2D;
+  layout: Layout;
+  product: Product;
+}
+
+/** One layer's weights on the device for one head slice; built once, shared by both paths. */
+export interface DeviceLayer {
+  /** Config of this slice: num_attention_heads = heads.count. */
+  config: MlaConfig;
+  heads: HeadSlice;
+  linear: Record<LinearName, DeviceLinear>;
+  norm: Record<NormName, tfc.Tensor1D>;
+}
+
+/** Bytes of the largest tensor a layer slice needs: checked against the device's binding limit. */
+export function largestWeightBytes(source: WeightSource, heads: HeadSlice): { name: LinearName; bytes: number } {
+  let best = { name: LINEAR_NAMES[0] as LinearName, bytes: 0 };
+  for (const name of LINEAR_NAMES) {
+    const { rows, cols } = sliceRanges(source.config, name, heads);
+    const bytes = 4 * (rows[1] - rows[0]) * (cols[1] - cols[0]);
+    if (bytes > best.bytes) best = { name, bytes };
+  }
+  return best;
+}
+
+/** Generates (or reads) the weights of a head slice straight into device tensors. */
+export function uploadLayer(rt: Runtime, source: WeightSource, heads: HeadSlice, tokens: number): DeviceLayer {
+  const { layout, product } = rt.linearPlan(tokens);
+  const linear = {} as Record<LinearName, DeviceLinear>;
+  for (const name of LINEAR_NAMES) {
+    const { rows, cols } = sliceRanges(source.config, name, heads);
+    const out = rows[1] - rows[0];
+    const inp = cols[1] - cols[0];
+    const shape = layout === 'out_in' ? [out, inp] : [inp, out];
+    const w = rt.makeFilled(shape, (dst) => source.block(name, rows, cols, layout, dst)) as tfc.Tensor2D;
+    linear[name] = { w, layout, product };
+  }
+  const norm = {} as Record<NormName, tfc.Tensor1D>;
+  for (const name of NORM_NAMES) norm[name] = rt.tf.tensor1d(source.norm(name));
+  return { config: slicedConfig(source.config, heads), heads, linear, norm };
+}
+
+/**
+ * A head slice of an uploaded layer, cut on the device (tensor-parallel rank r of n keeps rows of
+ * q_b_proj and kv_b_proj and columns of o_proj). q_a, kv_a and the norms are shared, not copied.
+ */
+export function sliceLayer(rt: Runtime, full: DeviceLayer, heads: HeadSlice): DeviceLayer {
+  const { tf } = rt;
+  const linear = { ...full.linear };
+  for (const name of ['q_b_proj', 'kv_b_proj', 'o_proj'] as const) {
+    const { rows, cols } = sliceRanges(full.config, name, heads);
+    const { w, layout, product } = full.linear[name];
+    const [b0, n0] = layout === 'out_in' ? [rows, cols] : [cols, rows];
+    linear[name] = { layout, product, w: tf.slice(w, [b0[0], n0[0]], [b0[1] - b0[0], n0[1] - n0[0]]) };
+  }
+  return { config: slicedConfig(full.config, heads), heads, linear, norm: full.norm };
+}
+
+/** Disposes what `slice` owns of `layer` beyond `shared` (pass the full layer when disposing a slice). */
+export function disposeLayer(layer: DeviceLayer, shared?: DeviceLayer): void {
+  for (const name of LINEAR_NAMES) {
+    if (!shared || shared.linear[name].w !== layer.linear[name].w) layer.linear[name].w.dispose();
+  }
+  if (!shared) for (const name of NORM_NAMES) layer.norm[name].dispose();
+}

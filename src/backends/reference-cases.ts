@@ -1,0 +1,60 @@
+import { axes } from '../probes/layout';
+import type { HostTensor } from '../probes/probe';
+import type { Recording } from '../probes/recorder';
+import { HostRecorder } from '../probes/recorder';
+import type { StageName } from '../probes/stages';
+import type { HeadSlice, WeightSource } from '../weights/layer';
+import { sliceRanges } from '../weights/layer';
+import type { LayerInput } from './backend';
+import { ReferenceBackend } from './reference';
+import { linearStream } from './reference-math';
+
+/** Heads [h0, h0 + n) of a host tensor along its head axis ('h', or 'hv' = heads × v_head_dim). */
+export function sliceHeadAxis(x: HostTensor, layout: string, h0: number, n: number, vHeadDim: number): HostTensor {
+  const names = axes(layout);
+  const axis = names.findIndex((a) => a === 'h' || a === 'hv');
+  if (axis < 0) return x;
+  const unit = names[axis] === 'hv' ? vHeadDim : 1;
+  const outer = x.shape.slice(0, axis).reduce((a, b) => a * b, 1);
+  const inner = x.shape.slice(axis + 1).reduce((a, b) => a * b, 1);
+  const len = x.shape[axis]!;
+  const [from, count] = [h0 * unit, n * unit];
+  const data = new (x.data.constructor as Float64ArrayConstructor | Float32ArrayConstructor)(outer * count * inner);
+  for (let o = 0; o < outer; o++) {
+    data.set(x.data.subarray((o * len + from) * inner, (o * len + from + count) * inner), o * count * inner);
+  }
+  const shape = x.shape.slice();
+  shape[axis] = count;
+  return { shape, data };
+}
+
+/**
+ * The float64 reference for several head slices at once: one pass over the smallest head range
+ * covering them all, each case then a slice of it. Heads are independent up to o_proj, so the
+ * slices equal separate passes exactly; o_proj_out, a sum over the case's heads, is recomputed.
+ */
+export async function referenceCases(
+  source: WeightSource, cases: HeadSlice[], input: LayerInput, retain: ReadonlySet<StageName>,
+): Promise<Recording[]> {
+  const start = Math.min(...cases.map((c) => c.start));
+  const end = Math.max(...cases.map((c) => c.start + c.count));
+  const union = new HostRecorder();
+  await new ReferenceBackend(source, { start, count: end - start }).forward(input, union);
+  const V = source.config.v_head_dim;
+  const T = input.positions.length;
+  return cases.map((c) => {
+    const rec = new HostRecorder({ retain });
+    const whole = c.start === start && c.count === end - start;
+    union.forEachTap((stage, x, layout) => {
+      if (whole) rec.tap(stage, x, layout);
+      else if (stage !== 'o_proj_out') rec.tap(stage, sliceHeadAxis(x, layout, c.start - start, c.count, V), layout);
+    });
+    for (const [name, value] of union.scalarEntries()) rec.scalar(name, value);
+    if (!whole) {
+      const attn_out = rec.get('attn_out')!; // [T, count·V]
+      const { rows, cols } = sliceRanges(source.config, 'o_proj', c);
+      rec.tap('o_proj_out', { shape: [T, rows[1] - rows[0]], data: linearStream(source, 'o_proj', rows, cols, attn_out.data as Float64Array, T) }); // [T,H]
+    }
+    return rec.finish('reference');
+  });
+}

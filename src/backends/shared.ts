@@ -1,0 +1,129 @@
+import * as tf from '@tensorflow/tfjs-core';
+import type { FaultSet } from '../faults/catalogue';
+import type { MlaConfig } from '../model/config';
+import { qkHeadDim } from '../model/config';
+import type { RopeStyle, RopeTables } from '../model/rope';
+import type { TensorProbe } from '../probes/probe';
+import type { DeviceLayer, DeviceLinear } from './layer';
+
+/**
+ * Pure tfjs helpers shared by the mha and mqa paths: the common pre-attention, o_proj, and the
+ * causal softmax. Nothing here knows which path calls it; faults arrive as data.
+ */
+
+/** x·Wᵀ for a PyTorch-style Linear (no bias), whatever the device layout and product form. */
+export function linear(x: tf.Tensor2D, l: DeviceLinear): tf.Tensor2D {
+  if (l.product === 'swapped' && l.layout === 'out_in') {
+    return tf.transpose(tf.matMul(l.w, tf.transpose(x))) as tf.Tensor2D; // ([out,in]·[in,T])ᵀ = [T,out]
+  }
+  return tf.matMul(x, l.w, false, l.layout === 'out_in'); // [T,out]
+}
+
+/** RMSNorm: x · rsqrt(mean(x²) + eps) · w, over the last axis. */
+export function rmsNorm<T extends tf.Tensor>(x: T, w: tf.Tensor1D, eps: number): T {
+  const ms = tf.mean(tf.square(x), -1, true);
+  return tf.mul(tf.mul(x, tf.rsqrt(tf.add(ms, eps))), w);
+}
+
+/** Rotary tables as float32 tensors, [T, R/2], built once per step. */
+export interface RopeTensors {
+  cos: tf.Tensor2D;
+  sin: tf.Tensor2D;
+}
+
+export function ropeTensors(t: RopeTables, T: number): RopeTensors {
+  return { cos: tf.tensor2d(Float32Array.from(t.cos), [T, t.half]), sin: tf.tensor2d(Float32Array.from(t.sin), [T, t.half]) };
+}
+
+/**
+ * Rotate x [T, ..., R] by position. GPT-J pairs (2i, 2i+1) as vLLM's is_neox_style=False;
+ * NeoX pairs (i, i + R/2). cos/sin [T, R/2] broadcast over the middle axes.
+ */
+export function applyRope<T extends tf.Tensor>(x: T, rope: RopeTensors, style: RopeStyle): T {
+  const R = x.shape[x.rank - 1] as number;
+  const half = R / 2;
+  const lead = x.shape.slice(0, -1);
+  const bshape = [lead[0] as number, ...lead.slice(1).map(() => 1), half];
+  const cos = tf.reshape(rope.cos, bshape);
+  const sin = tf.reshape(rope.sin, bshape);
+  const at = (t: tf.Tensor, k: number, n: number) => tf.slice(t, [...t.shape.slice(0, -1).map(() => 0), k], [...t.shape.slice(0, -1), n]);
+  if (style === 'gptj') {
+    const pairs = tf.reshape(x, [...lead, half, 2]); // [..., R/2, 2]
+    const x1 = tf.squeeze(at(pairs, 0, 1), [-1]); // x[..., 0::2]
+    const x2 = tf.squeeze(at(pairs, 1, 1), [-1]); // x[..., 1::2]
+    const o1 = tf.sub(tf.mul(x1, cos), tf.mul(x2, sin));
+    const o2 = tf.add(tf.mul(x2, cos), tf.mul(x1, sin));
+    return tf.reshape(tf.stack([o1, o2], -1), x.shape) as T;
+  }
+  const x1 = at(x, 0, half); // x[..., :R/2]
+  const x2 = at(x, half, half); // x[..., R/2:]
+  return tf.concat([tf.sub(tf.mul(x1, cos), tf.mul(x2, sin)), tf.add(tf.mul(x2, cos), tf.mul(x1, sin))], -1) as T;
+}
+
+/** The tensors attention consumes, produced by the common pre-attention. */
+export interface PreAttention {
+  q_nope: tf.Tensor3D; // [T,N,P]
+  q_pe: tf.Tensor3D; // [T,N,R]
+  kv_c_normed: tf.Tensor2D; // [T,L]
+  k_pe: tf.Tensor2D; // [T,R]
+}
+
+/**
+ * vLLM MultiHeadLatentAttentionWrapper.forward up to mla_attn (mla-math.md §3.1), with a probe at
+ * every stage of §6.0. `embeddings` [T,H] are the token embeddings before input_layernorm.
+ */
+export function preAttention(
+  layer: DeviceLayer, embeddings: tf.Tensor2D, rope: RopeTensors, probe: TensorProbe, faults: FaultSet,
+): PreAttention {
+  const c: MlaConfig = layer.config;
+  const T = embeddings.shape[0];
+  const N = c.num_attention_heads;
+  const P = c.qk_nope_head_dim;
+  const R = c.qk_rope_head_dim;
+  const L = c.kv_lora_rank;
+  const style: RopeStyle = faults.has('rope-neox') || !c.rope_interleave ? 'neox' : 'gptj';
+  probe.scalar('rope_style', style);
+  const hidden_in = probe.tap('hidden_in', rmsNorm(embeddings, layer.norm.input_layernorm, c.rms_norm_eps)); // [T,H]
+  const q_c_raw = probe.tap('q_c_raw', linear(hidden_in, layer.linear.q_a_proj)); // [T,Lq]
+  const kv_lora = probe.tap('kv_lora', linear(hidden_in, layer.linear.kv_a_proj_with_mqa)); // [T,L+R]
+  const q_c = probe.tap('q_c', rmsNorm(q_c_raw, layer.norm.q_a_layernorm, c.rms_norm_eps)); // [T,Lq]
+  const q_full = probe.tap('q_full_prerope', tf.reshape(linear(q_c, layer.linear.q_b_proj), [T, N, qkHeadDim(c)])); // [T,N,D]
+  const q_nope = probe.tap('q_nope', tf.slice(q_full, [0, 0, 0], [T, N, P])) as tf.Tensor3D; // [T,N,P]
+  const q_pe_raw = probe.tap('q_pe_raw', tf.slice(q_full, [0, 0, P], [T, N, R])) as tf.Tensor3D; // [T,N,R]
+  const kv_c = probe.tap('kv_c', tf.slice(kv_lora, [0, 0], [T, L])); // [T,L]
+  const k_pe_raw = probe.tap('k_pe_raw', tf.slice(kv_lora, [0, L], [T, R])); // [T,R]
+  const kv_c_normed = probe.tap('kv_c_normed',
+    faults.has('kv-norm-skipped') ? kv_c : rmsNorm(kv_c, layer.norm.kv_a_layernorm, c.rms_norm_eps)); // [T,L]
+  const q_pe = probe.tap('q_pe', applyRope(q_pe_raw, rope, style)); // [T,N,R]
+  const k_pe = probe.tap('k_pe', applyRope(k_pe_raw, rope, style)); // [T,R]
+  probe.tap('q', tf.concat([q_nope, q_pe], -1)); // [T,N,D]
+  // concat_and_cache_mla: the step's latent rows are in the cache before attention runs.
+  probe.tap('kv_cache', tf.concat([kv_c_normed, k_pe], -1)); // [S,L+R]
+  return { q_nope, q_pe, kv_c_normed, k_pe };
+}
+
+/** Boolean [T, S] mask, true where key position ≤ query position (causal). */
+export function causalMask(queryPos: readonly number[], keyPos: readonly number[]): tf.Tensor2D {
+  const T = queryPos.length;
+  const S = keyPos.length;
+  const m = new Uint8Array(T * S);
+  for (let t = 0; t < T; t++) for (let s = 0; s < S; s++) m[t * S + s] = keyPos[s]! <= queryPos[t]! ? 1 : 0;
+  return tf.tensor2d(m, [T, S], 'bool');
+}
+
+/**
+ * Masked softmax over the last axis of `logits` and its natural-log LSE. `mask` broadcasts
+ * against `logits`; every row keeps at least its own position, so no row is empty.
+ */
+export function maskedSoftmax<T extends tf.Tensor>(logits: T, mask: tf.Tensor): { probs: T; lse: tf.Tensor } {
+  const masked = tf.where(tf.broadcastTo(mask, logits.shape), logits, tf.fill(logits.shape, -Infinity));
+  const m = tf.max(masked, -1, true);
+  const e = tf.exp(tf.sub(masked, m));
+  const z = tf.sum(e, -1, true);
+  return { probs: tf.div(e, z) as T, lse: tf.squeeze(tf.add(tf.log(z), m), [-1]) };
+}
+
+/** o_proj(attn_out), probed; under a head slice this is the rank's partial sum. */
+export function oProj(layer: DeviceLayer, attn_out: tf.Tensor2D, probe: TensorProbe): tf.Tensor2D {
+  return probe.tap('o_proj_out', linear(attn_out, layer.linear.o_proj)); // [T,H]
+}

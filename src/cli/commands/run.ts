@@ -1,0 +1,77 @@
+import type { Argv, CommandModule } from 'yargs';
+import { MlaDiffError } from '../../errors';
+import { oneLine, renderRun } from '../../reports/summary';
+import { colorWanted, makeStyle } from '../../reports/style';
+import { runScenario } from '../../run/run-scenario';
+import type { RunReport } from '../../run/trace';
+import type { DeviceRequest } from '../../runtime/device';
+import { DEVICE_REQUESTS } from '../../runtime/device';
+import { selectRuntime } from '../../runtime/select';
+import { loadScenario } from '../../scenario/load';
+import type { ReferenceMode, Scenario } from '../../scenario/scenario';
+import { EXIT, handleErrors } from '../handle-errors';
+import type { IO } from '../io';
+import { processIO, toolVersion, writeOutput } from '../io';
+
+export interface RunArgs {
+  scenarios: string[];
+  device: DeviceRequest;
+  format: 'table' | 'json';
+  out?: string;
+  force: boolean;
+  reference?: ReferenceMode;
+  case?: string[];
+  verbose: boolean;
+  quiet: boolean;
+}
+
+function pickCases(s: Scenario, names: string[] | undefined): Scenario {
+  if (!names?.length) return s;
+  const unknown = names.filter((n) => !s.cases.some((c) => c.name === n));
+  if (unknown.length) {
+    throw new MlaDiffError('invalid-value', `no case named ${unknown.map((n) => `"${n}"`).join(', ')}`, { file: s.file ?? undefined, field: '--case' },
+      `cases: ${s.cases.map((c) => c.name).join(', ')}`);
+  }
+  return { ...s, cases: s.cases.filter((c) => names.includes(c.name)) };
+}
+
+/** `mla-diff run`: load every scenario first (bad input fails before any work), run, report. */
+export async function runCommand(args: RunArgs, io: IO = processIO): Promise<number> {
+  const scenarios = args.scenarios.map((f) => pickCases(loadScenario(f), args.case));
+  const log = args.verbose ? (m: string) => io.err(`mla-diff: ${m}`) : () => {};
+  const runtime = await selectRuntime(args.device, log);
+  log(`device: ${runtime.device.description} (${runtime.device.reason})`);
+  const reports: RunReport[] = [];
+  for (const s of scenarios) reports.push(await runScenario(s, { runtime, reference: args.reference, log, toolVersion: toolVersion() }));
+  const text = args.format === 'json'
+    ? JSON.stringify(reports.length === 1 ? reports[0] : { format: 'mla-diff/runs', version: 1, runs: reports }, null, 2)
+    : ['mla-diff report', ...reports.map((r) => renderRun(r, makeStyle(!args.out && colorWanted())))].join('\n\n');
+  if (args.out) {
+    writeOutput(args.out, text, { force: args.force, inputs: args.scenarios });
+    if (!args.quiet) for (const r of reports) io.out(`${oneLine(r)} (report: ${args.out})`);
+  } else if (!args.quiet || args.format === 'json') {
+    io.out(text);
+  }
+  return reports.every((r) => r.verdict === 'agree') ? EXIT.agree : EXIT.diverge;
+}
+
+export const runModule: CommandModule<object, RunArgs> = {
+  command: 'run <scenarios..>',
+  describe: 'run both MLA paths of each scenario, trace every stage, report where they part',
+  builder: (y: Argv) =>
+    y
+      .positional('scenarios', { type: 'string', array: true, demandOption: true, describe: 'scenario YAML files' })
+      .option('device', { choices: DEVICE_REQUESTS, default: 'auto' as DeviceRequest, describe: 'tfjs backend: auto = webgpu on a hardware GPU, else tensorflow if it loads, else wasm' })
+      .option('format', { choices: ['table', 'json'] as const, default: 'table' as const, describe: 'report format' })
+      .option('out', { type: 'string', describe: 'write the report to this file (stdout gets one line per scenario)' })
+      .option('force', { type: 'boolean', default: false, describe: 'let --out overwrite a file mla-diff did not write' })
+      .option('reference', { choices: ['auto', 'on', 'off'] as const, describe: "override the scenario's float64 reference setting" })
+      .option('case', { type: 'string', array: true, describe: 'run only these cases of the scenario' })
+      .option('quiet', { alias: 'q', type: 'boolean', default: false, describe: 'print nothing but errors; the exit code tells' })
+      .example('$0 run scenarios/capital-of-france.yaml', 'GLM-5 layer, 5 tokens, all 64 heads and TP rank 0 of 8')
+      .example('$0 run scenarios/*.yaml --device webgpu --format json --out trace.json', 'every scenario on the GPU, JSON report to a file')
+      .example('$0 run scenarios/fault-mqa-scale-576.yaml; echo $?', 'a planted fault: exits 1 and names logits / mqa') as unknown as Argv<RunArgs>,
+  handler: async (args) => {
+    process.exitCode = await handleErrors(args.verbose, processIO, () => runCommand(args));
+  },
+};

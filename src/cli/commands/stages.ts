@@ -1,0 +1,17 @@
+import type { Argv, CommandModule } from 'yargs';
+import { renderStages } from '../../reports/stages';
+import { colorWanted, makeStyle } from '../../reports/style';
+import { EXIT } from '../handle-errors';
+import { processIO } from '../io';
+
+export const stagesModule: CommandModule<object, { format: 'table' | 'json' }> = {
+  command: 'stages',
+  describe: 'list the probe stages: layout, which paths record them and how they are compared',
+  builder: (y: Argv) =>
+    y.option('format', { choices: ['table', 'json'] as const, default: 'table' as const })
+      .example('$0 stages', 'the stage ontology as a table') as unknown as Argv<{ format: 'table' | 'json' }>,
+  handler: (args) => {
+    processIO.out(renderStages(args.format, makeStyle(colorWanted())));
+    process.exitCode = EXIT.agree;
+  },
+};

@@ -1,0 +1,46 @@
+import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { MlaDiffError } from '../errors';
+
+/** Where the CLI writes; tests substitute buffers. */
+export interface IO {
+  out(text: string): void;
+  err(text: string): void;
+}
+
+export const processIO: IO = {
+  out: (t) => process.stdout.write(t.endsWith('\n') ? t : `${t}\n`),
+  err: (t) => process.stderr.write(t.endsWith('\n') ? t : `${t}\n`),
+};
+
+/** Marks files mla-diff wrote, which it may overwrite without --force. */
+export const OUTPUT_MARKERS = ['{\n  "format": "mla-diff/', 'mla-diff report'];
+
+/**
+ * Writes a report without ever losing a user's file: never over an input, over an existing file
+ * only if mla-diff wrote it (or --force), and atomically (temp file + rename).
+ */
+export function writeOutput(path: string, text: string, opts: { force: boolean; inputs: string[] }): void {
+  const target = resolve(path);
+  if (opts.inputs.some((f) => resolve(f) === target)) {
+    throw new MlaDiffError('output-exists', 'refusing to write the report over an input scenario', { file: path, field: '--out' });
+  }
+  if (existsSync(target) && !opts.force) {
+    const head = readFileSync(target, { encoding: 'utf8', flag: 'r' }).slice(0, 64);
+    if (!OUTPUT_MARKERS.some((m) => head.startsWith(m))) {
+      throw new MlaDiffError('output-exists', 'exists and was not written by mla-diff; refusing to overwrite it',
+        { file: path, field: '--out' }, 'choose another path or pass --force');
+    }
+  }
+  const tmp = `${target}.tmp-${process.pid}`;
+  writeFileSync(tmp, text.endsWith('\n') ? text : `${text}\n`);
+  renameSync(tmp, target);
+}
+
+export function toolVersion(): string {
+  try {
+    return (JSON.parse(readFileSync(resolve(__dirname, '../../package.json'), 'utf8')) as { version: string }).version;
+  } catch {
+    return 'unknown';
+  }
+}

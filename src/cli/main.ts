@@ -1,0 +1,37 @@
+#!/usr/bin/env node
+import yargs from 'yargs';
+import { hideBin } from 'yargs/helpers';
+import { runModule } from './commands/run';
+import { stagesModule } from './commands/stages';
+import { EXIT } from './handle-errors';
+import { toolVersion } from './io';
+
+/** Entry point: yargs parses, command modules do the work, exit codes say the outcome. */
+export async function main(argv: string[]): Promise<void> {
+  await yargs(argv)
+    .scriptName('mla-diff')
+    .usage('$0 <command> [options]\n\nDifferential debugging of Multi-head Latent Attention (GLM-5, DeepSeek-V3):\nthe reconstructed-head MHA path and the latent-absorbed MQA path side by side.')
+    .command(runModule)
+    .command(stagesModule)
+    .option('verbose', { type: 'boolean', default: false, describe: 'progress on stderr; stack traces on errors' })
+    .demandCommand(1, 'name a command: run or stages')
+    .strict()
+    .version(toolVersion())
+    .help()
+    .alias('h', 'help')
+    .epilogue('exit codes: 0 the paths agree, 1 divergence beyond tolerance, 2 bad input or usage, 3 internal error')
+    .fail((msg, err, y) => {
+      if (err) throw err;
+      process.stderr.write(`mla-diff: error [usage] ${msg}\n  hint: mla-diff --help\n`);
+      if (!msg) process.stderr.write(`${y.help()}\n`);
+      process.exit(EXIT.badInput);
+    })
+    .parseAsync();
+}
+
+if (require.main === module) {
+  main(hideBin(process.argv)).catch((e: unknown) => {
+    process.stderr.write(`mla-diff: internal error: ${e instanceof Error ? e.message : String(e)}\n`);
+    process.exit(EXIT.internal);
+  });
+}

@@ -1,0 +1,59 @@
+/**
+ * Errors are data: a code from a closed set, where it happened (file, line, field) and a hint.
+ * Rendering (colour, layout) belongs to the CLI; tests assert `code`, never the prose.
+ */
+export type ErrorCode =
+  | 'usage'
+  | 'file-not-found'
+  | 'file-unreadable'
+  | 'yaml-syntax'
+  | 'unknown-key'
+  | 'invalid-type'
+  | 'invalid-value'
+  | 'invalid-config'
+  | 'unknown-preset'
+  | 'unknown-stage'
+  | 'unknown-fault'
+  | 'device-unavailable'
+  | 'device-limit'
+  | 'output-exists'
+  | 'nan-weights'
+  | 'reference-too-large';
+
+export interface ErrorLocation {
+  file?: string;
+  line?: number;
+  column?: number;
+  /** Dotted path of the offending field, e.g. `cases[1].tp.size`. */
+  field?: string;
+}
+
+export class MlaDiffError extends Error {
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    readonly where: ErrorLocation = {},
+    readonly hint?: string,
+  ) {
+    super(message);
+    this.name = 'MlaDiffError';
+  }
+
+  /** `file:line: field: message` — the one line the CLI prints. */
+  headline(): string {
+    const { file, line, column, field } = this.where;
+    const at = file ? `${file}${line ? `:${line}${column ? `:${column}` : ''}` : ''}: ` : '';
+    return `${at}${field ? `${field}: ` : ''}${this.message}`;
+  }
+}
+
+export function isMlaDiffError(e: unknown): e is MlaDiffError {
+  return e instanceof MlaDiffError;
+}
+
+/** Dotted field path as users write it in YAML: `cases[1].tp.size`. */
+export function fieldPath(path: readonly PropertyKey[]): string {
+  return path
+    .map((p, i) => (typeof p === 'number' ? `[${p}]` : `${i === 0 ? '' : '.'}${String(p)}`))
+    .join('');
+}

@@ -1,0 +1,36 @@
+import type * as tf from '@tensorflow/tfjs-core';
+import type { ScalarName, ScalarValue, StageName } from './stages';
+
+/**
+ * A tensor of the plain-TypeScript reference, row-major: float64 for computed values, float32 for
+ * exact rearrangements of float32 weights (W_UK_T, W_UV).
+ */
+export interface HostTensor {
+  shape: number[];
+  data: Float64Array | Float32Array;
+}
+
+/**
+ * An identity tap at a named stage: `x = probe.tap('q_nope', x)`. With no recorder attached it
+ * returns `x` untouched and costs one call. `wants` guards probe-only work (derived checks,
+ * materialized logits) so that it, too, costs nothing when nothing records.
+ */
+export interface Probe<T> {
+  readonly enabled: boolean;
+  wants(stage: StageName): boolean;
+  /** `layout` names the axes of `x` when they differ from the stage's canonical layout. */
+  tap<X extends T>(stage: StageName, x: X, layout?: string): X;
+  scalar(name: ScalarName, value: ScalarValue): void;
+}
+
+export type TensorProbe = Probe<tf.Tensor>;
+export type HostProbe = Probe<HostTensor>;
+
+const nullProbe = {
+  enabled: false,
+  wants: () => false,
+  tap: <X>(_stage: StageName, x: X) => x,
+  scalar: () => {},
+};
+
+export const NULL_PROBE: Probe<never> & TensorProbe & HostProbe = nullProbe;

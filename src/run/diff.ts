@@ -1,0 +1,157 @@
+import type * as tfc from '@tensorflow/tfjs-core';
+import { isIdentity, permutation, transposeHost, unravel } from '../probes/layout';
+import type { Captured, HostView } from '../probes/recorder';
+import type { PathName, StageName } from '../probes/stages';
+import { STAGES } from '../probes/stages';
+import type { TensorStats } from '../probes/stats';
+import { fingerprintNorm } from '../probes/stats';
+
+/**
+ * Elementwise agreement of one stage between two paths, measured where the values live (on the
+ * device for two tfjs paths, on the host against the float64 reference), in canonical layout.
+ */
+export interface PairDiff {
+  stage: StageName;
+  a: PathName;
+  b: PathName;
+  shapeMatch: boolean;
+  /** ‖a − b‖ / max(‖a‖, ‖b‖) over finite values; null when not measured. */
+  relErr: number | null;
+  maxAbsErr: number | null;
+  /** Position of the largest |a − b| in the canonical layout. */
+  maxAbsErrAt: number[] | null;
+  cosine: number | null;
+  /** ‖a‖ / ‖b‖. */
+  normRatio: number | null;
+  /** NaN/Inf counts of a and b. */
+  nonFinite: [number, number];
+  /** How relErr was measured: over all values, or over the weight fingerprints only. */
+  measure: 'values' | 'fingerprint';
+}
+
+interface Sums { dd: number; aa: number; bb: number; ab: number; maxAbs: number; at: number; nfA: number; nfB: number }
+
+function finish(stage: StageName, a: PathName, b: PathName, shape: number[], s: Sums): PairDiff {
+  const na = Math.sqrt(s.aa);
+  const nb = Math.sqrt(s.bb);
+  const denom = Math.max(na, nb);
+  return {
+    stage, a, b, shapeMatch: true,
+    relErr: denom > 0 ? Math.sqrt(s.dd) / denom : 0,
+    maxAbsErr: s.maxAbs,
+    maxAbsErrAt: unravel(s.at, shape),
+    cosine: na > 0 && nb > 0 ? s.ab / (na * nb) : na === nb ? 1 : 0,
+    normRatio: nb > 0 ? na / nb : na === 0 ? 1 : Infinity,
+    nonFinite: [s.nfA, s.nfB],
+    measure: 'values',
+  };
+}
+
+/**
+ * Weight stages compare fingerprints: |f_a − f_b| / (max‖·‖ · ‖u‖), a relative error bounded by
+ * the elementwise one, so that no weight leaves the device.
+ */
+export function fingerprintDiff(stage: StageName, a: PathName, sa: TensorStats, b: PathName, sb: TensorStats): PairDiff {
+  if (sa.size !== sb.size) return mismatch(stage, a, b);
+  const scale = Math.max(sa.l2, sb.l2) * fingerprintNorm(sa.size);
+  return {
+    stage, a, b, shapeMatch: true,
+    relErr: scale > 0 ? Math.abs(sa.fingerprint! - sb.fingerprint!) / scale : 0,
+    maxAbsErr: null, maxAbsErrAt: null, cosine: null,
+    normRatio: sb.l2 > 0 ? sa.l2 / sb.l2 : sa.l2 === 0 ? 1 : Infinity,
+    nonFinite: [sa.nanCount + sa.infCount, sb.nanCount + sb.infCount],
+    measure: 'fingerprint',
+  };
+}
+
+export function mismatch(stage: StageName, a: PathName, b: PathName, nonFinite: [number, number] = [0, 0]): PairDiff {
+  return { stage, a, b, shapeMatch: false, relErr: null, maxAbsErr: null, maxAbsErrAt: null, cosine: null, normRatio: null, nonFinite, measure: 'values' };
+}
+
+async function deviceDiff(tf: typeof tfc, A: tfc.Tensor, B: tfc.Tensor): Promise<Sums> {
+  const cols = A.shape[A.rank - 1] ?? 1;
+  const rows = A.size / cols;
+  const [parts, ints, mx] = tf.tidy(() => {
+    const fa = tf.isFinite(A);
+    const fb = tf.isFinite(B);
+    const a = tf.reshape(tf.where(fa, A, tf.zerosLike(A)), [rows, cols]);
+    const b = tf.reshape(tf.where(fb, B, tf.zerosLike(B)), [rows, cols]);
+    const d = tf.sub(a, b);
+    const absd = tf.reshape(tf.abs(d), [-1]);
+    const count = (m: tfc.Tensor) => tf.sum(tf.cast(tf.logicalNot(m), 'int32'));
+    return [
+      tf.stack([tf.sum(tf.square(d), 1), tf.sum(tf.square(a), 1), tf.sum(tf.square(b), 1), tf.sum(tf.mul(a, b), 1)]),
+      tf.stack([tf.argMax(absd), count(fa), count(fb)]),
+      tf.max(absd),
+    ];
+  });
+  const [p, n, m] = await Promise.all([parts.data(), ints.data(), mx.data()]);
+  tf.dispose([parts, ints, mx]);
+  const s: Sums = { dd: 0, aa: 0, bb: 0, ab: 0, maxAbs: m[0] as number, at: n[0] as number, nfA: n[1] as number, nfB: n[2] as number };
+  for (let r = 0; r < rows; r++) {
+    s.dd += p[r] as number;
+    s.aa += p[rows + r] as number;
+    s.bb += p[2 * rows + r] as number;
+    s.ab += p[3 * rows + r] as number;
+  }
+  return s;
+}
+
+function hostDiff(a: ArrayLike<number>, b: ArrayLike<number>): Sums {
+  const s: Sums = { dd: 0, aa: 0, bb: 0, ab: 0, maxAbs: 0, at: 0, nfA: 0, nfB: 0 };
+  for (let i = 0; i < a.length; i++) {
+    let x = a[i] as number;
+    let y = b[i] as number;
+    if (!Number.isFinite(x)) { s.nfA++; x = 0; }
+    if (!Number.isFinite(y)) { s.nfB++; y = 0; }
+    const d = x - y;
+    s.dd += d * d; s.aa += x * x; s.bb += y * y; s.ab += x * y;
+    if (Math.abs(d) > s.maxAbs) { s.maxAbs = Math.abs(d); s.at = i; }
+  }
+  return s;
+}
+
+/** A captured value on the host, in the stage's canonical layout (zero-copy where possible). */
+async function toHost(tf: typeof tfc, view: HostView, c: Captured, canonical: string): Promise<{ data: Float32Array | Float64Array; shape: number[] }> {
+  const perm = permutation(c.layout, canonical);
+  if (c.where === 'host') return transposeHost(c.data, c.shape, perm);
+  const v = view(c.tensor);
+  if (v) return transposeHost(v, c.tensor.shape, perm);
+  const t = isIdentity(perm) ? c.tensor : tf.transpose(c.tensor, perm);
+  const data = (await t.data()) as Float32Array;
+  const shape = t.shape.slice();
+  if (t !== c.tensor) t.dispose();
+  return { data, shape };
+}
+
+const sameShape = (x: readonly number[], y: readonly number[]) => x.length === y.length && x.every((d, i) => d === y[i]);
+
+/**
+ * Diff of one stage between two paths. Two device tensors are reduced on the device unless the
+ * backend offers host views (cpu, wasm), where the float64 host loop is exact and allocates nothing.
+ */
+export async function diffCaptured(
+  tf: typeof tfc, view: HostView, stage: StageName, a: [PathName, Captured], b: [PathName, Captured],
+): Promise<PairDiff> {
+  const canonical = STAGES[stage].layout;
+  const [an, av] = a;
+  const [bn, bv] = b;
+  const onDevice = av.where === 'device' && bv.where === 'device' && !view(av.tensor);
+  if (onDevice && av.where === 'device' && bv.where === 'device') {
+    const pa = permutation(av.layout, canonical);
+    const pb = permutation(bv.layout, canonical);
+    const A = isIdentity(pa) ? av.tensor : tf.transpose(av.tensor, pa);
+    const B = isIdentity(pb) ? bv.tensor : tf.transpose(bv.tensor, pb);
+    try {
+      if (!sameShape(A.shape, B.shape)) return mismatch(stage, an, bn);
+      return finish(stage, an, bn, A.shape.slice(), await deviceDiff(tf, A, B));
+    } finally {
+      if (A !== av.tensor) A.dispose();
+      if (B !== bv.tensor) B.dispose();
+    }
+  }
+  const ha = await toHost(tf, view, av, canonical);
+  const hb = await toHost(tf, view, bv, canonical);
+  if (!sameShape(ha.shape, hb.shape)) return mismatch(stage, an, bn);
+  return finish(stage, an, bn, ha.shape, hostDiff(ha.data, hb.data));
+}

@@ -1,0 +1,46 @@
+import type { LayerInput } from '../backends/backend';
+import { referenceCases } from '../backends/reference-cases';
+import type { PathTrace } from '../probes/recorder';
+import type { StageName } from '../probes/stages';
+import { STAGE_NAMES, STAGES } from '../probes/stages';
+import type { HeadSlice } from '../weights/layer';
+import type { SourceSpec } from '../weights/source';
+import { openSource } from '../weights/source';
+
+/** Everything the float64 reference needs, as structured-cloneable data: all cases of a scenario. */
+export interface ReferenceJob {
+  source: SourceSpec;
+  cases: HeadSlice[];
+  input: LayerInput;
+}
+
+export interface HostCapture {
+  stage: StageName;
+  data: Float64Array | Float32Array;
+  shape: number[];
+  layout: string;
+}
+
+export interface ReferenceCase {
+  trace: PathTrace;
+  captured: HostCapture[];
+}
+
+export interface ReferenceResult {
+  cases: ReferenceCase[];
+  seconds: number;
+}
+
+/** Activation stages are compared elementwise; weight stages by checksum. */
+export const RETAINED: ReadonlySet<StageName> = new Set(STAGE_NAMES.filter((s) => STAGES[s].kind === 'activation'));
+
+export async function runReferenceJob(job: ReferenceJob): Promise<ReferenceResult> {
+  const t0 = performance.now();
+  const recordings = await referenceCases(openSource(job.source), job.cases, job.input, RETAINED);
+  const cases = recordings.map(({ trace, captured }) => {
+    const out: HostCapture[] = [];
+    for (const [stage, c] of captured) if (c.where === 'host') out.push({ stage, data: c.data, shape: c.shape, layout: c.layout });
+    return { trace, captured: out };
+  });
+  return { cases, seconds: (performance.now() - t0) / 1000 };
+}

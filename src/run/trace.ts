@@ -1,0 +1,69 @@
+import type { CaseComparison } from '../compare/compare';
+import type { ExpectationResult } from '../compare/expect';
+import type { FaultName } from '../faults/catalogue';
+import type { MlaConfig } from '../model/config';
+import type { PathTrace } from '../probes/recorder';
+import type { PathName } from '../probes/stages';
+import type { DeviceInfo } from '../runtime/device';
+import type { Expectation, ReferenceMode } from '../scenario/scenario';
+import type { HeadSlice } from '../weights/layer';
+import type { PairDiff } from './diff';
+
+/**
+ * The versioned JSON that joins run → compare → report. Bump RUN_VERSION on any change a reader
+ * could trip over; docs/trace-format.md documents the fields.
+ */
+export const RUN_FORMAT = 'mla-diff/run';
+export const RUN_VERSION = 1;
+
+/** What was recorded for one case: per-path traces and the elementwise diffs between paths. */
+export interface CaseTrace {
+  name: string;
+  label: string;
+  heads: HeadSlice;
+  totalHeads: number;
+  tokens: number;
+  paths: Partial<Record<PathName, PathTrace>>;
+  diffs: PairDiff[];
+  /** Softmax scale the config calls for: qk_head_dim^-0.5 (· mscale²). */
+  expectedSoftmaxScale: number;
+  /** Seconds per engine path, recording included. */
+  seconds: Partial<Record<PathName, number>>;
+  notes: string[];
+}
+
+export interface CaseResult {
+  trace: CaseTrace;
+  comparison: CaseComparison;
+  expectation?: ExpectationResult;
+}
+
+export interface ScenarioEcho {
+  name: string;
+  file: string | null;
+  description?: string;
+  preset: string;
+  config: MlaConfig;
+  seed: number;
+  text?: string;
+  ids: number[];
+  positions: number[];
+  reference: ReferenceMode;
+  faults: { mha: FaultName[]; mqa: FaultName[] };
+  tolerances: { default?: number; stages?: Record<string, number> };
+  expect?: Expectation;
+}
+
+export interface RunReport {
+  format: typeof RUN_FORMAT;
+  version: typeof RUN_VERSION;
+  tool: { name: 'mla-diff'; version: string };
+  created: string;
+  scenario: ScenarioEcho;
+  device: DeviceInfo;
+  /** 'agree' when every case agrees. */
+  verdict: 'agree' | 'diverge';
+  /** Wall seconds: weight build and upload, the float64 reference (on its own thread), the whole run. */
+  seconds: { weights: number; reference: number | null; total: number };
+  cases: CaseResult[];
+}

@@ -1,0 +1,62 @@
+import type { AdapterInfo } from './device';
+
+/** Names Mesa/Dawn give software adapters. */
+const SOFTWARE = /llvmpipe|lavapipe|swiftshader|software|softpipe/i;
+
+export function isSoftwareAdapter(a: AdapterInfo): boolean {
+  return a.isFallbackAdapter || SOFTWARE.test(`${a.architecture} ${a.device} ${a.description}`);
+}
+
+export function describeAdapter(a: AdapterInfo): string {
+  const what = a.description || a.device || 'unknown adapter';
+  return `${what} (${[a.vendor, a.architecture].filter(Boolean).join(', ') || 'no vendor info'})`;
+}
+
+// GPUAdapter as Dawn exposes it; typed loosely because @webgpu/types is not a dependency.
+interface DawnAdapter {
+  info?: Record<string, unknown>;
+  limits: { maxStorageBufferBindingSize: number; maxBufferSize: number };
+}
+
+export function adapterInfo(adapter: DawnAdapter): AdapterInfo {
+  const i = adapter.info ?? {};
+  const s = (k: string) => (typeof i[k] === 'string' ? (i[k] as string) : '');
+  return {
+    vendor: s('vendor'),
+    architecture: s('architecture'),
+    device: s('device'),
+    description: s('description'),
+    isFallbackAdapter: i['isFallbackAdapter'] === true,
+    maxStorageBufferBindingSize: adapter.limits.maxStorageBufferBindingSize,
+    maxBufferSize: adapter.limits.maxBufferSize,
+  };
+}
+
+/** Loads Dawn (the `webgpu` package, an ES module) and asks for an adapter; null when none. */
+export async function requestDawnAdapter(): Promise<{ gpu: unknown; globals: object; adapter: DawnAdapter } | null> {
+  let mod: { create: (flags: string[]) => { requestAdapter(o?: object): Promise<DawnAdapter | null> }; globals: object };
+  try {
+    mod = (await import('webgpu')) as unknown as typeof mod;
+  } catch {
+    return null;
+  }
+  const gpu = mod.create([]);
+  const adapter = await gpu.requestAdapter({ powerPreference: 'high-performance' });
+  return adapter ? { gpu, globals: mod.globals, adapter } : null;
+}
+
+/**
+ * Adapter probe run in a child process by `--device auto`: Dawn and the Vulkan loader print
+ * warnings on stderr when they look for drivers, and auto-selection must stay quiet.
+ */
+export const PROBE_SCRIPT = `
+import('webgpu').then(async ({ create }) => {
+  const a = await create([]).requestAdapter({ powerPreference: 'high-performance' });
+  const i = (a && a.info) || {};
+  const pick = (k) => (typeof i[k] === 'string' ? i[k] : '');
+  process.stdout.write(JSON.stringify(a ? { vendor: pick('vendor'), architecture: pick('architecture'),
+    device: pick('device'), description: pick('description'), isFallbackAdapter: i.isFallbackAdapter === true,
+    maxStorageBufferBindingSize: a.limits.maxStorageBufferBindingSize, maxBufferSize: a.limits.maxBufferSize } : null));
+  process.exit(0);
+}).catch(() => { process.stdout.write('null'); process.exit(0); });
+`;

@@ -1,0 +1,27 @@
+import * as tf from '@tensorflow/tfjs-core';
+import type { Runtime } from './device';
+
+/** tfjs-backend-cpu: plain JavaScript kernels, the slowest and most portable device. */
+export async function createCpuRuntime(reason: string): Promise<Runtime> {
+  require('@tensorflow/tfjs-backend-cpu');
+  await tf.setBackend('cpu');
+  await tf.ready();
+  const backend = tf.backend() as unknown as { readSync(dataId: object): unknown };
+  return {
+    tf,
+    device: { name: 'cpu', backend: tf.getBackend(), description: 'cpu: tfjs-backend-cpu (JavaScript)', software: false, reason },
+    maxTensorBytes: 2 ** 31 - 1,
+    linearPlan: () => ({ layout: 'in_out', product: 'direct' }),
+    // The cpu backend keeps the array it is given: no copy.
+    makeFilled(shape, fill) {
+      const values = new Float32Array(shape.reduce((a, b) => a * b, 1));
+      fill(values);
+      return tf.tensor(values, shape, 'float32');
+    },
+    // The cpu backend's readSync hands back the array it stores.
+    hostView: (t) => {
+      const v = t.dtype === 'float32' ? backend.readSync(t.dataId) : null;
+      return v instanceof Float32Array ? v : null;
+    },
+  };
+}

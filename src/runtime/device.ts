@@ -1,0 +1,64 @@
+import type * as tfc from '@tensorflow/tfjs-core';
+import type { Layout } from '../weights/layer';
+
+/** The tfjs backends mla-diff runs on. */
+export type DeviceName = 'webgpu' | 'tensorflow' | 'wasm' | 'cpu';
+export type DeviceRequest = DeviceName | 'auto';
+export const DEVICE_NAMES: readonly DeviceName[] = ['webgpu', 'tensorflow', 'wasm', 'cpu'];
+export const DEVICE_REQUESTS: readonly DeviceRequest[] = ['auto', ...DEVICE_NAMES];
+
+/** A WebGPU adapter as Dawn describes it. */
+export interface AdapterInfo {
+  vendor: string;
+  architecture: string;
+  device: string;
+  description: string;
+  isFallbackAdapter: boolean;
+  maxStorageBufferBindingSize: number;
+  maxBufferSize: number;
+}
+
+/** What ran, recorded in every report. */
+export interface DeviceInfo {
+  name: DeviceName;
+  /** tf.getBackend() after selection. */
+  backend: string;
+  /** One line for humans, e.g. `webgpu: NVIDIA H200 (nvidia, hopper)`. */
+  description: string;
+  /** A software rasterizer/CPU pretending to be a GPU (lavapipe, SwiftShader). */
+  software: boolean;
+  /** Why this device was chosen (auto selection notes). */
+  reason: string;
+  adapter?: AdapterInfo;
+}
+
+/** A selected tfjs backend plus the few device-specific operations the paths need. */
+export interface Runtime {
+  readonly tf: typeof tfc;
+  readonly device: DeviceInfo;
+  /** Largest single tensor in bytes this device can bind (WebGPU storage binding limit). */
+  readonly maxTensorBytes: number;
+  /** How weight matrices are stored and multiplied fastest here for a T-token step. */
+  linearPlan(tokens: number): LinearPlan;
+  /** A float32 tensor whose values `fill` writes, in place where the backend allows it. */
+  makeFilled(shape: number[], fill: (dst: Float32Array) => void): tfc.Tensor;
+  /**
+   * Zero-copy view of a float32 tensor's values where the backend keeps them in host memory
+   * (cpu, wasm), else null. Valid until the next tfjs op: read it, do not keep it.
+   */
+  hostView(t: tfc.Tensor): Float32Array | null;
+}
+
+/**
+ * How y = x·Wᵀ is formed: `direct` multiplies x by W (transposing W in the product when it is
+ * stored [out, in]); `swapped` forms (W·xᵀ)ᵀ, so that the large operand streams through the
+ * kernel and only the small xᵀ is packed (tfjs-wasm: XNNPACK packs its right operand).
+ */
+export type Product = 'direct' | 'swapped';
+
+export interface LinearPlan {
+  layout: Layout;
+  product: Product;
+}
+
+export type Log = (message: string) => void;

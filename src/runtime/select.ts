@@ -1,0 +1,70 @@
+import { spawnSync } from 'node:child_process';
+import { existsSync, readdirSync } from 'node:fs';
+import { pathToFileURL } from 'node:url';
+import * as tf from '@tensorflow/tfjs-core';
+import { MlaDiffError } from '../errors';
+import { describeAdapter, isSoftwareAdapter, PROBE_SCRIPT } from './adapter';
+import type { AdapterInfo, DeviceRequest, Log, Runtime } from './device';
+import { createCpuRuntime } from './cpu';
+import { createTensorflowRuntime, loadTfjsNode } from './tensorflow';
+import { createWasmRuntime } from './wasm';
+import { createWebgpuRuntime } from './webgpu';
+
+const ICD_DIRS = ['/usr/share/vulkan/icd.d', '/etc/vulkan/icd.d', '/usr/local/share/vulkan/icd.d'];
+
+/** Is there any Vulkan driver manifest Dawn could load? Saves a probe on machines without one. */
+function vulkanDriverListed(): boolean {
+  if (process.env['VK_DRIVER_FILES'] || process.env['VK_ICD_FILENAMES']) return true;
+  return ICD_DIRS.some((d) => existsSync(d) && readdirSync(d).some((f) => f.endsWith('.json')));
+}
+
+/** Asks Dawn for an adapter in a child process, so that driver warnings never reach the user. */
+export function probeAdapter(): AdapterInfo | null {
+  let entry: string;
+  try {
+    entry = require.resolve('webgpu');
+  } catch {
+    return null;
+  }
+  if (!vulkanDriverListed()) return null;
+  const script = PROBE_SCRIPT.replace("import('webgpu')", `import(${JSON.stringify(pathToFileURL(entry).href)})`);
+  const r = spawnSync(process.execPath, ['--input-type=module', '-e', script], {
+    encoding: 'utf8', timeout: 20_000, stdio: ['ignore', 'pipe', 'ignore'],
+  });
+  try {
+    return r.status === 0 ? (JSON.parse(r.stdout) as AdapterInfo | null) : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * auto = webgpu on a hardware adapter; else tfjs-node(-gpu) if it loads; else wasm.
+ * A software adapter (lavapipe) is used only when webgpu is asked for by name.
+ */
+export async function selectRuntime(request: DeviceRequest, log: Log = () => {}): Promise<Runtime> {
+  tf.enableProdMode();
+  switch (request) {
+    case 'webgpu': return createWebgpuRuntime('requested');
+    case 'tensorflow': return createTensorflowRuntime('requested');
+    case 'wasm': return createWasmRuntime('requested');
+    case 'cpu': return createCpuRuntime('requested');
+    case 'auto': break;
+    default: {
+      const never: never = request;
+      throw new MlaDiffError('usage', `unknown device "${String(never)}"`, { field: '--device' });
+    }
+  }
+  const notes: string[] = [];
+  const adapter = probeAdapter();
+  if (adapter && !isSoftwareAdapter(adapter)) return createWebgpuRuntime(`auto: hardware adapter ${describeAdapter(adapter)}`);
+  notes.push(adapter ? `skipped software adapter ${describeAdapter(adapter)}` : 'no WebGPU adapter');
+  try {
+    loadTfjsNode();
+    return await createTensorflowRuntime(`auto: ${notes.join('; ')}; tfjs-node-gpu loaded`);
+  } catch (e) {
+    notes.push('tfjs-node-gpu not loadable');
+    log(`device auto: ${e instanceof Error ? e.message : String(e)}`);
+  }
+  return createWasmRuntime(`auto: ${notes.join('; ')}`);
+}

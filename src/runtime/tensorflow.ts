@@ -1,0 +1,35 @@
+import * as tf from '@tensorflow/tfjs-core';
+import { MlaDiffError } from '../errors';
+import type { Runtime } from './device';
+
+/** Loads @tensorflow/tfjs-node-gpu (optional: libtensorflow + CUDA 11); throws when it cannot. */
+export function loadTfjsNode(): void {
+  try {
+    require('@tensorflow/tfjs-node-gpu');
+  } catch (e) {
+    const why = e instanceof Error ? e.message.split('\n')[0] : String(e);
+    throw new MlaDiffError('device-unavailable', `@tensorflow/tfjs-node-gpu did not load: ${why}`, { field: '--device' },
+      'it needs libtensorflow (downloaded at install) and CUDA 11; use --device webgpu or wasm');
+  }
+}
+
+/** tfjs-node-gpu: TensorFlow's C library, on CUDA when it finds it. */
+export async function createTensorflowRuntime(reason: string): Promise<Runtime> {
+  loadTfjsNode();
+  if (!(await tf.setBackend('tensorflow'))) {
+    throw new MlaDiffError('device-unavailable', 'the tensorflow backend failed to initialise', { field: '--device' });
+  }
+  await tf.ready();
+  return {
+    tf,
+    device: { name: 'tensorflow', backend: tf.getBackend(), description: 'tensorflow: @tensorflow/tfjs-node-gpu', software: false, reason },
+    maxTensorBytes: Number.MAX_SAFE_INTEGER,
+    linearPlan: () => ({ layout: 'in_out', product: 'direct' }),
+    makeFilled(shape, fill) {
+      const values = new Float32Array(shape.reduce((a, b) => a * b, 1));
+      fill(values);
+      return tf.tensor(values, shape, 'float32');
+    },
+    hostView: () => null,
+  };
+}

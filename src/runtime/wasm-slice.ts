@@ -1,0 +1,59 @@
+import * as tf from '@tensorflow/tfjs-core';
+
+interface WasmBackend {
+  makeOutput(shape: number[], dtype: tf.DataType): tf.TensorInfo;
+  typedArrayFromHeap(info: tf.TensorInfo): Float32Array | Int32Array | Uint8Array;
+}
+
+const MARK = Symbol.for('mla-diff.zero-copy-slice');
+
+/** Copies the block begin..begin+size of a row-major `src` of `shape` into `dst`, run by run. */
+export function copyBlock(
+  src: { subarray(a: number, b: number): ArrayLike<number> }, shape: readonly number[], begin: readonly number[],
+  size: readonly number[], dst: { set(a: ArrayLike<number>, o: number): void },
+): void {
+  const r = shape.length;
+  if (r === 0) { dst.set(src.subarray(0, 1), 0); return; }
+  const strides = new Array<number>(r).fill(1);
+  for (let i = r - 2; i >= 0; i--) strides[i] = strides[i + 1]! * shape[i + 1]!;
+  const run = size[r - 1]!;
+  const outer = size.slice(0, -1).reduce((a, b) => a * b, 1);
+  const idx = new Array<number>(Math.max(r - 1, 0)).fill(0);
+  for (let o = 0; o < outer; o++) {
+    let off = begin[r - 1]!;
+    for (let d = 0; d < r - 1; d++) off += (begin[d]! + idx[d]!) * strides[d]!;
+    dst.set(src.subarray(off, off + run), o * run);
+    for (let d = r - 2; d >= 0; d--) {
+      idx[d] = idx[d]! + 1;
+      if (idx[d]! < size[d]!) break;
+      idx[d] = 0;
+    }
+  }
+}
+
+/**
+ * tfjs-backend-wasm 4.22's Slice kernel reads its whole input through readSync, a copy out of the
+ * wasm heap: slicing one head range out of GLM-5's 400 MB o_proj copied all of it. This kernel
+ * reads the heap in place and copies only the block. Strings keep the original kernel.
+ */
+export function installZeroCopySlice(): void {
+  const original = tf.getKernel('Slice', 'wasm');
+  if (!original || (original as unknown as Record<symbol, boolean>)[MARK]) return;
+  tf.unregisterKernel('Slice', 'wasm');
+  const config: tf.KernelConfig = {
+    kernelName: 'Slice',
+    backendName: 'wasm',
+    kernelFunc: (args) => {
+      const x = args.inputs['x'] as tf.TensorInfo;
+      if (x.dtype === 'string') return original.kernelFunc(args);
+      const backend = args.backend as unknown as WasmBackend;
+      const attrs = args.attrs as unknown as { begin: number | number[]; size?: number | number[] };
+      const [begin, size] = tf.slice_util.parseSliceParams(x, attrs.begin, attrs.size) as [number[], number[]];
+      const out = backend.makeOutput(size, x.dtype); // may grow the heap: take views after it
+      if (size.every((d) => d > 0)) copyBlock(backend.typedArrayFromHeap(x), x.shape, begin, size, backend.typedArrayFromHeap(out));
+      return out;
+    },
+  };
+  (config as unknown as Record<symbol, boolean>)[MARK] = true;
+  tf.registerKernel(config);
+}

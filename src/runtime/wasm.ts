@@ -1,0 +1,46 @@
+import * as tf from '@tensorflow/tfjs-core';
+import { MlaDiffError } from '../errors';
+import type { Runtime } from './device';
+import { installZeroCopySlice } from './wasm-slice';
+
+// The parts of tfjs-backend-wasm's BackendWasm that kernels themselves use to write outputs.
+interface WasmBackend {
+  makeOutput(shape: number[], dtype: 'float32'): tf.TensorInfo;
+  typedArrayFromHeap(info: tf.TensorInfo): Float32Array;
+}
+
+/**
+ * tfjs-backend-wasm (XNNPACK, SIMD, one thread in Node). Weights are generated straight into
+ * the wasm heap: a second copy of 660 MB of GLM-5 weights would cost seconds of page faults.
+ */
+export async function createWasmRuntime(reason: string): Promise<Runtime> {
+  require('@tensorflow/tfjs-backend-wasm');
+  if (!(await tf.setBackend('wasm'))) {
+    throw new MlaDiffError('device-unavailable', 'the wasm backend failed to initialise', { field: '--device' },
+      'try --device cpu');
+  }
+  await tf.ready();
+  installZeroCopySlice();
+  const backend = tf.backend() as unknown as WasmBackend;
+  return {
+    tf,
+    device: {
+      name: 'wasm',
+      backend: tf.getBackend(),
+      description: 'wasm: tfjs-backend-wasm (XNNPACK, SIMD) on the CPU',
+      software: false,
+      reason,
+    },
+    maxTensorBytes: 2 ** 31 - 1,
+    // tfjs-wasm sends a matMul to XNNPACK only without transposes, and XNNPACK repacks its right
+    // operand (~19 ns/element for a GLM-5 weight, strided); its fallback loop runs ~1.5 ns/MAC.
+    // (W·xᵀ)ᵀ with W as [out, in] packs only xᵀ and streams W: 5-8× faster for prompt-sized T.
+    linearPlan: () => ({ layout: 'out_in', product: 'swapped' }),
+    makeFilled(shape, fill) {
+      const info = backend.makeOutput(shape, 'float32');
+      fill(backend.typedArrayFromHeap(info));
+      return tf.engine().makeTensorFromTensorInfo(info);
+    },
+    hostView: (t) => (t.dtype === 'float32' ? backend.typedArrayFromHeap(t) : null),
+  };
+}

@@ -1,0 +1,46 @@
+import * as tf from '@tensorflow/tfjs-core';
+import { MlaDiffError } from '../errors';
+import { adapterInfo, describeAdapter, isSoftwareAdapter, requestDawnAdapter } from './adapter';
+import type { Runtime } from './device';
+
+/**
+ * tfjs-backend-webgpu on Dawn (the `webgpu` npm package, Vulkan underneath). Without a GPU,
+ * Mesa's lavapipe serves as a software adapter: slow, but it runs the same WGSL.
+ */
+export async function createWebgpuRuntime(reason: string): Promise<Runtime> {
+  const found = await requestDawnAdapter();
+  if (!found) {
+    throw new MlaDiffError('device-unavailable', 'no WebGPU adapter found (no GPU, or no Vulkan driver)', { field: '--device' },
+      'on a GPU machine check the Vulkan loader and VK_DRIVER_FILES; without a GPU install Mesa lavapipe ' +
+      '(mesa-vulkan-drivers from bookworm-backports) or run --device wasm');
+  }
+  const adapter = adapterInfo(found.adapter);
+  Object.assign(globalThis, found.globals);
+  // tfjs-backend-webgpu registers itself at load time only if navigator.gpu exists.
+  Object.defineProperty(globalThis, 'navigator', { value: { gpu: found.gpu }, configurable: true, writable: true });
+  require('@tensorflow/tfjs-backend-webgpu');
+  if (!(await tf.setBackend('webgpu'))) {
+    throw new MlaDiffError('device-unavailable', `tfjs-backend-webgpu failed on ${describeAdapter(adapter)}`, { field: '--device' });
+  }
+  await tf.ready();
+  const software = isSoftwareAdapter(adapter);
+  return {
+    tf,
+    device: {
+      name: 'webgpu',
+      backend: tf.getBackend(),
+      description: `webgpu: ${describeAdapter(adapter)}${software ? ' [software adapter]' : ''}`,
+      software,
+      reason,
+      adapter,
+    },
+    maxTensorBytes: Math.min(adapter.maxStorageBufferBindingSize, adapter.maxBufferSize),
+    linearPlan: () => ({ layout: 'in_out', product: 'direct' }),
+    makeFilled(shape, fill) {
+      const values = new Float32Array(shape.reduce((a, b) => a * b, 1));
+      fill(values);
+      return tf.tensor(values, shape, 'float32');
+    },
+    hostView: () => null,
+  };
+}

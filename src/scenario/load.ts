@@ -1,0 +1,127 @@
+import { readFileSync, statSync } from 'node:fs';
+import { closest } from 'fastest-levenshtein';
+import type { z } from 'zod';
+import { fieldPath, MlaDiffError } from '../errors';
+import type { ErrorCode } from '../errors';
+import type { FaultName } from '../faults/catalogue';
+import type { MlaConfig } from '../model/config';
+import { validateConfig } from '../model/config';
+import { preset } from '../model/presets';
+import type { StageName } from '../probes/stages';
+import type { CaseSpec, Culprit, Scenario } from './scenario';
+import { allowedKeys } from './schema-keys';
+import type { ScenarioFile } from './schema';
+import { scenarioSchema } from './schema';
+import { YamlSource } from './yaml-source';
+
+/** Reads and validates a scenario file; every failure is one MlaDiffError naming file, line and field. */
+export function loadScenario(file: string): Scenario {
+  let text: string;
+  try {
+    if (statSync(file).isDirectory()) throw new MlaDiffError('file-unreadable', 'is a directory, not a scenario file', { file });
+    text = readFileSync(file, 'utf8');
+  } catch (e) {
+    if (e instanceof MlaDiffError) throw e;
+    const code = (e as NodeJS.ErrnoException).code === 'ENOENT' ? 'file-not-found' : 'file-unreadable';
+    throw new MlaDiffError(code, code === 'file-not-found' ? 'no such file' : `cannot read: ${(e as Error).message}`,
+      { file }, 'scenarios live in scenarios/*.yaml; `mla-diff run scenarios/capital-of-france.yaml`');
+  }
+  return parseScenario(text, file);
+}
+
+export function parseScenario(text: string, file = '<scenario>'): Scenario {
+  const src = new YamlSource(text, file);
+  const raw = src.toJS();
+  if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) {
+    throw new MlaDiffError('invalid-type', 'a scenario must be a YAML mapping (name:, model:, prompt:, …)', { file, line: 1 });
+  }
+  const parsed = scenarioSchema.safeParse(raw);
+  if (!parsed.success) throw issueError(src, parsed.error.issues[0]!);
+  return resolve(parsed.data, src);
+}
+
+function issueError(src: YamlSource, issue: z.core.$ZodIssue): MlaDiffError {
+  const path = issue.path as PropertyKey[];
+  if (issue.code === 'unrecognized_keys') {
+    const key = issue.keys[0]!;
+    const allowed = allowedKeys(path);
+    const guess = allowed.length ? closest(key, allowed) : undefined;
+    const at = src.locate([...path, key], true);
+    return new MlaDiffError('unknown-key', `unknown key "${key}"${guess ? ` (did you mean "${guess}"?)` : ''}`,
+      { file: src.file, line: at?.line, column: at?.column, field: fieldPath([...path, key]) },
+      allowed.length ? `allowed here: ${allowed.join(', ')}` : undefined);
+  }
+  const at = src.locate(path);
+  if (issue.code === 'invalid_value' && issue.values.every((v) => typeof v === 'string')) {
+    const got = String(valueAt(src.toJS(), path));
+    const options = issue.values as string[];
+    return new MlaDiffError(path[0] === 'model' && path[1] === 'preset' ? 'unknown-preset' : 'invalid-value',
+      `"${got}" is not one of ${options.join(', ')} (did you mean "${closest(got, options)}"?)`,
+      { file: src.file, line: at?.line, column: at?.column, field: fieldPath(path) });
+  }
+  const code: ErrorCode = issue.code === 'invalid_type' ? 'invalid-type' : 'invalid-value';
+  const missing = issue.code === 'invalid_type' && issue.message.includes('received undefined');
+  const message = missing ? `missing required field (expected ${issue.expected})` : issue.message.replace(/^Invalid input: /, '');
+  return new MlaDiffError(code, message, { file: src.file, line: at?.line, column: at?.column, field: fieldPath(path) || undefined });
+}
+
+function valueAt(root: unknown, path: readonly PropertyKey[]): unknown {
+  return path.reduce<unknown>((v, k) => (v !== null && typeof v === 'object' ? (v as Record<PropertyKey, unknown>)[k] : undefined), root);
+}
+
+function fail(src: YamlSource, code: ErrorCode, path: PropertyKey[], message: string, hint?: string): never {
+  const at = src.locate(path);
+  throw new MlaDiffError(code, message, { file: src.file, line: at?.line, column: at?.column, field: fieldPath(path) }, hint);
+}
+
+function resolve(f: ScenarioFile, src: YamlSource): Scenario {
+  const { preset: presetName, ...overrides } = f.model;
+  const config = { ...preset(presetName), ...overrides } as MlaConfig;
+  try {
+    validateConfig(config, { file: src.file });
+  } catch (e) {
+    if (!(e instanceof MlaDiffError)) throw e;
+    const key = (e.where.field ?? 'model').split('.').slice(1);
+    fail(src, 'invalid-config', ['model', ...key], e.message, e.hint);
+  }
+  const N = config.num_attention_heads;
+  f.prompt.ids.forEach((id, i) => {
+    if (id >= config.vocab_size) fail(src, 'invalid-value', ['prompt', 'ids', i], `token id ${id} ≥ vocab_size ${config.vocab_size}`);
+  });
+  const positions = f.prompt.ids.map((_, i) => f.prompt.start_position + i);
+  if (positions[positions.length - 1]! >= config.max_position_embeddings) {
+    fail(src, 'invalid-value', ['prompt'], `positions reach ${positions[positions.length - 1]}, beyond max_position_embeddings ${config.max_position_embeddings}`);
+  }
+  const cases: CaseSpec[] = f.cases.map((c, i) => {
+    if (c.heads && c.tp) fail(src, 'invalid-value', ['cases', i], 'give either heads: or tp:, not both');
+    if (c.tp) {
+      const { size, rank } = c.tp;
+      if (N % size !== 0) {
+        fail(src, 'invalid-value', ['cases', i, 'tp', 'size'], `tp size ${size} does not divide num_attention_heads ${N}`,
+          `divisors of ${N}: ${[...Array(N).keys()].map((k) => k + 1).filter((d) => N % d === 0).join(', ')}`);
+      }
+      if (rank >= size) fail(src, 'invalid-value', ['cases', i, 'tp', 'rank'], `tp rank ${rank} must be < size ${size}`);
+      const count = N / size;
+      return { name: c.name, heads: { start: rank * count, count }, label: `tp rank ${rank} of ${size}: heads ${rank * count}–${(rank + 1) * count - 1}` };
+    }
+    const heads = c.heads ?? { start: 0, count: N };
+    if (heads.start + heads.count > N) {
+      fail(src, 'invalid-value', ['cases', i, 'heads'], `heads ${heads.start}–${heads.start + heads.count - 1} exceed the model's ${N} heads`);
+    }
+    return { name: c.name, heads, label: heads.count === N ? `all ${N} heads` : `heads ${heads.start}–${heads.start + heads.count - 1} of ${N}` };
+  });
+  const seen = new Set<string>();
+  cases.forEach((c, i) => {
+    if (seen.has(c.name)) fail(src, 'invalid-value', ['cases', i, 'name'], `duplicate case name "${c.name}"`);
+    seen.add(c.name);
+  });
+  const faults = { mha: new Set<FaultName>(), mqa: new Set<FaultName>() };
+  for (const { path, fault } of f.faults) faults[path].add(fault as FaultName);
+  return {
+    file: src.file, name: f.name, description: f.description, preset: presetName, config,
+    seed: f.weights.synthetic.seed, text: f.prompt.text, ids: f.prompt.ids, positions,
+    reference: f.reference, cases, faults,
+    tolerances: { default: f.tolerances.default?.rel, stages: Object.fromEntries(Object.entries(f.tolerances.stages ?? {}).map(([k, v]) => [k, v!.rel])) as Partial<Record<StageName, number>> },
+    expect: f.expect && { outcome: f.expect.outcome, first_divergence: f.expect.first_divergence as StageName | undefined, culprit: f.expect.culprit as Culprit | undefined },
+  };
+}

@@ -1,0 +1,78 @@
+import type { MlaConfig } from '../model/config';
+import { qkHeadDim } from '../model/config';
+
+/** The 2-D projections of one MLA layer, in Hugging Face names; stored [out, in] as PyTorch does. */
+export type LinearName = 'q_a_proj' | 'q_b_proj' | 'kv_a_proj_with_mqa' | 'kv_b_proj' | 'o_proj';
+/** The 1-D RMSNorm weights. */
+export type NormName = 'input_layernorm' | 'q_a_layernorm' | 'kv_a_layernorm';
+
+export const LINEAR_NAMES: readonly LinearName[] = ['q_a_proj', 'q_b_proj', 'kv_a_proj_with_mqa', 'kv_b_proj', 'o_proj'];
+export const NORM_NAMES: readonly NormName[] = ['input_layernorm', 'q_a_layernorm', 'kv_a_layernorm'];
+
+/**
+ * How a matrix sits in memory. 'out_in' is PyTorch's [out, in]; 'in_out' is its transpose,
+ * the layout that `x @ W` wants without a transposed operand.
+ */
+export type Layout = 'out_in' | 'in_out';
+
+/** [out, in] of each projection for the full (unsliced) layer. */
+export function linearShape(c: MlaConfig, name: LinearName): [number, number] {
+  const N = c.num_attention_heads;
+  switch (name) {
+    case 'q_a_proj': return [c.q_lora_rank, c.hidden_size];
+    case 'q_b_proj': return [N * qkHeadDim(c), c.q_lora_rank];
+    case 'kv_a_proj_with_mqa': return [c.kv_lora_rank + c.qk_rope_head_dim, c.hidden_size];
+    case 'kv_b_proj': return [N * (c.qk_nope_head_dim + c.v_head_dim), c.kv_lora_rank];
+    case 'o_proj': return [c.hidden_size, N * c.v_head_dim];
+  }
+}
+
+export function normLength(c: MlaConfig, name: NormName): number {
+  switch (name) {
+    case 'input_layernorm': return c.hidden_size;
+    case 'q_a_layernorm': return c.q_lora_rank;
+    case 'kv_a_layernorm': return c.kv_lora_rank;
+  }
+}
+
+/** A contiguous run of heads, e.g. tensor-parallel rank 0 of 8 on GLM-5 = {start: 0, count: 8}. */
+export interface HeadSlice {
+  start: number;
+  count: number;
+}
+
+export type Range = readonly [number, number];
+
+/** Rows and columns of a projection that a head slice keeps (column-parallel in, row-parallel out). */
+export function sliceRanges(c: MlaConfig, name: LinearName, heads: HeadSlice): { rows: Range; cols: Range } {
+  const [out, inp] = linearShape(c, name);
+  const h0 = heads.start;
+  const h1 = heads.start + heads.count;
+  const per = (w: number): Range => [h0 * w, h1 * w];
+  switch (name) {
+    case 'q_b_proj': return { rows: per(qkHeadDim(c)), cols: [0, inp] };
+    case 'kv_b_proj': return { rows: per(c.qk_nope_head_dim + c.v_head_dim), cols: [0, inp] };
+    case 'o_proj': return { rows: [0, out], cols: per(c.v_head_dim) };
+    default: return { rows: [0, out], cols: [0, inp] };
+  }
+}
+
+/** The config a head slice runs with: same dims, fewer heads. */
+export function slicedConfig(c: MlaConfig, heads: HeadSlice): MlaConfig {
+  return { ...c, num_attention_heads: heads.count };
+}
+
+/**
+ * Where weights come from. Synthetic today; GGUF and safetensors readers implement the same
+ * interface. Blocks are addressed in the full layer's [out, in] coordinates.
+ */
+export interface WeightSource {
+  /** e.g. `synthetic(seed=0)`. */
+  readonly label: string;
+  readonly config: MlaConfig;
+  norm(name: NormName): Float32Array;
+  /** Fill `dst` with W[rows, cols] in `layout`. */
+  block(name: LinearName, rows: Range, cols: Range, layout: Layout, dst: Float32Array): void;
+  /** Embedding rows for these token ids, [T, hidden_size]; never the whole table. */
+  embeddings(ids: readonly number[]): Float32Array;
+}

@@ -1,0 +1,52 @@
+import type { MlaConfig } from '../model/config';
+import { fillNormal, streamKey } from './normal';
+import type { Layout, LinearName, NormName, Range, WeightSource } from './layer';
+import { linearShape, normLength } from './layer';
+
+/** Standard deviation of token-embedding entries (Hugging Face's initializer_range). */
+export const EMBEDDING_STD = 0.02;
+/** Norm weights are 1 + NORM_JITTER·n: close to one, not exactly one, so a skipped weight shows. */
+export const NORM_JITTER = 0.05;
+
+/**
+ * Deterministic weights from a seed with real shapes and realistic scales: every projection
+ * has RMS 1/sqrt(fan_in), norm weights ≈ 1. Any block can be regenerated bit-identically.
+ */
+export class SyntheticWeights implements WeightSource {
+  readonly label: string;
+
+  constructor(readonly config: MlaConfig, readonly seed: number) {
+    this.label = `synthetic(seed=${seed})`;
+  }
+
+  norm(name: NormName): Float32Array {
+    const n = normLength(this.config, name);
+    const out = new Float32Array(n);
+    fillNormal(out, 0, 1, n, streamKey(this.seed, name), 0, 1, NORM_JITTER, 1);
+    return out;
+  }
+
+  block(name: LinearName, rows: Range, cols: Range, layout: Layout, dst: Float32Array): void {
+    const [, fanIn] = linearShape(this.config, name);
+    const key = streamKey(this.seed, name);
+    const scale = 1 / Math.sqrt(fanIn);
+    const [r0, r1] = rows;
+    const [c0, c1] = cols;
+    const nr = r1 - r0;
+    const nc = c1 - c0;
+    if (dst.length < nr * nc) throw new RangeError(`block ${name}: dst holds ${dst.length} < ${nr * nc}`);
+    if (layout === 'out_in') {
+      for (let r = 0; r < nr; r++) fillNormal(dst, r * nc, 1, nc, key, (r0 + r) * fanIn + c0, 1, scale, 0);
+    } else {
+      for (let c = 0; c < nc; c++) fillNormal(dst, c * nr, 1, nr, key, r0 * fanIn + c0 + c, fanIn, scale, 0);
+    }
+  }
+
+  embeddings(ids: readonly number[]): Float32Array {
+    const H = this.config.hidden_size;
+    const key = streamKey(this.seed, 'embed_tokens');
+    const out = new Float32Array(ids.length * H);
+    ids.forEach((id, t) => fillNormal(out, t * H, 1, H, key, id * H, 1, EMBEDDING_STD, 0));
+    return out;
+  }
+}
