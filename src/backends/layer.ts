@@ -15,6 +15,8 @@ export interface DeviceLinear {
 export interface DeviceLayer {
   /** Config of this slice: num_attention_heads = heads.count. */
   config: MlaConfig;
+  /** Config of the whole layer the heads are cut from. */
+  model: MlaConfig;
   heads: HeadSlice;
   linear: Record<LinearName, DeviceLinear>;
   norm: Record<NormName, tfc.Tensor1D>;
@@ -45,23 +47,26 @@ export function uploadLayer(rt: Runtime, source: WeightSource, heads: HeadSlice,
   }
   const norm = {} as Record<NormName, tfc.Tensor1D>;
   for (const name of NORM_NAMES) norm[name] = rt.tf.tensor1d(source.norm(name));
-  return { config: slicedConfig(source.config, heads), heads, linear, norm };
+  return { config: slicedConfig(source.config, heads), model: source.config, heads, linear, norm };
 }
 
 /**
  * A head slice of an uploaded layer, cut on the device (tensor-parallel rank r of n keeps rows of
  * q_b_proj and kv_b_proj and columns of o_proj). q_a, kv_a and the norms are shared, not copied.
  */
-export function sliceLayer(rt: Runtime, full: DeviceLayer, heads: HeadSlice): DeviceLayer {
+export function sliceLayer(rt: Runtime, parent: DeviceLayer, heads: HeadSlice): DeviceLayer {
   const { tf } = rt;
-  const linear = { ...full.linear };
+  const linear = { ...parent.linear };
   for (const name of ['q_b_proj', 'kv_b_proj', 'o_proj'] as const) {
-    const { rows, cols } = sliceRanges(full.config, name, heads);
-    const { w, layout, product } = full.linear[name];
+    const want = sliceRanges(parent.model, name, heads);
+    const have = sliceRanges(parent.model, name, parent.heads);
+    const rows = [want.rows[0] - have.rows[0], want.rows[1] - have.rows[0]];
+    const cols = [want.cols[0] - have.cols[0], want.cols[1] - have.cols[0]];
+    const { w, layout, product } = parent.linear[name];
     const [b0, n0] = layout === 'out_in' ? [rows, cols] : [cols, rows];
-    linear[name] = { layout, product, w: tf.slice(w, [b0[0], n0[0]], [b0[1] - b0[0], n0[1] - n0[0]]) };
+    linear[name] = { layout, product, w: tf.slice(w, [b0[0]!, n0[0]!], [b0[1]! - b0[0]!, n0[1]! - n0[0]!]) };
   }
-  return { config: slicedConfig(full.config, heads), heads, linear, norm: full.norm };
+  return { config: slicedConfig(parent.model, heads), model: parent.model, heads, linear, norm: parent.norm };
 }
 
 /** Disposes what `slice` owns of `layer` beyond `shared` (pass the full layer when disposing a slice). */

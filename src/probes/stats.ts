@@ -85,43 +85,45 @@ export function hostStats(data: ArrayLike<number>, shape: number[], dtype: Tenso
 }
 
 /**
- * Stats of a device tensor: per-row partial sums on the device (rows = all but the last axis),
- * the final accumulation in float64 on the host, so that a 268M-element logits tensor neither
- * crosses the bus nor loses precision in one long float32 sum.
+ * Stats of a device tensor from per-row reductions only (rows = all but the last axis), finished
+ * in float64 on the host: every reduction runs across many workgroups (a whole-tensor argMax on
+ * WebGPU runs in one), a 268M-element logits tensor never crosses the bus, and no long float32
+ * sum loses precision.
  */
 export async function deviceStats(tf: typeof tfc, x: tfc.Tensor, layout: string): Promise<TensorStats> {
   const shape = x.shape.slice();
   const cols = shape.length ? (shape[shape.length - 1] as number) : 1;
   const rows = cols ? x.size / cols : 0;
   if (x.size === 0) return hostStats([], shape, 'float32', layout);
-  const [partials, ints, maxAbs] = tf.tidy(() => {
+  const [floats, ints] = tf.tidy(() => {
     const x2 = tf.reshape(x, [rows, cols]);
     const finite = tf.isFinite(x2);
     const clean = tf.where(finite, x2, tf.zerosLike(x2));
-    const abs = tf.reshape(tf.abs(clean), [-1]);
-    const nan = tf.sum(tf.cast(tf.isNaN(x2), 'int32'));
-    const nonFinite = tf.sum(tf.cast(tf.logicalNot(finite), 'int32'));
+    const abs = tf.abs(clean);
+    const count = (m: tfc.Tensor) => tf.sum(tf.cast(m, 'int32'), 1);
     return [
-      tf.stack([tf.sum(tf.square(clean), 1), tf.sum(clean, 1)]),
-      tf.stack([tf.argMax(abs), nan, nonFinite]),
-      tf.max(abs),
+      tf.stack([tf.sum(tf.square(clean), 1), tf.sum(clean, 1), tf.max(abs, 1)]), // [3, rows]
+      tf.stack([tf.argMax(abs, 1), count(tf.isNaN(x2)), count(tf.logicalNot(finite))]), // [3, rows]
     ];
   });
-  const [p, n, m] = await Promise.all([partials.data(), ints.data(), maxAbs.data()]);
-  tf.dispose([partials, ints, maxAbs]);
-  let sumSq = 0;
-  let sum = 0;
+  const [f, n] = await Promise.all([floats.data(), ints.data()]);
+  tf.dispose([floats, ints]);
+  let sumSq = 0, sum = 0, maxAbs = -1, at = 0, nanCount = 0, nonFinite = 0;
   for (let r = 0; r < rows; r++) {
-    sumSq += p[r] as number;
-    sum += p[rows + r] as number;
+    sumSq += f[r] as number;
+    sum += f[rows + r] as number;
+    if ((f[2 * rows + r] as number) > maxAbs) {
+      maxAbs = f[2 * rows + r] as number;
+      at = r * cols + (n[r] as number);
+    }
+    nanCount += n[rows + r] as number;
+    nonFinite += n[2 * rows + r] as number;
   }
-  const nanCount = n[1] as number;
-  const infCount = (n[2] as number) - nanCount;
-  const finite = x.size - nanCount - infCount;
-  const at = n[0] as number;
+  const infCount = nonFinite - nanCount;
+  const finite = x.size - nonFinite;
   return {
     shape, dtype: 'float32', layout, size: x.size,
     l2: Math.sqrt(sumSq), rms: finite ? Math.sqrt(sumSq / finite) : 0, mean: finite ? sum / finite : 0,
-    maxAbs: m[0] as number, maxAbsAt: unravel(at, shape), nanCount, infCount,
+    maxAbs: Math.max(maxAbs, 0), maxAbsAt: unravel(at, shape), nanCount, infCount,
   };
 }

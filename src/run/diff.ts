@@ -68,31 +68,34 @@ export function mismatch(stage: StageName, a: PathName, b: PathName, nonFinite: 
   return { stage, a, b, shapeMatch: false, relErr: null, maxAbsErr: null, maxAbsErrAt: null, cosine: null, normRatio: null, nonFinite, measure: 'values' };
 }
 
+/** Diff sums from per-row reductions on the device (see deviceStats), finished in float64. */
 async function deviceDiff(tf: typeof tfc, A: tfc.Tensor, B: tfc.Tensor): Promise<Sums> {
   const cols = A.shape[A.rank - 1] ?? 1;
   const rows = A.size / cols;
-  const [parts, ints, mx] = tf.tidy(() => {
-    const fa = tf.isFinite(A);
-    const fb = tf.isFinite(B);
-    const a = tf.reshape(tf.where(fa, A, tf.zerosLike(A)), [rows, cols]);
-    const b = tf.reshape(tf.where(fb, B, tf.zerosLike(B)), [rows, cols]);
+  const [floats, ints] = tf.tidy(() => {
+    const fa = tf.reshape(tf.isFinite(A), [rows, cols]);
+    const fb = tf.reshape(tf.isFinite(B), [rows, cols]);
+    const a = tf.where(fa, tf.reshape(A, [rows, cols]), tf.zeros([rows, cols]));
+    const b = tf.where(fb, tf.reshape(B, [rows, cols]), tf.zeros([rows, cols]));
     const d = tf.sub(a, b);
-    const absd = tf.reshape(tf.abs(d), [-1]);
-    const count = (m: tfc.Tensor) => tf.sum(tf.cast(tf.logicalNot(m), 'int32'));
+    const absd = tf.abs(d);
+    const count = (m: tfc.Tensor) => tf.sum(tf.cast(tf.logicalNot(m), 'int32'), 1);
     return [
-      tf.stack([tf.sum(tf.square(d), 1), tf.sum(tf.square(a), 1), tf.sum(tf.square(b), 1), tf.sum(tf.mul(a, b), 1)]),
-      tf.stack([tf.argMax(absd), count(fa), count(fb)]),
-      tf.max(absd),
+      tf.stack([tf.sum(tf.square(d), 1), tf.sum(tf.square(a), 1), tf.sum(tf.square(b), 1), tf.sum(tf.mul(a, b), 1), tf.max(absd, 1)]),
+      tf.stack([tf.argMax(absd, 1), count(fa), count(fb)]),
     ];
   });
-  const [p, n, m] = await Promise.all([parts.data(), ints.data(), mx.data()]);
-  tf.dispose([parts, ints, mx]);
-  const s: Sums = { dd: 0, aa: 0, bb: 0, ab: 0, maxAbs: m[0] as number, at: n[0] as number, nfA: n[1] as number, nfB: n[2] as number };
+  const [f, n] = await Promise.all([floats.data(), ints.data()]);
+  tf.dispose([floats, ints]);
+  const s: Sums = { dd: 0, aa: 0, bb: 0, ab: 0, maxAbs: 0, at: 0, nfA: 0, nfB: 0 };
   for (let r = 0; r < rows; r++) {
-    s.dd += p[r] as number;
-    s.aa += p[rows + r] as number;
-    s.bb += p[2 * rows + r] as number;
-    s.ab += p[3 * rows + r] as number;
+    s.dd += f[r] as number;
+    s.aa += f[rows + r] as number;
+    s.bb += f[2 * rows + r] as number;
+    s.ab += f[3 * rows + r] as number;
+    if ((f[4 * rows + r] as number) > s.maxAbs) { s.maxAbs = f[4 * rows + r] as number; s.at = r * cols + (n[r] as number); }
+    s.nfA += n[rows + r] as number;
+    s.nfB += n[2 * rows + r] as number;
   }
   return s;
 }

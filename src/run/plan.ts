@@ -33,10 +33,10 @@ export function planReference(mode: ReferenceMode, c: MlaConfig, heads: HeadSlic
 const MiB = 2 ** 20;
 
 /** Fails early, with the tensor's name, when a tensor would exceed the device's binding limit. */
-export function checkDeviceLimits(rt: Runtime, c: MlaConfig, T: number): void {
-  const N = c.num_attention_heads;
+export function checkDeviceLimits(rt: Runtime, c: MlaConfig, heads: HeadSlice, T: number): void {
+  const N = heads.count;
   const tensors: [string, number][] = LINEAR_NAMES.map((name) => {
-    const { rows, cols } = sliceRanges(c, name, { start: 0, count: N });
+    const { rows, cols } = sliceRanges(c, name, heads);
     return [name, 4 * (rows[1] - rows[0]) * (cols[1] - cols[0])] as [string, number];
   });
   tensors.push(['logits [N,T,S]', 4 * N * T * T], ['mqa_q [T,N,L+R]', 4 * T * N * latentWidth(c)]);

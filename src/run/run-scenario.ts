@@ -31,8 +31,6 @@ export async function runScenario(s: Scenario, opts: RunOptions): Promise<RunRep
   const rt = opts.runtime;
   const log = opts.log ?? (() => {});
   const T = s.ids.length;
-  const N = s.config.num_attention_heads;
-  checkDeviceLimits(rt, s.config, T);
   const spec: SourceSpec = { kind: 'synthetic', config: s.config, seed: s.seed };
   const source = new SyntheticWeights(s.config, s.seed);
   const input: LayerInput = { ids: s.ids, positions: s.positions, embeddings: source.embeddings(s.ids) };
@@ -41,7 +39,9 @@ export async function runScenario(s: Scenario, opts: RunOptions): Promise<RunRep
   const mode = opts.reference ?? s.reference;
   const lo = Math.min(...s.cases.map((c) => c.heads.start));
   const hi = Math.max(...s.cases.map((c) => c.heads.start + c.heads.count));
-  const plan = planReference(mode, s.config, { start: lo, count: hi - lo }, T);
+  const union = { start: lo, count: hi - lo }; // every case is a slice of these heads
+  checkDeviceLimits(rt, s.config, union, T);
+  const plan = planReference(mode, s.config, union, T);
   // Submitted first: on its own thread the reference overlaps weight upload and both paths.
   const reference: Promise<ReferenceResult> | null = plan.run ? runner.submit({ source: spec, cases: s.cases.map((c) => c.heads), input }) : null;
   reference?.catch(() => {}); // awaited per case below; never an unhandled rejection
@@ -49,13 +49,13 @@ export async function runScenario(s: Scenario, opts: RunOptions): Promise<RunRep
   const tw = performance.now();
   const lp = rt.linearPlan(T);
   log(`weights: ${source.label}, ${lp.layout} layout, ${lp.product} products, on ${rt.device.name}`);
-  const full = uploadLayer(rt, source, { start: 0, count: N }, T);
+  const full = uploadLayer(rt, source, union, T);
   const weightSeconds = (performance.now() - tw) / 1000;
   const cases: CaseResult[] = [];
   try {
     for (const [i, c] of s.cases.entries()) {
       log(`case ${c.name}: ${c.label}, ${T} tokens`);
-      const layer = c.heads.count === N ? full : sliceLayer(rt, full, c.heads);
+      const layer = c.heads.start === union.start && c.heads.count === union.count ? full : sliceLayer(rt, full, c.heads);
       const notes = plan.note ? [plan.note] : [];
       const ref = reference && reference.then((r) => r.cases[i]!);
       try {

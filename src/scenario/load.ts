@@ -7,6 +7,7 @@ import type { FaultName } from '../faults/catalogue';
 import type { MlaConfig } from '../model/config';
 import { validateConfig } from '../model/config';
 import { preset } from '../model/presets';
+import { fmix32, streamKey } from '../weights/normal';
 import type { StageName } from '../probes/stages';
 import type { CaseSpec, Culprit, Scenario } from './scenario';
 import { allowedKeys } from './schema-keys';
@@ -65,6 +66,12 @@ function issueError(src: YamlSource, issue: z.core.$ZodIssue): MlaDiffError {
   return new MlaDiffError(code, message, { file: src.file, line: at?.line, column: at?.column, field: fieldPath(path) || undefined });
 }
 
+/** Token ids for `prompt.length`: uniform over the vocabulary, from the weight seed. */
+export function syntheticIds(n: number, vocab: number, seed: number): number[] {
+  const key = streamKey(seed, 'prompt_ids');
+  return Array.from({ length: n }, (_, i) => fmix32(Math.imul(i, 0x9e3779b1) ^ key) % vocab);
+}
+
 function valueAt(root: unknown, path: readonly PropertyKey[]): unknown {
   return path.reduce<unknown>((v, k) => (v !== null && typeof v === 'object' ? (v as Record<PropertyKey, unknown>)[k] : undefined), root);
 }
@@ -85,10 +92,14 @@ function resolve(f: ScenarioFile, src: YamlSource): Scenario {
     fail(src, 'invalid-config', ['model', ...key], e.message, e.hint);
   }
   const N = config.num_attention_heads;
-  f.prompt.ids.forEach((id, i) => {
+  if ((f.prompt.ids === undefined) === (f.prompt.length === undefined)) {
+    fail(src, 'invalid-value', ['prompt'], 'give exactly one of ids: [..] or length: N', 'ids for a real prompt, length for a long synthetic one');
+  }
+  const ids = f.prompt.ids ?? syntheticIds(f.prompt.length!, config.vocab_size, f.weights.synthetic.seed);
+  ids.forEach((id, i) => {
     if (id >= config.vocab_size) fail(src, 'invalid-value', ['prompt', 'ids', i], `token id ${id} ≥ vocab_size ${config.vocab_size}`);
   });
-  const positions = f.prompt.ids.map((_, i) => f.prompt.start_position + i);
+  const positions = ids.map((_, i) => f.prompt.start_position + i);
   if (positions[positions.length - 1]! >= config.max_position_embeddings) {
     fail(src, 'invalid-value', ['prompt'], `positions reach ${positions[positions.length - 1]}, beyond max_position_embeddings ${config.max_position_embeddings}`);
   }
@@ -119,7 +130,7 @@ function resolve(f: ScenarioFile, src: YamlSource): Scenario {
   for (const { path, fault } of f.faults) faults[path].add(fault as FaultName);
   return {
     file: src.file, name: f.name, description: f.description, preset: presetName, config,
-    seed: f.weights.synthetic.seed, text: f.prompt.text, ids: f.prompt.ids, positions,
+    seed: f.weights.synthetic.seed, text: f.prompt.text, ids, positions,
     reference: f.reference, cases, faults,
     tolerances: { default: f.tolerances.default?.rel, stages: Object.fromEntries(Object.entries(f.tolerances.stages ?? {}).map(([k, v]) => [k, v!.rel])) as Partial<Record<StageName, number>> },
     expect: f.expect && { outcome: f.expect.outcome, first_divergence: f.expect.first_divergence as StageName | undefined, culprit: f.expect.culprit as Culprit | undefined },

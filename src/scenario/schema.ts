@@ -57,7 +57,9 @@ export const scenarioSchema = z.strictObject({
   prompt: z.strictObject({
     /** A label: the text the ids stand for. */
     text: z.string().optional(),
-    ids: z.array(z.number().int().nonnegative()).min(1),
+    ids: z.array(z.number().int().nonnegative()).min(1).optional(),
+    /** Instead of ids: this many token ids drawn from the weight seed (long-context runs). */
+    length: positiveInt.optional(),
     /** Absolute position of the first token (default 0). */
     start_position: z.number().int().nonnegative().default(0),
   }),

@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# GPU benchmark, run on the device machine (see README "GPU"): mla-diff on webgpu against PyTorch
+# eager fp32 on the same GPU in the same session. Writes everything under $OUT (or ./out).
+#   bash ../shared/device/bundle.sh && mkdir -p .device/anchors && cp ../shared/anchors/*.py .device/anchors/
+#   device run, carry [".device"]:  source .device/prologue.sh && bash bench/gpu/run.sh
+set -uo pipefail
+out=${OUT:-out}; mkdir -p "$out"
+{
+  echo "## machine"; nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader; nproc; node --version
+  echo "## forward timing, probes off/on (bench/forward.mjs)"
+  node bench/forward.mjs --device webgpu --tokens 5,512,2048 --reps 5 --out "$out/forward-webgpu.json"
+  echo "## mla-diff run scenarios/capital-of-france.yaml --device webgpu"
+  /usr/bin/time -f "wall %e s" node dist/cli/main.js run scenarios/capital-of-france.yaml --device webgpu --format json --out "$out/capital-of-france.json"; echo "exit $?"
+  echo "## mla-diff run scenarios/glm5-long-2048.yaml --device webgpu"
+  /usr/bin/time -f "wall %e s" node dist/cli/main.js run scenarios/glm5-long-2048.yaml --device webgpu --format json --out "$out/glm5-long-2048.json"; echo "exit $?"
+  echo "## PyTorch eager anchor (../shared/anchors/mla_torch.py)"
+  [[ -f .device/anchors/mla_torch.py ]] && PYTHONUNBUFFERED=1 python3 .device/anchors/mla_torch.py
+} 2>&1 | tee "$out/log.txt"
