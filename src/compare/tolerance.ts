@@ -13,10 +13,10 @@ export interface ToleranceSpec {
 }
 
 /**
- * Weight stages are rearrangements of the same float32 values; their fingerprints differ only by
- * float32 summation order (~1e-7), so they are held tighter than activations.
+ * Weight stages (W_UK_T, W_UV) are rearrangements of the same float32 values: any difference at
+ * all is a bug in the rearrangement, so they must match exactly unless a scenario says otherwise.
  */
-export const WEIGHT_REL = 1e-6;
+export const WEIGHT_REL = 0;
 
 /** The tolerance a stage is judged with: its own override, else the weight or dtype default. */
 export function toleranceFor(stage: StageName, spec: ToleranceSpec, dtype: Dtype = 'float32'): number {

@@ -1,10 +1,9 @@
 import type * as tfc from '@tensorflow/tfjs-core';
-import { isIdentity, permutation, transposeHost } from './layout';
 import type { HostTensor, Probe } from './probe';
 import type { PathName, ScalarName, ScalarValue, StageName } from './stages';
 import { STAGE_NAMES, STAGES } from './stages';
 import type { TensorStats } from './stats';
-import { deviceFingerprint, deviceStats, hostFingerprint, hostStats } from './stats';
+import { deviceStats, hostStats } from './stats';
 
 export interface StageRecord {
   stage: StageName;
@@ -88,15 +87,7 @@ export class TensorRecorder extends BaseRecorder<tfc.Tensor> {
     const captured = new Map<StageName, Captured>();
     for (const [stage, { x, layout }] of this.ordered()) {
       const v = this.view(x);
-      const perm = permutation(layout, STAGES[stage].layout);
       const stats = v ? hostStats(v, x.shape.slice(), 'float32', layout) : await deviceStats(tf, x, layout);
-      if (STAGES[stage].kind === 'weight' && v) {
-        stats.fingerprint = hostFingerprint(transposeHost(v, x.shape, perm).data);
-      } else if (STAGES[stage].kind === 'weight') {
-        const canon = isIdentity(perm) ? x : tf.transpose(x, perm);
-        stats.fingerprint = await deviceFingerprint(tf, canon);
-        if (canon !== x) canon.dispose();
-      }
       stages.push({ stage, stats });
       if (this.opts.retain?.has(stage)) captured.set(stage, { where: 'device', tensor: x, layout });
       else x.dispose();
@@ -135,10 +126,7 @@ export class HostRecorder extends BaseRecorder<HostTensor> {
     const stages: StageRecord[] = [];
     const captured = new Map<StageName, Captured>();
     for (const [stage, { x, layout }] of this.ordered()) {
-      const stats = hostStats(x.data, x.shape, 'float64', layout);
-      if (STAGES[stage].kind === 'weight') {
-        stats.fingerprint = hostFingerprint(transposeHost(x.data, x.shape, permutation(layout, STAGES[stage].layout)).data);
-      }
+      const stats = hostStats(x.data, x.shape, x.data instanceof Float32Array ? 'float32' : 'float64', layout);
       stages.push({ stage, stats });
       if (this.opts.retain?.has(stage)) captured.set(stage, { where: 'host', data: x.data, shape: x.shape, layout });
     }

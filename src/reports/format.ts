@@ -7,8 +7,8 @@ export function num(x: number | null | undefined): string {
   if (x === 0) return '0';
   const a = Math.abs(x);
   if (a < 1e-3 || a >= 1e5) return x.toExponential(2);
-  const s = x.toPrecision(4);
-  return s.includes('.') ? s.replace(/0+$/, '').replace(/\.$/, '') : s;
+  // toPrecision switches to an exponent from 1e4 (4 digits); Number → String drops it and trailing zeros.
+  return String(Number(x.toPrecision(4)));
 }
 
 /** Errors: always an exponent, 2 digits (1.3e-06 style as numpy prints). */

@@ -43,7 +43,7 @@ export function normTraceTable(c: CaseResult, s: Style): string {
     const oneSided = engine ? undefined : c.trace.diffs.find((d) => d.stage === v.stage && d.b === 'reference');
     const main = engine ?? oneSided;
     const vsRef = ['mha', 'mqa'].map((p) => pair(c, v.stage, p as PathName, 'reference')?.relErr).filter((x): x is number => x != null);
-    const relText = main?.relErr == null ? '—' : `${err(main.relErr)}${oneSided ? 'ᴿ' : ''}${main.measure === 'fingerprint' ? 'ᶠ' : ''}`;
+    const relText = main?.relErr == null ? '—' : `${err(main.relErr)}${oneSided ? 'ᴿ' : ''}`;
     const derived = def.compare === 'derived' ? s.dim(' ·derived') : '';
     t.push([
       (v.stage === firstStage ? s.mark(v.stage) : v.stage) + derived,

@@ -3,8 +3,11 @@ import { isIdentity, permutation, transposeHost, unravel } from '../probes/layou
 import type { Captured, HostView } from '../probes/recorder';
 import type { PathName, StageName } from '../probes/stages';
 import { STAGES } from '../probes/stages';
-import type { TensorStats } from '../probes/stats';
-import { fingerprintNorm } from '../probes/stats';
+
+// Hot loops read Math through module constants: a global lookup per element is ~100× slower
+// inside a vm context (jest) and no faster anywhere else.
+const { abs } = Math;
+const { isFinite } = Number;
 
 /**
  * Elementwise agreement of one stage between two paths, measured where the values live (on the
@@ -25,8 +28,6 @@ export interface PairDiff {
   normRatio: number | null;
   /** NaN/Inf counts of a and b. */
   nonFinite: [number, number];
-  /** How relErr was measured: over all values, or over the weight fingerprints only. */
-  measure: 'values' | 'fingerprint';
 }
 
 interface Sums { dd: number; aa: number; bb: number; ab: number; maxAbs: number; at: number; nfA: number; nfB: number }
@@ -43,29 +44,11 @@ function finish(stage: StageName, a: PathName, b: PathName, shape: number[], s: 
     cosine: na > 0 && nb > 0 ? s.ab / (na * nb) : na === nb ? 1 : 0,
     normRatio: nb > 0 ? na / nb : na === 0 ? 1 : Infinity,
     nonFinite: [s.nfA, s.nfB],
-    measure: 'values',
-  };
-}
-
-/**
- * Weight stages compare fingerprints: |f_a − f_b| / (max‖·‖ · ‖u‖), a relative error bounded by
- * the elementwise one, so that no weight leaves the device.
- */
-export function fingerprintDiff(stage: StageName, a: PathName, sa: TensorStats, b: PathName, sb: TensorStats): PairDiff {
-  if (sa.size !== sb.size) return mismatch(stage, a, b);
-  const scale = Math.max(sa.l2, sb.l2) * fingerprintNorm(sa.size);
-  return {
-    stage, a, b, shapeMatch: true,
-    relErr: scale > 0 ? Math.abs(sa.fingerprint! - sb.fingerprint!) / scale : 0,
-    maxAbsErr: null, maxAbsErrAt: null, cosine: null,
-    normRatio: sb.l2 > 0 ? sa.l2 / sb.l2 : sa.l2 === 0 ? 1 : Infinity,
-    nonFinite: [sa.nanCount + sa.infCount, sb.nanCount + sb.infCount],
-    measure: 'fingerprint',
   };
 }
 
 export function mismatch(stage: StageName, a: PathName, b: PathName, nonFinite: [number, number] = [0, 0]): PairDiff {
-  return { stage, a, b, shapeMatch: false, relErr: null, maxAbsErr: null, maxAbsErrAt: null, cosine: null, normRatio: null, nonFinite, measure: 'values' };
+  return { stage, a, b, shapeMatch: false, relErr: null, maxAbsErr: null, maxAbsErrAt: null, cosine: null, normRatio: null, nonFinite };
 }
 
 /** Diff sums from per-row reductions on the device (see deviceStats), finished in float64. */
@@ -105,11 +88,12 @@ function hostDiff(a: ArrayLike<number>, b: ArrayLike<number>): Sums {
   for (let i = 0; i < a.length; i++) {
     let x = a[i] as number;
     let y = b[i] as number;
-    if (!Number.isFinite(x)) { s.nfA++; x = 0; }
-    if (!Number.isFinite(y)) { s.nfB++; y = 0; }
+    if (!isFinite(x)) { s.nfA++; x = 0; }
+    if (!isFinite(y)) { s.nfB++; y = 0; }
     const d = x - y;
     s.dd += d * d; s.aa += x * x; s.bb += y * y; s.ab += x * y;
-    if (Math.abs(d) > s.maxAbs) { s.maxAbs = Math.abs(d); s.at = i; }
+    const ad = abs(d);
+    if (ad > s.maxAbs) { s.maxAbs = ad; s.at = i; }
   }
   return s;
 }

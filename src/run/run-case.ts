@@ -9,11 +9,11 @@ import type * as tfc from '@tensorflow/tfjs-core';
 import type { Recording } from '../probes/recorder';
 import { TensorRecorder } from '../probes/recorder';
 import type { PathName } from '../probes/stages';
-import { STAGE_NAMES, STAGES } from '../probes/stages';
+import { STAGE_NAMES } from '../probes/stages';
 import type { Runtime } from '../runtime/device';
 import type { CaseSpec, Scenario } from '../scenario/scenario';
 import type { PairDiff } from './diff';
-import { diffCaptured, fingerprintDiff } from './diff';
+import { diffCaptured } from './diff';
 import type { ReferenceCase } from './reference-job';
 import { RETAINED } from './reference-job';
 import type { CaseResult, CaseTrace } from './trace';
@@ -33,7 +33,7 @@ async function record(rt: Runtime, path: MlaBackend<tfc.Tensor>, input: LayerInp
   }
 }
 
-/** Every comparable pair of every stage: values where captured, checksums for weight stages. */
+/** Every pair of paths that captured a stage, in pipeline order. */
 async function diffAll(rt: Runtime, rec: Partial<Record<PathName, Recording>>): Promise<PairDiff[]> {
   const diffs: PairDiff[] = [];
   for (const stage of STAGE_NAMES) {
@@ -43,15 +43,7 @@ async function diffAll(rt: Runtime, rec: Partial<Record<PathName, Recording>>): 
       if (!ra || !rb) continue;
       const ca = ra.captured.get(stage);
       const cb = rb.captured.get(stage);
-      if (ca && cb) {
-        diffs.push(await diffCaptured(rt.tf, (t) => rt.hostView(t), stage, [a, ca], [b, cb]));
-        continue;
-      }
-      const sa = ra.trace.stages.find((s) => s.stage === stage)?.stats;
-      const sb = rb.trace.stages.find((s) => s.stage === stage)?.stats;
-      if (STAGES[stage].kind === 'weight' && sa?.fingerprint !== undefined && sb?.fingerprint !== undefined) {
-        diffs.push(fingerprintDiff(stage, a, sa, b, sb));
-      }
+      if (ca && cb) diffs.push(await diffCaptured(rt.tf, (t) => rt.hostView(t), stage, [a, ca], [b, cb]));
     }
   }
   return diffs;

@@ -37,7 +37,11 @@ export function parseScenario(text: string, file = '<scenario>'): Scenario {
     throw new MlaDiffError('invalid-type', 'a scenario must be a YAML mapping (name:, model:, prompt:, …)', { file, line: 1 });
   }
   const parsed = scenarioSchema.safeParse(raw);
-  if (!parsed.success) throw issueError(src, parsed.error.issues[0]!);
+  if (!parsed.success) {
+    // A misspelt key also leaves a required field missing; the unknown key is the one to report.
+    const issues = parsed.error.issues;
+    throw issueError(src, issues.find((i) => i.code === 'unrecognized_keys') ?? issues[0]!);
+  }
   return resolve(parsed.data, src);
 }
 
@@ -53,8 +57,13 @@ function issueError(src: YamlSource, issue: z.core.$ZodIssue): MlaDiffError {
       allowed.length ? `allowed here: ${allowed.join(', ')}` : undefined);
   }
   const at = src.locate(path);
+  const value = valueAt(src.toJS(), path);
+  if (issue.code === 'invalid_value' && value === undefined) {
+    return new MlaDiffError('invalid-type', `missing required field (expected one of ${issue.values.map(String).join(', ')})`,
+      { file: src.file, line: at?.line, column: at?.column, field: fieldPath(path) });
+  }
   if (issue.code === 'invalid_value' && issue.values.every((v) => typeof v === 'string')) {
-    const got = String(valueAt(src.toJS(), path));
+    const got = String(value);
     const options = issue.values as string[];
     return new MlaDiffError(path[0] === 'model' && path[1] === 'preset' ? 'unknown-preset' : 'invalid-value',
       `"${got}" is not one of ${options.join(', ')} (did you mean "${closest(got, options)}"?)`,

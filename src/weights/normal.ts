@@ -7,6 +7,10 @@
  * inverse-normal-CDF table and the low 20 bits interpolate linearly. The table is
  * rescaled so the sampled distribution has unit variance (tails reach ±3.5σ).
  */
+// Hot loops read Math through module constants: a global lookup per element is ~100× slower
+// inside a vm context (jest) and no faster anywhere else.
+const { imul } = Math;
+
 export const NORMAL_BITS = 12;
 const N = 1 << NORMAL_BITS;
 const LOW_BITS = 32 - NORMAL_BITS;
@@ -16,7 +20,7 @@ const LOW_SCALE = 1 / (1 << LOW_BITS);
 export function inverseNormalCdf(p: number): number {
   const a = [-3.969683028665376e1, 2.209460984245205e2, -2.759285104469687e2, 1.38357751867269e2, -3.066479806614716e1, 2.506628277459239];
   const b = [-5.447609879822406e1, 1.615858368580409e2, -1.556989798598866e2, 6.680131188771972e1, -1.328068155288572e1];
-  const c = [-7.784894002430293e-3, -3.223964580411365e-1, -2.400758277161838, -2.549671010115152, 4.374664141464968, 2.938163982698783];
+  const c = [-7.784894002430293e-3, -3.223964580411365e-1, -2.400758277161838, -2.549732539343734, 4.374664141464968, 2.938163982698783];
   const d = [7.784695709041462e-3, 3.224671290700398e-1, 2.445134137142996, 3.754408661907416];
   const tail = (q: number) =>
     (((((c[0]! * q + c[1]!) * q + c[2]!) * q + c[3]!) * q + c[4]!) * q + c[5]!) /
@@ -55,9 +59,9 @@ const { value: VALUE, slope: SLOPE } = buildTables();
 /** Murmur3's 32-bit finalizer. */
 export function fmix32(h: number): number {
   h ^= h >>> 16;
-  h = Math.imul(h, 0x85ebca6b);
+  h = imul(h, 0x85ebca6b);
   h ^= h >>> 13;
-  h = Math.imul(h, 0xc2b2ae35);
+  h = imul(h, 0xc2b2ae35);
   h ^= h >>> 16;
   return h >>> 0;
 }
@@ -71,7 +75,7 @@ export function streamKey(seed: number, name: string): number {
 
 /** One standard-normal-like sample for element i of stream `key`. */
 export function normalAt(key: number, i: number): number {
-  const u = fmix32(Math.imul(i, 0x9e3779b1) ^ key);
+  const u = fmix32(imul(i, 0x9e3779b1) ^ key);
   const j = u >>> LOW_BITS;
   return VALUE[j]! + (u & ((1 << LOW_BITS) - 1)) * LOW_SCALE * SLOPE[j]!;
 }
@@ -87,7 +91,7 @@ export function fillNormal(
   const mask = (1 << LOW_BITS) - 1;
   let i = i0;
   for (let k = 0; k < n; k++) {
-    const u = fmix32(Math.imul(i, 0x9e3779b1) ^ key);
+    const u = fmix32(imul(i, 0x9e3779b1) ^ key);
     const j = u >>> LOW_BITS;
     dst[o + k * step] = offset + scale * (VALUE[j]! + (u & mask) * LOW_SCALE * SLOPE[j]!);
     i += stride;

@@ -1,0 +1,62 @@
+import type { Runtime } from '../runtime/device';
+import { expectNoLeak, testRuntime } from '../test-utils/runtime';
+import { NULL_PROBE } from './probe';
+import { HostRecorder, TensorRecorder } from './recorder';
+
+describe('probes', () => {
+  let rt: Runtime;
+  beforeAll(async () => { rt = await testRuntime('wasm'); });
+
+  it('NULL_PROBE is an identity that records nothing', () => {
+    const x = rt.tf.zeros([2, 3]);
+    expect(NULL_PROBE.tap('q_nope', x)).toBe(x);
+    expect(NULL_PROBE.enabled).toBe(false);
+    expect(NULL_PROBE.wants('logits')).toBe(false);
+    x.dispose();
+  });
+
+  it('a recorder tap returns its input, survives tf.tidy, and frees everything on finish', async () => {
+    await expectNoLeak(rt, async () => {
+      const rec = new TensorRecorder(rt.tf, { retain: new Set(['kv_c']) }, (t) => rt.hostView(t));
+      const out = rt.tf.tidy(() => {
+        const a = rt.tf.ones([3, 4]);
+        expect(rec.tap('kv_c', a)).toBe(a);
+        rec.tap('q_c', rt.tf.mul(a, 2));
+        rec.scalar('softmax_scale', 0.0625);
+        return rt.tf.sum(a);
+      });
+      out.dispose();
+      const { trace, captured } = await rec.finish('mha');
+      expect(trace.stages.map((s) => s.stage)).toEqual(['q_c', 'kv_c']); // pipeline order, not tap order
+      expect(trace.stages[0]!.stats.l2).toBeCloseTo(Math.sqrt(12 * 4), 6);
+      expect(trace.scalars.softmax_scale).toBe(0.0625);
+      expect([...captured.keys()]).toEqual(['kv_c']);
+      for (const c of captured.values()) if (c.where === 'device') c.tensor.dispose();
+    });
+  });
+
+  it('a filter limits what is recorded and `wants` says so', async () => {
+    const rec = new TensorRecorder(rt.tf, { filter: (s) => s === 'lse' });
+    expect(rec.wants('lse')).toBe(true);
+    expect(rec.wants('logits')).toBe(false);
+    const x = rt.tf.ones([2]);
+    rec.tap('logits', x);
+    expect((await rec.finish('mqa')).trace.stages).toEqual([]);
+    x.dispose();
+  });
+
+  it('tapping a stage twice is a programming error', () => {
+    const rec = new HostRecorder();
+    const t = { shape: [1], data: new Float64Array(1) };
+    rec.tap('lse', t);
+    expect(() => rec.tap('lse', t)).toThrow(/twice/);
+  });
+
+  it('records float32 host tensors (rearranged weights) as float32', () => {
+    const rec = new HostRecorder();
+    rec.tap('W_UK_T', { shape: [1, 2, 2], data: Float32Array.from([1, 2, 3, 4]) });
+    rec.tap('q_c', { shape: [2], data: Float64Array.from([1, 2]) });
+    const { trace } = rec.finish('reference');
+    expect(trace.stages.map((s) => [s.stage, s.stats.dtype])).toEqual([['q_c', 'float64'], ['W_UK_T', 'float32']]);
+  });
+});

@@ -1,0 +1,100 @@
+import type { StageName } from '../probes/stages';
+import { STAGE_NAMES, STAGES } from '../probes/stages';
+import { caseResult } from '../test-utils/reports';
+import { makeStyle } from './style';
+import { normTraceTable } from './table';
+
+const ANSI = /\u001b\[/;
+const plain = makeStyle(false);
+
+/** The table's rows as trimmed cells; group separator rows (one cell spanning all) included. */
+function rows(table: string): string[][] {
+  return table.split('\n').filter((l) => l.startsWith('│')).map((l) => l.split('│').slice(1, -1).map((c) => c.trim()));
+}
+
+/** Stage rows by stage name (the first cell, less the `·derived` tag). */
+function stageRows(table: string): Map<string, string[]> {
+  const out = new Map<string, string[]>();
+  for (const r of rows(table).slice(1)) {
+    if (r.length > 1) out.set(r[0]!.replace(/ ·derived$/, ''), r);
+  }
+  return out;
+}
+
+describe('normTraceTable', () => {
+  const agree = caseResult();
+  const diverge = caseResult({ rel: { logits: { engine: 0.2, mqa: 0.2 }, lse: { engine: 0.3, mqa: 0.3 } } });
+
+  it('plain style has no ANSI escapes', () => {
+    expect(normTraceTable(agree, plain)).not.toMatch(ANSI);
+    expect(normTraceTable(diverge, plain)).not.toMatch(ANSI);
+  });
+
+  it('colour style has ANSI escapes', () => {
+    expect(normTraceTable(diverge, makeStyle(true))).toMatch(ANSI);
+  });
+
+  it('with a reference: header has the reference columns', () => {
+    expect(rows(normTraceTable(agree, plain))[0]).toEqual(['stage', '‖mha‖', '‖mqa‖', '‖reference‖', 'rel err', 'vs ref', 'max|Δ|', 'verdict']);
+  });
+
+  it('without a reference: no reference columns', () => {
+    const c = caseResult({ withReference: false });
+    const t = normTraceTable(c, plain);
+    expect(rows(t)[0]).toEqual(['stage', '‖mha‖', '‖mqa‖', 'rel err', 'max|Δ|', 'verdict']);
+    for (const r of stageRows(t).values()) expect(r).toHaveLength(6);
+  });
+
+  it('lists every compared stage once, in pipeline order', () => {
+    const names = [...stageRows(normTraceTable(agree, plain)).keys()];
+    expect(names).toEqual(agree.comparison.stages.map((s) => s.stage));
+    expect(names).toEqual(STAGE_NAMES);
+  });
+
+  it('lists only the stages of the comparison', () => {
+    const stages: StageName[] = ['q_pe', 'k_pe', 'logits', 'attn_out'];
+    const c = caseResult({ stages });
+    expect([...stageRows(normTraceTable(c, plain)).keys()]).toEqual(stages);
+  });
+
+  it('marks the first divergence row, and only it', () => {
+    const t = normTraceTable(diverge, plain);
+    const marked = [...stageRows(t).entries()].filter(([, r]) => r.some((cell) => cell.includes('◀ first'))).map(([s]) => s);
+    expect(marked).toEqual(['logits']);
+    // The later failing stage shows its verdict without the mark.
+    expect(stageRows(t).get('lse')!.at(-1)).toContain('out-of-tolerance');
+    expect(stageRows(t).get('logits')!.at(-1)).toContain('(mqa)');
+  });
+
+  it('no row is marked when the paths agree', () => {
+    expect(normTraceTable(agree, plain)).not.toContain('◀ first');
+    for (const r of stageRows(normTraceTable(agree, plain)).values()) expect(r.at(-1)).toBe('ok');
+  });
+
+  it.each<[StageName, number]>([
+    ['ql_nope', 1],
+    ['W_UK_T', 1],
+    ['attn_out_latent', 1],
+    ['kv_nope', 2],
+    ['k', 2],
+  ])('%s: the path that lacks the stage shows — (column %i)', (stage, column) => {
+    const r = stageRows(normTraceTable(agree, plain)).get(stage)!;
+    expect(r[column]).toBe('—');
+    // The other engine column has a norm.
+    expect(r[3 - column]).toMatch(/^\d/);
+    expect(STAGES[stage].paths).not.toContain(column === 1 ? 'mha' : 'mqa');
+  });
+
+  it('stages both paths have show both norms', () => {
+    const r = stageRows(normTraceTable(agree, plain)).get('logits')!;
+    const i = STAGE_NAMES.indexOf('logits');
+    expect(r.slice(1, 4)).toEqual([String(10 + i), String(10 + i), String(10 + i)]);
+  });
+
+  it('a stage with no measured error shows — for it', () => {
+    const c = caseResult({ stages: ['q', 'logits'], diffs: (d) => d.map((x) => (x.stage === 'q' && x.b === 'mqa' ? { ...x, relErr: null, maxAbsErr: null } : x)) });
+    const r = stageRows(normTraceTable(c, plain)).get('q')!;
+    expect(r[4]).toBe('—');
+    expect(r[6]).toBe('—');
+  });
+});
