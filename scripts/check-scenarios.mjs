@@ -1,0 +1,34 @@
+// Runs each scenario through the built CLI and checks it against the outcome it declares under
+// `expect:` (agree → exit 0; diverge → exit 1 with the declared first divergence and culprit).
+// Usage: node scripts/check-scenarios.mjs scenarios/*.yaml [-- extra mla-diff run flags]
+import { spawnSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+
+const cli = fileURLToPath(new URL('../dist/cli/main.js', import.meta.url));
+const dash = process.argv.indexOf('--');
+const files = process.argv.slice(2, dash < 0 ? undefined : dash);
+const extra = dash < 0 ? [] : process.argv.slice(dash + 1);
+let failed = 0;
+for (const file of files) {
+  const t = performance.now();
+  const r = spawnSync(process.execPath, [cli, 'run', file, '--format', 'json', ...extra], { encoding: 'utf8', maxBuffer: 1 << 30 });
+  const secs = ((performance.now() - t) / 1000).toFixed(1);
+  let report;
+  try { report = JSON.parse(r.stdout); } catch { report = null; }
+  const problems = [];
+  if (!report) problems.push(`no JSON report (exit ${r.status}): ${r.stderr.trim().split('\n')[0] ?? ''}`);
+  else {
+    const expect = report.scenario.expect;
+    if (!expect) problems.push('declares no `expect:` outcome');
+    else {
+      const want = expect.outcome === 'agree' ? 0 : 1;
+      if (r.status !== want) problems.push(`exit ${r.status}, expected ${want}`);
+      for (const c of report.cases) if (!c.expectation?.met) problems.push(`case ${c.trace.name}: ${c.expectation?.misses.join('; ') ?? 'not checked'}`);
+    }
+  }
+  if (problems.length) failed++;
+  const device = report?.device?.name ?? '?';
+  console.log(`${problems.length ? 'FAIL' : 'ok  '} ${file} (${secs} s, ${device})${problems.length ? `\n     ${problems.join('\n     ')}` : ''}`);
+}
+console.log(`${files.length - failed}/${files.length} scenarios met their declared outcome`);
+process.exit(failed ? 1 : 0);
