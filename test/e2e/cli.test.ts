@@ -116,23 +116,24 @@ describe('mla-diff CLI (e2e)', () => {
   });
 
   describe('bad input exits 2 with an error code and no stack trace', () => {
-    const cases: [string, () => string[], string, RegExp?][] = [
-      ['a missing file', () => ['run', file('missing.yaml'), '--device', 'wasm'], 'file-not-found'],
-      ['malformed YAML', () => ['run', write('malformed.yaml', 'name: t\nmodel: {preset: tiny\nprompt: {ids: [1]}\n'), '--device', 'wasm'], 'yaml-syntax',
-        /malformed\.yaml:\d+/],
-      ['an unknown key', () => ['run', write('bad.yaml', 'name: t\nmodel:\n  hiden_size: 96\n  preset: tiny\nprompt: {ids: [1]}\n'), '--device', 'wasm'],
-        'unknown-key', /bad\.yaml:3\b/],
-      ['an unknown preset', () => ['run', write('preset.yaml', 'name: t\nmodel: {preset: glm-6}\nprompt: {ids: [1]}\n'), '--device', 'wasm'], 'unknown-preset',
-        /preset\.yaml:2\b/],
-      ['a directory', () => ['run', dir, '--device', 'wasm'], 'file-unreadable'],
-      ['--device nonsense', () => ['run', TINY_SMOKE, '--device', 'nonsense'], 'usage'],
-      ['an unknown option', () => ['run', TINY_SMOKE, '--devcie', 'wasm'], 'usage'],
-      ['an unknown command', () => ['frobnicate'], 'usage'],
-      ['no command', () => [], 'usage'],
-      ['run without a scenario', () => ['run'], 'usage'],
+    // [what, error code, where the message must point (or null), arguments]; a thunk, as files are written in the temp dir.
+    const cases: [string, string, RegExp | null, () => string[]][] = [
+      ['a missing file', 'file-not-found', /missing\.yaml/, () => ['run', file('missing.yaml'), '--device', 'wasm']],
+      ['malformed YAML', 'yaml-syntax', /malformed\.yaml:\d+/,
+        () => ['run', write('malformed.yaml', 'name: t\nmodel: {preset: tiny\nprompt: {ids: [1]}\n'), '--device', 'wasm']],
+      ['an unknown key', 'unknown-key', /bad\.yaml:3\b/,
+        () => ['run', write('bad.yaml', 'name: t\nmodel:\n  hiden_size: 96\n  preset: tiny\nprompt: {ids: [1]}\n'), '--device', 'wasm']],
+      ['an unknown preset', 'unknown-preset', /preset\.yaml:2\b/,
+        () => ['run', write('preset.yaml', 'name: t\nmodel: {preset: glm-6}\nprompt: {ids: [1]}\n'), '--device', 'wasm']],
+      ['a directory', 'file-unreadable', null, () => ['run', dir, '--device', 'wasm']],
+      ['--device nonsense', 'usage', null, () => ['run', TINY_SMOKE, '--device', 'nonsense']],
+      ['an unknown option', 'usage', null, () => ['run', TINY_SMOKE, '--devcie', 'wasm']],
+      ['an unknown command', 'usage', null, () => ['frobnicate']],
+      ['no command', 'usage', null, () => []],
+      ['run without a scenario', 'usage', null, () => ['run']],
     ];
 
-    it.each(cases)('%s → error [%s]', async (_what, args, code, where) => {
+    it.each(cases)('%s → error [%s]', async (_what, code, where, args) => {
       const r = await mla(args());
       expect(r.exitCode).toBe(2);
       expect(r.stderr).toContain(`error [${code}]`);
