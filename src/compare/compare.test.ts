@@ -38,8 +38,8 @@ describe('pairVerdict', () => {
     ['NaN in a only', { nonFinite: [3, 0] }, OK, 'nan-introduced'],
     ['NaN in b only', { nonFinite: [0, 1] }, OK, 'nan-introduced'],
     ['NaN in b only, also over tolerance', { nonFinite: [0, 1] }, BAD, 'nan-introduced'],
-    ['NaN on both sides, values agree', { nonFinite: [2, 2] }, OK, 'ok'],
-    ['NaN on both sides, values differ', { nonFinite: [2, 2] }, BAD, 'out-of-tolerance'],
+    ['NaN on both sides, values agree', { nonFinite: [2, 2] }, OK, 'nan-introduced'],
+    ['NaN on both sides, values differ', { nonFinite: [2, 2] }, BAD, 'nan-introduced'],
     ['shape mismatch', { shapeMatch: false }, null, 'shape-mismatch'],
     ['shape mismatch beats NaN', { shapeMatch: false, nonFinite: [1, 0] }, null, 'shape-mismatch'],
   ])('%s → %s', (_what, extra, relErr, want) => {
@@ -116,7 +116,8 @@ describe('compareCase', () => {
   it.each<[[number, number], Culprit]>([
     [[7, 0], 'mha'],
     [[0, 7], 'mqa'],
-  ])('no reference: NaN on one side only (nonFinite %p) → nan-introduced, culprit %s', (nonFinite, culprit) => {
+    [[7, 7], 'both'],
+  ])('no reference: NaN (nonFinite %p) → nan-introduced, culprit %s', (nonFinite, culprit) => {
     const diffs = withStages({ lse: [pairDiff('lse', 'mha', 'mqa', OK, { nonFinite })] }, false);
     const c = compareCase(caseTrace(diffs), {});
     expect(c.verdict).toBe('diverge');

@@ -53,9 +53,10 @@ export interface CaseComparison {
   scalarMismatches: ScalarMismatch[];
 }
 
+/** Any NaN/Inf on either side is a finding: no stage of either path should produce one. */
 export function pairVerdict(d: PairDiff, tolerance: number): Verdict {
   if (!d.shapeMatch) return 'shape-mismatch';
-  if (d.nonFinite[0] > 0 !== d.nonFinite[1] > 0) return 'nan-introduced';
+  if (d.nonFinite[0] > 0 || d.nonFinite[1] > 0) return 'nan-introduced';
   return d.relErr !== null && d.relErr > tolerance ? 'out-of-tolerance' : 'ok';
 }
 
@@ -78,7 +79,10 @@ export function culpritOf(pairs: PairVerdict[], diffs: PairDiff[]): Culprit {
     return mhaBad ? 'both' : 'unknown';
   }
   const d = diffs.find((x) => x.a === 'mha' && x.b === 'mqa');
-  if (engine.verdict === 'nan-introduced' && d) return d.nonFinite[0] > 0 ? 'mha' : 'mqa';
+  if (engine.verdict === 'nan-introduced' && d) {
+    const [inMha, inMqa] = [d.nonFinite[0] > 0, d.nonFinite[1] > 0];
+    return inMha && inMqa ? 'both' : inMha ? 'mha' : 'mqa';
+  }
   return 'unknown';
 }
 

@@ -8,6 +8,7 @@ describe('colorWanted', () => {
     ['NO_COLOR set but empty, on a TTY', { NO_COLOR: '' }, true, false],
     ['NO_COLOR wins over FORCE_COLOR', { NO_COLOR: '', FORCE_COLOR: '1' }, true, false],
     ['FORCE_COLOR=1, not a TTY', { FORCE_COLOR: '1' }, false, true],
+    ['FORCE_COLOR=0 on a TTY', { FORCE_COLOR: '0' }, true, false],
     ['FORCE_COLOR=1 with TERM=dumb', { FORCE_COLOR: '1', TERM: 'dumb' }, false, true],
     ['not a TTY', {}, false, false],
     ['not a TTY, TERM=xterm-256color', { TERM: 'xterm-256color' }, false, false],

@@ -1,8 +1,8 @@
 import chalk from 'chalk';
 
 /**
- * The one place colour is decided. Colour only on a TTY, never with NO_COLOR set (any value),
- * forced with FORCE_COLOR; everything else gets plain text.
+ * The one place colour is decided. Colour only on a TTY, never with NO_COLOR set (any value);
+ * FORCE_COLOR=1 forces it on, FORCE_COLOR=0 off; everything else gets plain text.
  */
 export interface Style {
   ok(s: string): string;
@@ -15,7 +15,8 @@ export interface Style {
 
 export function colorWanted(env: NodeJS.ProcessEnv = process.env, isTTY = Boolean(process.stdout.isTTY)): boolean {
   if (env['NO_COLOR'] !== undefined) return false;
-  if (env['FORCE_COLOR'] !== undefined && env['FORCE_COLOR'] !== '0') return true;
+  const force = env['FORCE_COLOR'];
+  if (force !== undefined) return force !== '0' && force !== 'false'; // chalk's convention: 0 turns colour off
   return isTTY && env['TERM'] !== 'dumb';
 }
 

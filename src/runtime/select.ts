@@ -18,24 +18,47 @@ function vulkanDriverListed(): boolean {
   return ICD_DIRS.some((d) => existsSync(d) && readdirSync(d).some((f) => f.endsWith('.json')));
 }
 
-/** Asks Dawn for an adapter in a child process, so that driver warnings never reach the user. */
-export function probeAdapter(): AdapterInfo | null {
+export type Probe = { adapter: AdapterInfo } | { missing: 'package' | 'driver' | 'adapter' };
+
+/**
+ * Asks Dawn for an adapter in a child process: Dawn and the Vulkan loader print warnings (and
+ * stack-like error lines) on stderr while they look for drivers, and none of that may reach the user.
+ */
+export function probeAdapter(): Probe {
   let entry: string;
   try {
     entry = require.resolve('webgpu');
   } catch {
-    return null;
+    return { missing: 'package' };
   }
-  if (!vulkanDriverListed()) return null;
+  if (!vulkanDriverListed()) return { missing: 'driver' };
   const script = PROBE_SCRIPT.replace("import('webgpu')", `import(${JSON.stringify(pathToFileURL(entry).href)})`);
   const r = spawnSync(process.execPath, ['--input-type=module', '-e', script], {
     encoding: 'utf8', timeout: 20_000, stdio: ['ignore', 'pipe', 'ignore'],
   });
   try {
-    return r.status === 0 ? (JSON.parse(r.stdout) as AdapterInfo | null) : null;
+    const adapter = r.status === 0 ? (JSON.parse(r.stdout) as AdapterInfo | null) : null;
+    return adapter ? { adapter } : { missing: 'adapter' };
   } catch {
-    return null;
+    return { missing: 'adapter' };
   }
+}
+
+const MISSING: Record<'package' | 'driver' | 'adapter', [string, string]> = {
+  package: ['the optional `webgpu` package (Dawn) is not installed', 'reinstall with `npm ci` on linux-x64, or run --device wasm'],
+  driver: ['no Vulkan driver is installed (no ICD manifest; VK_DRIVER_FILES unset)',
+    'on a GPU machine install the vendor Vulkan driver or set VK_DRIVER_FILES; without a GPU install Mesa lavapipe ' +
+    '(mesa-vulkan-drivers from bookworm-backports); or run --device wasm'],
+  adapter: ['Dawn found no WebGPU adapter (no GPU, or its Vulkan driver failed)', 'check VK_DRIVER_FILES and the driver, or run --device wasm'],
+};
+
+async function webgpuIfAvailable(reason: string): Promise<Runtime> {
+  const p = probeAdapter();
+  if ('missing' in p) {
+    const [message, hint] = MISSING[p.missing];
+    throw new MlaDiffError('device-unavailable', message, { field: '--device' }, hint);
+  }
+  return createWebgpuRuntime(reason);
 }
 
 /**
@@ -45,7 +68,7 @@ export function probeAdapter(): AdapterInfo | null {
 export async function selectRuntime(request: DeviceRequest, log: Log = () => {}): Promise<Runtime> {
   tf.enableProdMode();
   switch (request) {
-    case 'webgpu': return createWebgpuRuntime('requested');
+    case 'webgpu': return webgpuIfAvailable('requested');
     case 'tensorflow': return createTensorflowRuntime('requested');
     case 'wasm': return createWasmRuntime('requested');
     case 'cpu': return createCpuRuntime('requested');
@@ -56,9 +79,10 @@ export async function selectRuntime(request: DeviceRequest, log: Log = () => {})
     }
   }
   const notes: string[] = [];
-  const adapter = probeAdapter();
+  const probe = probeAdapter();
+  const adapter = 'adapter' in probe ? probe.adapter : null;
   if (adapter && !isSoftwareAdapter(adapter)) return createWebgpuRuntime(`auto: hardware adapter ${describeAdapter(adapter)}`);
-  notes.push(adapter ? `skipped software adapter ${describeAdapter(adapter)}` : 'no WebGPU adapter');
+  notes.push(adapter ? `skipped software adapter ${describeAdapter(adapter)}` : `no WebGPU (${'missing' in probe ? probe.missing : ''} missing)`);
   try {
     loadTfjsNode();
     return await createTensorflowRuntime(`auto: ${notes.join('; ')}; tfjs-node-gpu loaded`);
