@@ -13,6 +13,8 @@ out=${OUT:-out}; mkdir -p "$out"
   /usr/bin/time -f "wall %e s" node dist/cli/main.js run scenarios/capital-of-france.yaml --device webgpu --format json --out "$out/capital-of-france.json"; echo "exit $?"
   echo "## mla-diff run scenarios/gpu/glm5-long-2048.yaml --device webgpu"
   /usr/bin/time -f "wall %e s" node dist/cli/main.js run scenarios/gpu/glm5-long-2048.yaml --device webgpu --format json --out "$out/glm5-long-2048.json"; echo "exit $?"
+  echo "## every CI scenario on the GPU, against its declared outcome"
+  node scripts/check-scenarios.mjs scenarios/*.yaml -- --device webgpu
   echo "## PyTorch eager anchor (../shared/anchors/mla_torch.py)"
   [[ -f .device/anchors/mla_torch.py ]] && PYTHONUNBUFFERED=1 python3 .device/anchors/mla_torch.py
 } 2>&1 | tee "$out/log.txt"

@@ -7,9 +7,11 @@ export function isSoftwareAdapter(a: AdapterInfo): boolean {
   return a.isFallbackAdapter || SOFTWARE.test(`${a.architecture} ${a.device} ${a.description}`);
 }
 
+/** e.g. `nvidia-h200 (nvidia; NVIDIA: 580.159.04)`, `llvmpipe-… (mesa, software; llvmpipe: Mesa 25.0.7 …)`. */
 export function describeAdapter(a: AdapterInfo): string {
-  const what = a.description || a.device || 'unknown adapter';
-  return `${what} (${[a.vendor, a.architecture].filter(Boolean).join(', ') || 'no vendor info'})`;
+  const vendor = [a.vendor, a.architecture].filter(Boolean).join(', ');
+  const details = [vendor, a.description].filter(Boolean).join('; ');
+  return `${a.device || 'unknown adapter'}${details ? ` (${details})` : ''}`;
 }
 
 // GPUAdapter as Dawn exposes it; typed loosely because @webgpu/types is not a dependency.
