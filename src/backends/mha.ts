@@ -1,11 +1,9 @@
 import * as tf from '@tensorflow/tfjs-core';
 import type { FaultSet } from '../faults/catalogue';
-import { latentWidth, softmaxScale } from '../model/config';
-import { ropeTables } from '../model/rope';
 import type { TensorProbe } from '../probes/probe';
 import type { LayerInput, MlaBackend } from './backend';
 import type { DeviceLayer } from './layer';
-import { causalMask, linear, maskedSoftmax, oProj, preAttention, ropeTensors } from './shared';
+import { causalMask, linear, maskedSoftmax, onHost, oProj, pathScale, preAttention, reportedLse, stepScalars } from './shared';
 
 /**
  * Reconstructed-head MHA, as vLLM forward_mha without context: kv_b_proj up-projects the latent
@@ -16,29 +14,17 @@ export class MhaBackend implements MlaBackend<tf.Tensor> {
 
   constructor(private readonly layer: DeviceLayer, private readonly faults: FaultSet) {}
 
-  async forward(input: LayerInput, probe: TensorProbe): Promise<Float32Array> {
-    const out = tf.tidy(() => this.step(input, probe));
-    const values = (await out.data()) as Float32Array;
-    out.dispose();
-    return values;
+  forward(input: LayerInput, probe: TensorProbe): Promise<Float32Array> {
+    return onHost(() => this.step(input, probe));
   }
 
   private step(input: LayerInput, probe: TensorProbe): tf.Tensor2D {
     const c = this.layer.config;
     const T = input.positions.length;
     const [N, P, R, V] = [c.num_attention_heads, c.qk_nope_head_dim, c.qk_rope_head_dim, c.v_head_dim];
-    const scale = this.faults.has('softmax-scale-latent') ? latentWidth(c) ** -0.5 : softmaxScale(c);
-    probe.scalar('softmax_scale', scale);
-    probe.scalar('has_context', false);
-    probe.scalar('causal', true);
-    probe.scalar('num_tokens', T);
-    probe.scalar('num_context_tokens', 0);
-    probe.scalar('num_mha_tokens', T);
-    probe.scalar('num_mqa_tokens', 0);
-    probe.scalar('lse_base', this.faults.has('lse-base-2') ? 2 : 'e');
-    const rope = ropeTensors(ropeTables(c, input.positions), T);
-    const emb = tf.tensor2d(input.embeddings, [T, c.hidden_size]); // [T,H]
-    const { q_nope, q_pe, kv_c_normed, k_pe } = preAttention(this.layer, emb, rope, probe, this.faults);
+    const scale = pathScale(c, this.faults);
+    stepScalars(probe, 'mha', T, scale, this.faults);
+    const { q_nope, q_pe, kv_c_normed, k_pe } = preAttention(this.layer, input, probe, this.faults);
 
     const kv_nope = probe.tap('kv_nope', tf.reshape(linear(kv_c_normed, this.layer.linear.kv_b_proj), [T, N, P + V])); // [S,N,P+V]
     const k_nope = probe.tap('k_nope', tf.slice(kv_nope, [0, 0, 0], [T, N, P])); // [S,N,P]
@@ -51,7 +37,7 @@ export class MhaBackend implements MlaBackend<tf.Tensor> {
     const mask = tf.expandDims(causalMask(input.positions, input.positions), 0); // [1,T,S]
     const { probs, lse } = maskedSoftmax(logits, mask); // [N,T,S], [N,T]
     probe.tap('attn_probs', probs);
-    probe.tap('lse', this.faults.has('lse-base-2') ? tf.div(lse, Math.LN2) : lse); // [N,T] (FA layout)
+    probe.tap('lse', reportedLse(lse, this.faults)); // [N,T] (FA layout)
     const heads = tf.matMul(probs, tf.transpose(v, [1, 0, 2])); // [N,T,V]
     const attn_out_heads = probe.tap('attn_out_heads', tf.transpose(heads, [1, 0, 2])); // [T,N,V]
     const attn_out = probe.tap('attn_out', tf.reshape(attn_out_heads, [T, N * V]) as tf.Tensor2D); // [T,N·V]

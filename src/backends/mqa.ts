@@ -1,12 +1,11 @@
 import * as tf from '@tensorflow/tfjs-core';
 import type { FaultSet } from '../faults/catalogue';
 import type { MlaConfig } from '../model/config';
-import { latentWidth, softmaxScale } from '../model/config';
-import { ropeTables } from '../model/rope';
+import { latentWidth } from '../model/config';
 import type { TensorProbe } from '../probes/probe';
 import type { LayerInput, MlaBackend } from './backend';
 import type { DeviceLinear, DeviceLayer } from './layer';
-import { causalMask, linear, maskedSoftmax, oProj, preAttention, ropeTensors } from './shared';
+import { causalMask, linear, maskedSoftmax, onHost, oProj, pathScale, preAttention, reportedLse, stepScalars } from './shared';
 
 export interface AbsorbedWeights {
   W_UK_T: tf.Tensor3D; // [N,P,L]
@@ -48,11 +47,8 @@ export class MqaBackend implements MlaBackend<tf.Tensor> {
     this.absorbed = absorbKvB(layer.config, layer.linear.kv_b_proj);
   }
 
-  async forward(input: LayerInput, probe: TensorProbe): Promise<Float32Array> {
-    const out = tf.tidy(() => this.step(input, probe));
-    const values = (await out.data()) as Float32Array;
-    out.dispose();
-    return values;
+  forward(input: LayerInput, probe: TensorProbe): Promise<Float32Array> {
+    return onHost(() => this.step(input, probe));
   }
 
   private step(input: LayerInput, probe: TensorProbe): tf.Tensor2D {
@@ -61,18 +57,9 @@ export class MqaBackend implements MlaBackend<tf.Tensor> {
     const [N, P, L, V] = [c.num_attention_heads, c.qk_nope_head_dim, c.kv_lora_rank, c.v_head_dim];
     const S = T; // no context: the keys are this step's own tokens
     const C = latentWidth(c);
-    const scale = this.faults.has('softmax-scale-latent') ? C ** -0.5 : softmaxScale(c);
-    probe.scalar('softmax_scale', scale);
-    probe.scalar('has_context', false);
-    probe.scalar('causal', true);
-    probe.scalar('num_tokens', T);
-    probe.scalar('num_context_tokens', 0);
-    probe.scalar('num_mha_tokens', 0);
-    probe.scalar('num_mqa_tokens', T);
-    probe.scalar('lse_base', this.faults.has('lse-base-2') ? 2 : 'e');
-    const rope = ropeTensors(ropeTables(c, input.positions), T);
-    const emb = tf.tensor2d(input.embeddings, [T, c.hidden_size]); // [T,H]
-    const { q_nope, q_pe, kv_c_normed, k_pe } = preAttention(this.layer, emb, rope, probe, this.faults);
+    const scale = pathScale(c, this.faults);
+    stepScalars(probe, 'mqa', T, scale, this.faults);
+    const { q_nope, q_pe, kv_c_normed, k_pe } = preAttention(this.layer, input, probe, this.faults);
     const W_UK_T = probe.tap('W_UK_T', this.absorbed.W_UK_T); // [N,P,L]
     const W_UV = probe.tap('W_UV', this.absorbed.W_UV); // [N,L,V]
     // Weight-derived checks (probe-only): k_nope ≡ kv_c_normed·W_UK_T[h]ᵀ, v ≡ kv_c_normed·W_UV[h].
@@ -94,7 +81,7 @@ export class MqaBackend implements MlaBackend<tf.Tensor> {
     const mask = tf.expandDims(causalMask(input.positions, input.positions), 1); // [T,1,S]
     const { probs, lse } = maskedSoftmax(logits, mask); // [T,N,S], [T,N]
     probe.tap('attn_probs', probs, 't h s');
-    probe.tap('lse', this.faults.has('lse-base-2') ? tf.div(lse, Math.LN2) : lse, 't h'); // [T,N] (Triton MLA layout)
+    probe.tap('lse', reportedLse(lse, this.faults), 't h'); // [T,N] (Triton MLA layout)
     const attn_out_latent = probe.tap('attn_out_latent', tf.reshape(tf.matMul(tf.reshape(probs, [T * N, S]), kv_c_normed), [T, N, L])); // [T,N,L]
     const heads = tf.matMul(tf.transpose(attn_out_latent, [1, 0, 2]), W_UV); // [N,T,V] (_v_up_proj bmm)
     const attn_out_heads = probe.tap('attn_out_heads', tf.transpose(heads, [1, 0, 2])); // [T,N,V]

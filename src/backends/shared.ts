@@ -1,9 +1,11 @@
 import * as tf from '@tensorflow/tfjs-core';
 import type { FaultSet } from '../faults/catalogue';
 import type { MlaConfig } from '../model/config';
-import { qkHeadDim } from '../model/config';
+import { latentWidth, qkHeadDim, softmaxScale } from '../model/config';
 import type { RopeStyle, RopeTables } from '../model/rope';
+import { ropeTables } from '../model/rope';
 import type { TensorProbe } from '../probes/probe';
+import type { LayerInput } from './backend';
 import type { DeviceLayer, DeviceLinear } from './layer';
 
 /**
@@ -68,15 +70,45 @@ export interface PreAttention {
   k_pe: tf.Tensor2D; // [T,R]
 }
 
+/** Runs a path's step inside tf.tidy and brings o_proj_out [T,H] to the host. */
+export async function onHost(step: () => tf.Tensor2D): Promise<Float32Array> {
+  const out = tf.tidy(step);
+  const values = (await out.data()) as Float32Array;
+  out.dispose();
+  return values;
+}
+
+/** The softmax scale a path uses: the config's, or (L+R)^-0.5 when that fault is planted in it. */
+export function pathScale(c: MlaConfig, faults: FaultSet): number {
+  return faults.has('softmax-scale-latent') ? latentWidth(c) ** -0.5 : softmaxScale(c);
+}
+
+/** The facts a no-context step records: every one of its T tokens goes through `path`. */
+export function stepScalars(probe: TensorProbe, path: 'mha' | 'mqa', T: number, scale: number, faults: FaultSet): void {
+  probe.scalar('softmax_scale', scale);
+  probe.scalar('has_context', false);
+  probe.scalar('causal', true);
+  probe.scalar('num_tokens', T);
+  probe.scalar('num_context_tokens', 0);
+  probe.scalar('num_mha_tokens', path === 'mha' ? T : 0);
+  probe.scalar('num_mqa_tokens', path === 'mqa' ? T : 0);
+  probe.scalar('lse_base', faults.has('lse-base-2') ? 2 : 'e');
+}
+
+/** The LSE as the path reports it: natural log, or base 2 under the `lse-base-2` fault. */
+export function reportedLse(lse: tf.Tensor, faults: FaultSet): tf.Tensor {
+  return faults.has('lse-base-2') ? tf.div(lse, Math.LN2) : lse;
+}
+
 /**
  * vLLM MultiHeadLatentAttentionWrapper.forward up to mla_attn (mla-math.md §3.1), with a probe at
- * every stage of §6.0. `embeddings` [T,H] are the token embeddings before input_layernorm.
+ * every stage of §6.0, from the step's token embeddings (before input_layernorm).
  */
-export function preAttention(
-  layer: DeviceLayer, embeddings: tf.Tensor2D, rope: RopeTensors, probe: TensorProbe, faults: FaultSet,
-): PreAttention {
+export function preAttention(layer: DeviceLayer, input: LayerInput, probe: TensorProbe, faults: FaultSet): PreAttention {
   const c: MlaConfig = layer.config;
-  const T = embeddings.shape[0];
+  const T = input.positions.length;
+  const embeddings = tf.tensor2d(input.embeddings, [T, c.hidden_size]); // [T,H]
+  const rope = ropeTensors(ropeTables(c, input.positions), T);
   const N = c.num_attention_heads;
   const P = c.qk_nope_head_dim;
   const R = c.qk_rope_head_dim;

@@ -1,11 +1,10 @@
 import type { CaseComparison } from '../compare/compare';
 import type { ExpectationResult } from '../compare/expect';
 import type { FaultName } from '../faults/catalogue';
-import type { MlaConfig } from '../model/config';
 import type { PathTrace } from '../probes/recorder';
 import type { PathName } from '../probes/stages';
 import type { DeviceInfo } from '../runtime/device';
-import type { Expectation, ReferenceMode } from '../scenario/scenario';
+import type { Scenario } from '../scenario/scenario';
 import type { HeadSlice } from '../weights/layer';
 import type { PairDiff } from './diff';
 
@@ -38,21 +37,11 @@ export interface CaseResult {
   expectation?: ExpectationResult;
 }
 
-export interface ScenarioEcho {
-  name: string;
-  file: string | null;
-  description?: string;
-  preset: string;
-  config: MlaConfig;
-  seed: number;
-  text?: string;
-  ids: number[];
-  positions: number[];
-  reference: ReferenceMode;
+/** The resolved scenario as JSON: sets become arrays, cases live in `cases[].trace`. */
+export type ScenarioEcho = Omit<Scenario, 'cases' | 'faults' | 'tolerances'> & {
   faults: { mha: FaultName[]; mqa: FaultName[] };
   tolerances: { default?: number; stages?: Record<string, number> };
-  expect?: Expectation;
-}
+};
 
 export interface RunReport {
   format: typeof RUN_FORMAT;

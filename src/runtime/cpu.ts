@@ -1,5 +1,6 @@
 import * as tf from '@tensorflow/tfjs-core';
 import type { Runtime } from './device';
+import { hostFilled } from './device';
 
 /** tfjs-backend-cpu: plain JavaScript kernels, the slowest and most portable device. */
 export async function createCpuRuntime(reason: string): Promise<Runtime> {
@@ -13,11 +14,7 @@ export async function createCpuRuntime(reason: string): Promise<Runtime> {
     maxTensorBytes: 2 ** 31 - 1,
     linearPlan: () => ({ layout: 'in_out', product: 'direct' }),
     // The cpu backend keeps the array it is given: no copy.
-    makeFilled(shape, fill) {
-      const values = new Float32Array(shape.reduce((a, b) => a * b, 1));
-      fill(values);
-      return tf.tensor(values, shape, 'float32');
-    },
+    makeFilled: (shape, fill) => hostFilled(tf, shape, fill),
     // The cpu backend's readSync hands back the array it stores.
     hostView: (t) => {
       const v = t.dtype === 'float32' ? backend.readSync(t.dataId) : null;

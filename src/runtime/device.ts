@@ -62,3 +62,10 @@ export interface LinearPlan {
 }
 
 export type Log = (message: string) => void;
+
+/** makeFilled for backends that copy host data in: fill a host array, hand it to tf.tensor. */
+export function hostFilled(tf: typeof tfc, shape: number[], fill: (dst: Float32Array) => void): tfc.Tensor {
+  const values = new Float32Array(shape.reduce((a, b) => a * b, 1));
+  fill(values);
+  return tf.tensor(values, shape, 'float32');
+}

@@ -1,6 +1,7 @@
 import * as tf from '@tensorflow/tfjs-core';
 import { MlaDiffError } from '../errors';
 import type { Runtime } from './device';
+import { hostFilled } from './device';
 
 /** Loads @tensorflow/tfjs-node-gpu (optional: libtensorflow + CUDA 11); throws when it cannot. */
 export function loadTfjsNode(): void {
@@ -25,11 +26,7 @@ export async function createTensorflowRuntime(reason: string): Promise<Runtime> 
     device: { name: 'tensorflow', backend: tf.getBackend(), description: 'tensorflow: @tensorflow/tfjs-node-gpu', software: false, reason },
     maxTensorBytes: Number.MAX_SAFE_INTEGER,
     linearPlan: () => ({ layout: 'in_out', product: 'direct' }),
-    makeFilled(shape, fill) {
-      const values = new Float32Array(shape.reduce((a, b) => a * b, 1));
-      fill(values);
-      return tf.tensor(values, shape, 'float32');
-    },
+    makeFilled: (shape, fill) => hostFilled(tf, shape, fill),
     hostView: () => null,
   };
 }

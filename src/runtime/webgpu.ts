@@ -2,6 +2,7 @@ import * as tf from '@tensorflow/tfjs-core';
 import { MlaDiffError } from '../errors';
 import { adapterInfo, describeAdapter, isSoftwareAdapter, requestDawnAdapter } from './adapter';
 import type { Runtime } from './device';
+import { hostFilled } from './device';
 
 /**
  * tfjs-backend-webgpu on Dawn (the `webgpu` npm package, Vulkan underneath). Without a GPU,
@@ -36,11 +37,7 @@ export async function createWebgpuRuntime(reason: string): Promise<Runtime> {
     },
     maxTensorBytes: Math.min(adapter.maxStorageBufferBindingSize, adapter.maxBufferSize),
     linearPlan: () => ({ layout: 'in_out', product: 'direct' }),
-    makeFilled(shape, fill) {
-      const values = new Float32Array(shape.reduce((a, b) => a * b, 1));
-      fill(values);
-      return tf.tensor(values, shape, 'float32');
-    },
+    makeFilled: (shape, fill) => hostFilled(tf, shape, fill),
     hostView: () => null,
   };
 }
