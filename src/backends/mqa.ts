@@ -59,7 +59,7 @@ export class MqaBackend implements MlaBackend<tf.Tensor> {
     const C = latentWidth(c);
     const scale = pathScale(c, this.faults);
     stepScalars(probe, 'mqa', T, scale, this.faults);
-    const { q_nope, q_pe, kv_c_normed, k_pe } = preAttention(this.layer, input, probe, this.faults);
+    const { q_nope, q_pe, kv_c_normed, kv_cache } = preAttention(this.layer, input, probe, this.faults);
     const W_UK_T = probe.tap('W_UK_T', this.absorbed.W_UK_T); // [N,P,L]
     const W_UV = probe.tap('W_UV', this.absorbed.W_UV); // [N,L,V]
     // Weight-derived checks (probe-only): k_nope ≡ kv_c_normed·W_UK_T[h]ᵀ, v ≡ kv_c_normed·W_UV[h].
@@ -73,10 +73,9 @@ export class MqaBackend implements MlaBackend<tf.Tensor> {
 
     const ql_nope = probe.tap('ql_nope', tf.transpose(tf.matMul(tf.transpose(q_nope, [1, 0, 2]), W_UK_T), [1, 0, 2])); // [T,N,L]
     const mqa_q = probe.tap('mqa_q', tf.concat([ql_nope, q_pe], -1)); // [T,N,L+R]
-    const latent = tf.concat([kv_c_normed, k_pe], -1); // [S,L+R]: the cache rows, K of the one KV head
 
-    // Queries of all heads packed as rows, one KV head: [T·N, C]·[S, C]ᵀ.
-    const logits2d = tf.mul(tf.matMul(tf.reshape(mqa_q, [T * N, C]), latent, false, true), scale); // [T·N,S]
+    // Queries of all heads packed as rows against the one KV head, the latent cache: [T·N, C]·[S, C]ᵀ.
+    const logits2d = tf.mul(tf.matMul(tf.reshape(mqa_q, [T * N, C]), kv_cache, false, true), scale); // [T·N,S]
     const logits = probe.tap('logits', tf.reshape(logits2d, [T, N, S]), 't h s'); // [T,N,S]
     const mask = tf.expandDims(causalMask(input.positions, input.positions), 1); // [T,1,S]
     const { probs, lse } = maskedSoftmax(logits, mask); // [T,N,S], [T,N]

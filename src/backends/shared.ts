@@ -68,6 +68,8 @@ export interface PreAttention {
   q_pe: tf.Tensor3D; // [T,N,R]
   kv_c_normed: tf.Tensor2D; // [T,L]
   k_pe: tf.Tensor2D; // [T,R]
+  /** The step's latent cache rows [kv_c_normed | k_pe]: K (and, first L columns, V) of the MQA head. */
+  kv_cache: tf.Tensor2D; // [S,L+R]
 }
 
 /** Runs a path's step inside tf.tidy and brings o_proj_out [T,H] to the host. */
@@ -130,8 +132,8 @@ export function preAttention(layer: DeviceLayer, input: LayerInput, probe: Tenso
   const k_pe = probe.tap('k_pe', applyRope(k_pe_raw, rope, style)); // [T,R]
   probe.tap('q', tf.concat([q_nope, q_pe], -1)); // [T,N,D]
   // concat_and_cache_mla: the step's latent rows are in the cache before attention runs.
-  probe.tap('kv_cache', tf.concat([kv_c_normed, k_pe], -1)); // [S,L+R]
-  return { q_nope, q_pe, kv_c_normed, k_pe };
+  const kv_cache = probe.tap('kv_cache', tf.concat([kv_c_normed, k_pe], -1)); // [S,L+R]
+  return { q_nope, q_pe, kv_c_normed, k_pe, kv_cache };
 }
 
 /** Boolean [T, S] mask, true where key position ≤ query position (causal). */

@@ -5,7 +5,6 @@ import type { ReferenceMode, Scenario } from '../scenario/scenario';
 import { SyntheticWeights } from '../weights/synthetic';
 import type { SourceSpec } from '../weights/source';
 import { checkDeviceLimits, planReference } from './plan';
-import type { ReferenceResult } from './reference-job';
 import { ReferenceRunner } from './reference-runner';
 import { runCase } from './run-case';
 import type { CaseResult, RunReport } from './trace';
@@ -35,7 +34,6 @@ export async function runScenario(s: Scenario, opts: RunOptions): Promise<RunRep
   const source = new SyntheticWeights(s.config, s.seed);
   const input: LayerInput = { ids: s.ids, positions: s.positions, embeddings: source.embeddings(s.ids) };
 
-  const runner = new ReferenceRunner(opts.worker ?? true);
   const mode = opts.reference ?? s.reference;
   const lo = Math.min(...s.cases.map((c) => c.heads.start));
   const hi = Math.max(...s.cases.map((c) => c.heads.start + c.heads.count));
@@ -43,30 +41,34 @@ export async function runScenario(s: Scenario, opts: RunOptions): Promise<RunRep
   checkDeviceLimits(rt, s.config, union, T);
   const plan = planReference(mode, s.config, union, T);
   // Submitted first: on its own thread the reference overlaps weight upload and both paths.
-  const reference: Promise<ReferenceResult> | null = plan.run ? runner.submit({ source: spec, cases: s.cases.map((c) => c.heads), input }) : null;
+  const runner = plan.run ? new ReferenceRunner(opts.worker ?? true) : null;
+  const reference = runner?.submit({ source: spec, cases: s.cases.map((c) => c.heads), input }) ?? null;
   reference?.catch(() => {}); // awaited per case below; never an unhandled rejection
 
-  const tw = performance.now();
-  const lp = rt.linearPlan(T);
-  log(`weights: ${source.label}, ${lp.layout} layout, ${lp.product} products, on ${rt.device.name}`);
-  const full = uploadLayer(rt, source, union, T);
-  const weightSeconds = (performance.now() - tw) / 1000;
   const cases: CaseResult[] = [];
+  let weightSeconds = 0;
   try {
-    for (const [i, c] of s.cases.entries()) {
-      log(`case ${c.name}: ${c.label}, ${T} tokens`);
-      const layer = c.heads.start === union.start && c.heads.count === union.count ? full : sliceLayer(rt, full, c.heads);
-      const notes = plan.note ? [plan.note] : [];
-      const ref = reference && reference.then((r) => r.cases[i]!);
-      try {
-        cases.push(await runCase(rt, s, c, layer, input, ref, notes));
-      } finally {
-        if (layer !== full) disposeLayer(layer, full);
+    const tw = performance.now();
+    const lp = rt.linearPlan(T);
+    log(`weights: ${source.label}, ${lp.layout} layout, ${lp.product} products, on ${rt.device.name}`);
+    const full = uploadLayer(rt, source, union, T);
+    weightSeconds = (performance.now() - tw) / 1000;
+    try {
+      for (const [i, c] of s.cases.entries()) {
+        log(`case ${c.name}: ${c.label}, ${T} tokens`);
+        const layer = c.heads.start === union.start && c.heads.count === union.count ? full : sliceLayer(rt, full, c.heads);
+        const ref = reference && reference.then((r) => r.cases[i]!);
+        try {
+          cases.push(await runCase(rt, s, c, layer, input, ref, plan.note ? [plan.note] : []));
+        } finally {
+          if (layer !== full) disposeLayer(layer, full);
+        }
       }
+    } finally {
+      disposeLayer(full);
     }
   } finally {
-    disposeLayer(full);
-    await runner.close();
+    await runner?.close();
   }
   return {
     format: RUN_FORMAT,
