@@ -7,12 +7,14 @@ describe('probes', () => {
   let rt: Runtime;
   beforeAll(async () => { rt = await testRuntime('wasm'); });
 
-  it('NULL_PROBE is an identity that records nothing', () => {
-    const x = rt.tf.zeros([2, 3]);
-    expect(NULL_PROBE.tap('q_nope', x)).toBe(x);
-    expect(NULL_PROBE.enabled).toBe(false);
-    expect(NULL_PROBE.wants('logits')).toBe(false);
-    x.dispose();
+  it('NULL_PROBE is an identity that records and holds nothing', async () => {
+    await expectNoLeak(rt, async () => {
+      const x = rt.tf.zeros([2, 3]);
+      expect(NULL_PROBE.tap('q_nope', x)).toBe(x);
+      expect(NULL_PROBE.enabled).toBe(false);
+      expect(NULL_PROBE.wants('logits')).toBe(false);
+      x.dispose();
+    });
   });
 
   it('a recorder tap returns its input, survives tf.tidy, and frees everything on finish', async () => {
@@ -36,13 +38,23 @@ describe('probes', () => {
   });
 
   it('a filter limits what is recorded and `wants` says so', async () => {
-    const rec = new TensorRecorder(rt.tf, { filter: (s) => s === 'lse' });
-    expect(rec.wants('lse')).toBe(true);
-    expect(rec.wants('logits')).toBe(false);
-    const x = rt.tf.ones([2]);
-    rec.tap('logits', x);
-    expect((await rec.finish('mqa')).trace.stages).toEqual([]);
-    x.dispose();
+    await expectNoLeak(rt, async () => {
+      const rec = new TensorRecorder(rt.tf, { filter: (s) => s === 'lse' });
+      expect(rec.wants('lse')).toBe(true);
+      expect(rec.wants('logits')).toBe(false);
+      const x = rt.tf.ones([2]);
+      rec.tap('logits', x);
+      expect((await rec.finish('mqa')).trace.stages).toEqual([]);
+      x.dispose();
+    });
+  });
+
+  it('dispose releases what an interrupted path left with the recorder', async () => {
+    await expectNoLeak(rt, async () => {
+      const rec = new TensorRecorder(rt.tf);
+      rt.tf.tidy(() => { rec.tap('q_c', rt.tf.ones([4])); });
+      rec.dispose();
+    });
   });
 
   it('tapping a stage twice is a programming error', () => {
