@@ -1,21 +1,54 @@
 import type { Probe } from '../probes/probe';
 import type { PathName } from '../probes/stages';
-
-/** One forward step's tokens. Embeddings are generated once and handed to every path. */
-export interface LayerInput {
-  ids: readonly number[];
-  /** Absolute positions of the step's tokens (0-based). */
-  positions: readonly number[];
-  /** Token embeddings before input_layernorm, [T, hidden_size]. */
-  embeddings: Float32Array;
-}
+import type { Route } from '../schedule/schedule';
+import type { EmptyLse } from './attention';
 
 /**
- * One way of computing an MLA layer. Weights are bound at construction; `forward` runs one step,
- * taps every stage it computes into `probe`, and returns o_proj_out [T, hidden_size] on the host.
+ * One request's share of one engine step, with everything a path needs to run it: the tokens, where
+ * they go in the paged cache, and which context chunks the MHA path gathers.
+ */
+export interface PieceInput {
+  step: number;
+  request: string;
+  kind: 'prefill' | 'decode' | 'cached';
+  /** The path the engine would send this piece through; both run, for the comparison. */
+  route: Route;
+  /** Tokens of this request already cached before the piece: the cache index of its first token. */
+  start: number;
+  ids: readonly number[];
+  /** RoPE positions of the tokens (cache index + the request's position_offset). */
+  positions: readonly number[];
+  /** Token embeddings before input_layernorm, [count, hidden_size]. */
+  embeddings: Float32Array;
+  /** slot_mapping of the piece's tokens. */
+  slots: Int32Array;
+  /** Slots of cache indices [0, start + count): every key the piece's last token sees. */
+  historySlots: Int32Array;
+  /** MHA context chunks over [0, start), shared boundaries within the step (may be empty). */
+  chunks: readonly (readonly [number, number])[];
+  /** Slots of each chunk. */
+  chunkSlots: readonly Int32Array[];
+}
+
+/** Kernel behaviour a scenario chooses (schedule:), the same for every piece. */
+export interface KernelOptions {
+  /** Triton MLA num_kv_splits for the MQA path (1 = no split). */
+  kvSplits: number;
+  /** LSE the MHA kernels report for an empty context chunk: FA3 −inf, FA2 +inf. */
+  emptyLse: EmptyLse;
+}
+
+export const DEFAULT_KERNELS: KernelOptions = { kvSplits: 1, emptyLse: '-inf' };
+
+/**
+ * One way of computing an MLA layer over a schedule. Weights are bound at construction, caches
+ * live inside; `step` runs one piece (writes its latent rows into the cache, attends, taps every
+ * stage it computes into `probe`) and returns o_proj_out [count, hidden_size] on the host.
  */
 export interface MlaBackend<T> {
   readonly name: PathName;
-  forward(input: LayerInput, probe: Probe<T>): Promise<Float32Array | Float64Array>;
+  step(piece: PieceInput, probe: Probe<T>): Promise<Float32Array | Float64Array>;
+  /** A prefix-cache hit: the piece's latent rows enter the cache; nothing attends. */
+  fill(piece: PieceInput): Promise<void>;
   dispose(): void;
 }

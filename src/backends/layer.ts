@@ -1,6 +1,7 @@
 import type * as tfc from '@tensorflow/tfjs-core';
 import type { MlaConfig } from '../model/config';
 import type { Product, Runtime } from '../runtime/device';
+import type { Batched } from './matmul';
 import type { HeadSlice, Layout, LinearName, NormName, WeightSource } from '../weights/layer';
 import { LINEAR_NAMES, NORM_NAMES, sliceRanges, slicedConfig } from '../weights/layer';
 
@@ -20,6 +21,8 @@ export interface DeviceLayer {
   heads: HeadSlice;
   linear: Record<LinearName, DeviceLinear>;
   norm: Record<NormName, tfc.Tensor1D>;
+  /** How batched products run on this device. */
+  batched: Batched;
 }
 
 /** Bytes of the largest tensor a layer slice needs: checked against the device's binding limit. */
@@ -35,7 +38,7 @@ export function largestWeightBytes(source: WeightSource, heads: HeadSlice): { na
 
 /** Generates (or reads) the weights of a head slice straight into device tensors. */
 export function uploadLayer(rt: Runtime, source: WeightSource, heads: HeadSlice, tokens: number): DeviceLayer {
-  const { layout, product } = rt.linearPlan(tokens);
+  const { layout, product, batched } = rt.linearPlan(tokens);
   const linear = {} as Record<LinearName, DeviceLinear>;
   for (const name of LINEAR_NAMES) {
     const { rows, cols } = sliceRanges(source.config, name, heads);
@@ -47,7 +50,7 @@ export function uploadLayer(rt: Runtime, source: WeightSource, heads: HeadSlice,
   }
   const norm = {} as Record<NormName, tfc.Tensor1D>;
   for (const name of NORM_NAMES) norm[name] = rt.tf.tensor1d(source.norm(name));
-  return { config: slicedConfig(source.config, heads), model: source.config, heads, linear, norm };
+  return { config: slicedConfig(source.config, heads), model: source.config, heads, linear, norm, batched };
 }
 
 /**
@@ -66,7 +69,7 @@ export function sliceLayer(rt: Runtime, parent: DeviceLayer, heads: HeadSlice): 
     const [b0, n0] = layout === 'out_in' ? [rows, cols] : [cols, rows];
     linear[name] = { layout, product, w: tf.slice(w, [b0[0]!, n0[0]!], [b0[1]! - b0[0]!, n0[1]! - n0[0]!]) };
   }
-  return { config: slicedConfig(parent.model, heads), model: parent.model, heads, linear, norm: parent.norm };
+  return { config: slicedConfig(parent.model, heads), model: parent.model, heads, linear, norm: parent.norm, batched: parent.batched };
 }
 
 /** Disposes what `slice` owns of `layer` beyond `shared` (pass the full layer when disposing a slice). */

@@ -1,48 +1,124 @@
 import * as tf from '@tensorflow/tfjs-core';
 import type { FaultSet } from '../faults/catalogue';
 import type { TensorProbe } from '../probes/probe';
-import type { LayerInput, MlaBackend } from './backend';
+import { NULL_PROBE } from '../probes/probe';
+import type { Attended } from './attention';
+import { attend, lseBoundViolations, mergeAttnStates } from './attention';
+import type { KernelOptions, MlaBackend, PieceInput } from './backend';
 import type { DeviceLayer } from './layer';
-import { causalMask, linear, maskedSoftmax, onHost, oProj, pathScale, preAttention, reportedLse, stepScalars } from './shared';
+import { matmul } from './matmul';
+import { PagedLatentCache } from './paged-cache';
+import { causalBias, causalKeyCounts, linear, onHost, oProj, pathScale, pieceScalars, preAttention, reportedLse } from './shared';
+
+/** [N,T,E] ↔ [T,N,E]. */
+const swap01 = (x: tf.Tensor): tf.Tensor3D => tf.transpose(x, [1, 0, 2]) as tf.Tensor3D;
 
 /**
- * Reconstructed-head MHA, as vLLM forward_mha without context: kv_b_proj up-projects the latent
- * into per-head k_nope and v, k = [k_nope | k_pe broadcast], causal attention over the step.
+ * Reconstructed-head MHA as vLLM forward_mha: kv_b_proj up-projects the latent into per-head
+ * k_nope and v; the step's own tokens attend causally (returning their LSE); with context
+ * (has_context), the context is gathered from the paged cache chunk by chunk into a workspace,
+ * up-projected, attended without mask, and every partial result merged through its LSE
+ * (merge_attn_states), then merged with the new-token part.
  */
 export class MhaBackend implements MlaBackend<tf.Tensor> {
   readonly name = 'mha' as const;
+  private readonly cache: PagedLatentCache;
 
-  constructor(private readonly layer: DeviceLayer, private readonly faults: FaultSet) {}
-
-  forward(input: LayerInput, probe: TensorProbe): Promise<Float32Array> {
-    return onHost(() => this.step(input, probe));
+  constructor(private readonly layer: DeviceLayer, private readonly faults: FaultSet, numSlots: number, private readonly kernels: KernelOptions) {
+    this.cache = new PagedLatentCache(numSlots, layer.config.kv_lora_rank + layer.config.qk_rope_head_dim);
   }
 
-  private step(input: LayerInput, probe: TensorProbe): tf.Tensor2D {
+  step(piece: PieceInput, probe: TensorProbe): Promise<Float32Array> {
+    return onHost(() => this.run(piece, probe));
+  }
+
+  async fill(piece: PieceInput): Promise<void> {
+    tf.tidy(() => this.write(piece, preAttention(this.layer, piece, NULL_PROBE, this.faults).rows));
+  }
+
+  private write(piece: PieceInput, rows: tf.Tensor2D): void {
+    this.cache.write(piece.slots, rows); // concat_and_cache_mla, before attention
+  }
+
+  /** A kernel's view of its own LSE: natural, base 2 (fault), [T,N] instead of [N,T] (fault). */
+  private kernelLse(lse: tf.Tensor2D): tf.Tensor2D {
+    return reportedLse(lse, this.faults);
+  }
+
+  private run(piece: PieceInput, probe: TensorProbe): tf.Tensor2D {
     const c = this.layer.config;
-    const T = input.positions.length;
-    const [N, P, R, V] = [c.num_attention_heads, c.qk_nope_head_dim, c.qk_rope_head_dim, c.v_head_dim];
+    const T = piece.positions.length;
+    const [N, P, R, V, L] = [c.num_attention_heads, c.qk_nope_head_dim, c.qk_rope_head_dim, c.v_head_dim, c.kv_lora_rank];
     const scale = pathScale(c, this.faults);
-    stepScalars(probe, 'mha', T, scale, this.faults);
-    const { q_nope, q_pe, kv_c_normed, k_pe } = preAttention(this.layer, input, probe, this.faults);
+    pieceScalars(probe, piece, scale, this.faults);
+    probe.scalar('context_chunks', piece.chunks.length);
+    probe.scalar('empty_lse', this.kernels.emptyLse);
+    const { q_nope, q_pe, kv_c_normed, k_pe, rows } = preAttention(this.layer, piece, probe, this.faults);
+    this.write(piece, rows);
+    if (probe.wants('kv_cache')) probe.tap('kv_cache', this.cache.gather(piece.historySlots)); // [S,L+R]
 
-    const kv_nope = probe.tap('kv_nope', tf.reshape(linear(kv_c_normed, this.layer.linear.kv_b_proj), [T, N, P + V])); // [S,N,P+V]
-    const k_nope = probe.tap('k_nope', tf.slice(kv_nope, [0, 0, 0], [T, N, P])); // [S,N,P]
-    const v = probe.tap('v', tf.slice(kv_nope, [0, 0, P], [T, N, V])); // [S,N,V]
-    const k = probe.tap('k', tf.concat([k_nope, tf.broadcastTo(tf.reshape(k_pe, [T, 1, R]), [T, N, R])], -1)); // [S,N,D]
-    const q = tf.concat([q_nope, q_pe], -1); // [T,N,D]
+    const kv_nope = probe.tap('kv_nope', tf.reshape(linear(kv_c_normed, this.layer.linear.kv_b_proj), [T, N, P + V])); // [T,N,P+V]
+    const k_nope = probe.tap('k_nope', tf.slice(kv_nope, [0, 0, 0], [T, N, P])); // [T,N,P]
+    const v = probe.tap('v', tf.slice(kv_nope, [0, 0, P], [T, N, V])); // [T,N,V]
+    const k = probe.tap('k', tf.concat([k_nope, tf.broadcastTo(tf.reshape(k_pe, [T, 1, R]), [T, N, R])], -1)); // [T,N,D]
+    const qh = swap01(tf.concat([q_nope, q_pe], -1) as tf.Tensor3D); // [N,T,D]
 
-    // FlashAttention varlen, causal: heads-major [N,T,D]·[N,S,D]ᵀ.
-    const logits = probe.tap('logits', tf.mul(tf.matMul(tf.transpose(q, [1, 0, 2]), tf.transpose(k, [1, 0, 2]), false, true), scale)); // [N,T,S]
-    const mask = tf.expandDims(causalMask(input.positions, input.positions), 0); // [1,T,S]
-    const { probs, lse } = maskedSoftmax(logits, mask); // [N,T,S], [N,T]
-    probe.tap('attn_probs', probs);
-    probe.tap('lse', reportedLse(lse, this.faults)); // [N,T] (FA layout)
-    const heads = tf.matMul(probs, tf.transpose(v, [1, 0, 2])); // [N,T,V]
-    const attn_out_heads = probe.tap('attn_out_heads', tf.transpose(heads, [1, 0, 2])); // [T,N,V]
+    // New tokens: FlashAttention varlen, causal, heads-major [N,T,D]·[N,T,D]ᵀ.
+    const mm = this.layer.batched;
+    const logits = tf.mul(matmul(qh, swap01(k), true, mm), scale) as tf.Tensor3D; // [N,T,T]
+    const local = piece.positions.map((_, t) => t);
+    const masked = tf.add(logits, tf.expandDims(causalBias(local, local), 0)) as tf.Tensor3D; // [N,T,T]
+    const suffix = attend(masked, swap01(v), mm, true); // [N,T,V], [N,T]
+    if (!piece.chunks.length) return this.finish(piece, probe, { ...suffix, lse: this.kernelLse(suffix.lse) }, logits, masked, suffix, T, N, V);
+
+    const suffixLse = this.kernelLse(suffix.lse); // what the kernel hands to the merge
+    probe.tap('suffix_output', swap01(suffix.out)); // [T,N,V]
+    probe.tap('suffix_lse', suffixLse); // [N,T]
+    if (probe.wants('suffix_lse')) probe.check('suffix_lse', 'lse_bounds', lseBoundViolations(suffixLse, suffix.max, tf.expandDims(tf.tensor1d(piece.positions.map((_, t) => t + 1)), 0)));
+    let running: Attended | null = null;
+    piece.chunks.forEach(([a, b], i) => {
+      const len = b - a;
+      const ws = probe.tap('ctx_workspace', len ? this.cache.gather(piece.chunkSlots[i]!) : tf.zeros([0, L + R]), undefined, i) as tf.Tensor2D; // [C_i,L+R]
+      let part: Attended;
+      if (len === 0) {
+        part = attend(tf.zeros([N, T, 0]), tf.zeros([N, 0, V]), mm, false, this.kernels.emptyLse); // a request with less context than this chunk's start
+      } else {
+        const ctx_nope = tf.reshape(linear(tf.slice(ws, [0, 0], [len, L]), this.layer.linear.kv_b_proj), [len, N, P + V]); // [C_i,N,P+V]
+        const ctx_k = tf.concat([tf.slice(ctx_nope, [0, 0, 0], [len, N, P]), tf.broadcastTo(tf.reshape(tf.slice(ws, [0, L], [len, R]), [len, 1, R]), [len, N, R])], -1); // [C_i,N,D]
+        const ctx_v = tf.slice(ctx_nope, [0, 0, P], [len, N, V]); // [C_i,N,V]
+        const chunkLogits = tf.mul(matmul(qh, swap01(ctx_k), true, mm), scale) as tf.Tensor3D; // [N,T,C_i]: context precedes, no mask
+        part = attend(chunkLogits, swap01(ctx_v), mm, false, this.kernels.emptyLse); // [N,T,V], [N,T]
+      }
+      // The kernel's LSE: base 2 under lse-base-2; [T,N] read back as [N,T] under lse-layout-transposed.
+      const transposed = this.faults.has('lse-layout-transposed');
+      const kernelLse = transposed ? (tf.transpose(this.kernelLse(part.lse)) as tf.Tensor2D) : this.kernelLse(part.lse);
+      probe.tap('chunk_output', swap01(part.out), undefined, i); // [T,N,V]
+      probe.tap('chunk_lse', kernelLse, transposed ? 't h' : 'h t', i);
+      const merged: Attended = { ...part, lse: transposed ? (tf.reshape(kernelLse, [N, T]) as tf.Tensor2D) : kernelLse };
+      running = running === null ? merged : mergeAttnStates(running, merged, !this.faults.has('merge-inf-unhandled'));
+      probe.tap('context_output', swap01(running.out), undefined, i); // [T,N,V]
+      probe.tap('context_lse', running.lse, undefined, i); // [N,T]
+    });
+    const final = mergeAttnStates(running!, { ...suffix, lse: suffixLse }, !this.faults.has('merge-inf-unhandled'));
+    return this.finish(piece, probe, final, null, null, null, T, N, V);
+  }
+
+  /** lse (with its bounds), attn_out_heads, attn_out, o_proj_out; logits/probs without context only. */
+  private finish(
+    piece: PieceInput, probe: TensorProbe, out: Attended, logits: tf.Tensor3D | null, masked: tf.Tensor3D | null, plain: Attended | null, T: number, N: number, V: number,
+  ): tf.Tensor2D {
+    if (logits && masked && plain) {
+      probe.tap('logits', logits); // [N,T,S]
+      if (probe.wants('attn_probs')) probe.tap('attn_probs', tf.exp(tf.sub(masked, tf.expandDims(plain.lse, -1)))); // [N,T,S]
+    }
+    probe.tap('lse', out.lse); // [N,T] (FA layout)
+    if (probe.wants('lse')) probe.check('lse', 'lse_bounds', lseBoundViolations(out.lse, out.max, tf.expandDims(causalKeyCounts(piece), 0)));
+    const attn_out_heads = probe.tap('attn_out_heads', swap01(out.out)); // [T,N,V]
     const attn_out = probe.tap('attn_out', tf.reshape(attn_out_heads, [T, N * V]) as tf.Tensor2D); // [T,N·V]
     return oProj(this.layer, attn_out, probe); // [T,H]
   }
 
-  dispose(): void {}
+  dispose(): void {
+    this.cache.dispose();
+  }
 }

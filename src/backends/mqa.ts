@@ -3,9 +3,14 @@ import type { FaultSet } from '../faults/catalogue';
 import type { MlaConfig } from '../model/config';
 import { latentWidth } from '../model/config';
 import type { TensorProbe } from '../probes/probe';
-import type { LayerInput, MlaBackend } from './backend';
+import { NULL_PROBE } from '../probes/probe';
+import { attend, lseBoundViolations } from './attention';
+import type { KernelOptions, MlaBackend, PieceInput } from './backend';
 import type { DeviceLinear, DeviceLayer } from './layer';
-import { causalMask, linear, maskedSoftmax, onHost, oProj, pathScale, preAttention, reportedLse, stepScalars } from './shared';
+import { matmul } from './matmul';
+import { PagedLatentCache } from './paged-cache';
+import { causalBias, causalKeyCounts, queryIndices, linear, onHost, oProj, pathScale, pieceScalars, preAttention, reportedLse } from './shared';
+import { splitRanges } from './splits';
 
 export interface AbsorbedWeights {
   W_UK_T: tf.Tensor3D; // [N,P,L]
@@ -35,54 +40,94 @@ export function absorbKvB(c: MlaConfig, kv_b: DeviceLinear): AbsorbedWeights {
 }
 
 /**
- * Latent-absorbed MQA, as vLLM forward_mqa + _v_up_proj: W_UK folded into the query, one shared KV
- * head = the latent cache [kv_c_normed | k_pe] (V = its first L columns), W_UV applied after. All T
- * queries attend to their causal key sets, as FlashMLA's decode path does for short prefills.
+ * Latent-absorbed MQA as vLLM forward_mqa + _v_up_proj: W_UK folded into the query; one shared KV
+ * head, the request's rows of the paged latent cache [kv_c_normed | k_pe] read through its block
+ * table (V = their first L columns); each query sees the keys up to its own position (bottom-right
+ * causal, as FlashMLA for several query tokens); Triton-style split-KV partial results merged
+ * through their LSEs; W_UV applied after.
  */
 export class MqaBackend implements MlaBackend<tf.Tensor> {
   readonly name = 'mqa' as const;
   private readonly absorbed: AbsorbedWeights;
+  private readonly cache: PagedLatentCache;
+  private weightsTapped = false;
 
-  constructor(private readonly layer: DeviceLayer, private readonly faults: FaultSet) {
+  constructor(private readonly layer: DeviceLayer, private readonly faults: FaultSet, numSlots: number, private readonly kernels: KernelOptions) {
     this.absorbed = absorbKvB(layer.config, layer.linear.kv_b_proj);
+    this.cache = new PagedLatentCache(numSlots, latentWidth(layer.config));
   }
 
-  forward(input: LayerInput, probe: TensorProbe): Promise<Float32Array> {
-    return onHost(() => this.step(input, probe));
+  step(piece: PieceInput, probe: TensorProbe): Promise<Float32Array> {
+    return onHost(() => this.run(piece, probe));
   }
 
-  private step(input: LayerInput, probe: TensorProbe): tf.Tensor2D {
+  async fill(piece: PieceInput): Promise<void> {
+    tf.tidy(() => this.cache.write(piece.slots, preAttention(this.layer, piece, NULL_PROBE, this.faults).rows));
+  }
+
+  private run(piece: PieceInput, probe: TensorProbe): tf.Tensor2D {
     const c = this.layer.config;
-    const T = input.positions.length;
+    const T = piece.positions.length;
+    const S = piece.historySlots.length; // every key up to the piece's last token
     const [N, P, L, V] = [c.num_attention_heads, c.qk_nope_head_dim, c.kv_lora_rank, c.v_head_dim];
-    const S = T; // no context: the keys are this step's own tokens
     const C = latentWidth(c);
     const scale = pathScale(c, this.faults);
-    stepScalars(probe, 'mqa', T, scale, this.faults);
-    const { q_nope, q_pe, kv_c_normed, kv_cache } = preAttention(this.layer, input, probe, this.faults);
-    const W_UK_T = probe.tap('W_UK_T', this.absorbed.W_UK_T); // [N,P,L]
-    const W_UV = probe.tap('W_UV', this.absorbed.W_UV); // [N,L,V]
+    pieceScalars(probe, piece, scale, this.faults);
+    probe.scalar('kv_splits', this.kernels.kvSplits);
+    const { q_nope, q_pe, kv_c_normed, rows } = preAttention(this.layer, piece, probe, this.faults);
+    this.cache.write(piece.slots, rows); // concat_and_cache_mla, before attention
+    const latent = probe.tap('kv_cache', this.cache.gather(piece.historySlots)); // [S,L+R]: K of the one KV head
+    const W_UK_T = this.absorbed.W_UK_T; // [N,P,L]
+    const W_UV = this.absorbed.W_UV; // [N,L,V]
+    if (!this.weightsTapped) {
+      probe.tap('W_UK_T', W_UK_T);
+      probe.tap('W_UV', W_UV);
+      this.weightsTapped = probe.enabled;
+    }
     // Weight-derived checks (probe-only): k_nope ≡ kv_c_normed·W_UK_T[h]ᵀ, v ≡ kv_c_normed·W_UV[h].
     if (probe.wants('k_nope')) {
       const W_UK_rows = { w: tf.reshape(W_UK_T, [N * P, L]) as tf.Tensor2D, layout: 'out_in' as const, product: this.layer.linear.kv_b_proj.product };
-      probe.tap('k_nope', tf.reshape(linear(kv_c_normed, W_UK_rows), [S, N, P])); // [S,N,P]
+      probe.tap('k_nope', tf.reshape(linear(kv_c_normed, W_UK_rows), [T, N, P])); // [T,N,P]
     }
-    if (probe.wants('v')) {
-      probe.tap('v', tf.transpose(tf.matMul(tf.expandDims(kv_c_normed, 0), W_UV), [1, 0, 2])); // [S,N,V]
-    }
+    const mm = this.layer.batched;
+    if (probe.wants('v')) probe.tap('v', tf.transpose(matmul(tf.expandDims(kv_c_normed, 0) as tf.Tensor3D, W_UV, false, mm), [1, 0, 2])); // [T,N,V]
 
-    const ql_nope = probe.tap('ql_nope', tf.transpose(tf.matMul(tf.transpose(q_nope, [1, 0, 2]), W_UK_T), [1, 0, 2])); // [T,N,L]
+    const ql_nope = probe.tap('ql_nope', tf.transpose(matmul(tf.transpose(q_nope, [1, 0, 2]) as tf.Tensor3D, W_UK_T, false, mm), [1, 0, 2])); // [T,N,L]
     const mqa_q = probe.tap('mqa_q', tf.concat([ql_nope, q_pe], -1)); // [T,N,L+R]
+    // Queries of all heads packed as rows against the one KV head: [T·N, C]·[S, C]ᵀ.
+    const logits = tf.reshape(tf.mul(matmul(tf.reshape(mqa_q, [T * N, C]) as tf.Tensor2D, latent, true, mm), scale), [1, T * N, S]) as tf.Tensor3D; // [1,T·N,S]
+    const keyIdx = Array.from({ length: S }, (_, s) => s);
+    const bias = tf.expandDims(causalBias(queryIndices(piece), keyIdx), 1); // [T,1,S]: bottom-right causal
+    const masked = tf.reshape(tf.add(tf.reshape(logits, [T, N, S]), bias), [1, T * N, S]) as tf.Tensor3D; // [1,T·N,S]
+    const values = tf.expandDims(tf.slice(latent, [0, 0], [S, L]), 0) as tf.Tensor3D; // [1,S,L]: V = the latent itself
 
-    // Queries of all heads packed as rows against the one KV head, the latent cache: [T·N, C]·[S, C]ᵀ.
-    const logits2d = tf.mul(tf.matMul(tf.reshape(mqa_q, [T * N, C]), kv_cache, false, true), scale); // [T·N,S]
-    const logits = probe.tap('logits', tf.reshape(logits2d, [T, N, S]), 't h s'); // [T,N,S]
-    const mask = tf.expandDims(causalMask(input.positions, input.positions), 1); // [T,1,S]
-    const { probs, lse } = maskedSoftmax(logits, mask); // [T,N,S], [T,N]
-    probe.tap('attn_probs', probs, 't h s');
-    probe.tap('lse', reportedLse(lse, this.faults), 't h'); // [T,N] (Triton MLA layout)
-    const attn_out_latent = probe.tap('attn_out_latent', tf.reshape(tf.matMul(tf.reshape(probs, [T * N, S]), kv_c_normed), [T, N, L])); // [T,N,L]
-    const heads = tf.matMul(tf.transpose(attn_out_latent, [1, 0, 2]), W_UV); // [N,T,V] (_v_up_proj bmm)
+    const ranges = splitRanges(S, this.kernels.kvSplits);
+    const parts = ranges.map(([a, b]) => attend(tf.slice(masked, [0, 0, a], [1, T * N, b - a]) as tf.Tensor3D, tf.slice(values, [0, a, 0], [1, b - a, L]) as tf.Tensor3D, mm, true));
+    const splitLse = tf.stack(parts.map((p) => tf.reshape(p.lse, [T, N])), -1); // [T,N,splits]
+    let lse: tf.Tensor; // [1,T·N]
+    let o_lat: tf.Tensor; // [1,T·N,L]
+    if (parts.length === 1) {
+      [lse, o_lat] = [parts[0]!.lse, parts[0]!.out];
+    } else {
+      probe.tap('split_lse', splitLse, 't h k');
+      const all = tf.stack(parts.map((p) => p.lse), -1); // [1,T·N,splits]
+      // Triton stage 2: natural exp/log; the split-merge-base-2 fault combines with exp2/log2.
+      const base2 = this.faults.has('split-merge-base-2');
+      const m = tf.max(all, -1, true);
+      const w = base2 ? tf.pow(2, tf.sub(all, m)) : tf.exp(tf.sub(all, m)); // empty split: −inf → 0
+      const z = tf.sum(w, -1, true);
+      lse = tf.squeeze(tf.add(base2 ? tf.div(tf.log(z), Math.LN2) : tf.log(z), m), [-1]);
+      o_lat = tf.sum(tf.mul(tf.stack(parts.map((p) => p.out), -1), tf.expandDims(tf.div(w, z), 2)), -1);
+    }
+    const max = tf.max(tf.stack(parts.map((p) => p.max), -1), -1); // [1,T·N]
+    probe.tap('logits', tf.reshape(logits, [T, N, S]), 't h s'); // [T,N,S] (probe-only reshape)
+    if (parts.length === 1 && probe.wants('attn_probs')) { // with splits no kernel holds global probabilities
+      probe.tap('attn_probs', tf.reshape(tf.exp(tf.sub(masked, tf.expandDims(lse, -1))), [T, N, S]), 't h s');
+    }
+    const lseTN = probe.tap('lse', reportedLse(tf.reshape(lse, [T, N]), this.faults), 't h'); // [T,N] (Triton MLA layout)
+    if (probe.wants('lse')) probe.check('lse', 'lse_bounds', lseBoundViolations(lseTN, tf.reshape(max, [T, N]), tf.expandDims(causalKeyCounts(piece), 1)));
+    const attn_out_latent = probe.tap('attn_out_latent', tf.reshape(o_lat, [T, N, L])); // [T,N,L]
+    const heads = matmul(tf.transpose(attn_out_latent, [1, 0, 2]) as tf.Tensor3D, W_UV, false, mm); // [N,T,V] (_v_up_proj bmm)
     const attn_out_heads = probe.tap('attn_out_heads', tf.transpose(heads, [1, 0, 2])); // [T,N,V]
     const attn_out = probe.tap('attn_out', tf.reshape(attn_out_heads, [T, N * V]) as tf.Tensor2D); // [T,N·V]
     return oProj(this.layer, attn_out, probe); // [T,H]
@@ -90,5 +135,6 @@ export class MqaBackend implements MlaBackend<tf.Tensor> {
 
   dispose(): void {
     tf.dispose([this.absorbed.W_UK_T, this.absorbed.W_UV]);
+    this.cache.dispose();
   }
 }

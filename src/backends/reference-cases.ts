@@ -5,7 +5,7 @@ import { HostRecorder } from '../probes/recorder';
 import type { StageName } from '../probes/stages';
 import type { HeadSlice, WeightSource } from '../weights/layer';
 import { sliceRanges } from '../weights/layer';
-import type { LayerInput } from './backend';
+import type { KernelOptions, PieceInput } from './backend';
 import { ReferenceBackend } from './reference';
 import { linearStream } from './reference-math';
 
@@ -29,31 +29,48 @@ export function sliceHeadAxis(x: HostTensor, layout: string, h0: number, n: numb
 }
 
 /**
- * The float64 reference for several head slices at once: one pass over the smallest head range
- * covering them all, each case then a slice of it. Heads are independent up to o_proj, so the
- * slices equal separate passes exactly; o_proj_out, a sum over the case's heads, is recomputed.
+ * The float64 reference for several head slices at once: one pass over the schedule for the
+ * smallest head range covering them all, each case then a slice of it. Heads are independent up
+ * to o_proj, so the slices equal separate passes exactly; o_proj_out, a sum over the case's heads,
+ * is recomputed, and head-summed invariant counts are kept only for the whole range.
  */
 export async function referenceCases(
-  source: WeightSource, cases: HeadSlice[], input: LayerInput, retain: ReadonlySet<StageName>,
+  source: WeightSource, cases: HeadSlice[], pieces: readonly PieceInput[], kernels: KernelOptions, retain: ReadonlySet<StageName>,
 ): Promise<Recording[]> {
   const start = Math.min(...cases.map((c) => c.start));
   const end = Math.max(...cases.map((c) => c.start + c.count));
   const union = new HostRecorder();
-  await new ReferenceBackend(source, { start, count: end - start }).forward(input, union);
+  const ref = new ReferenceBackend(source, { start, count: end - start }, kernels);
+  for (const piece of pieces) {
+    if (piece.kind === 'cached') {
+      await ref.fill(piece);
+      continue;
+    }
+    union.at(piece);
+    await ref.step(piece, union);
+  }
   const V = source.config.v_head_dim;
-  const T = input.positions.length;
   return cases.map((c) => {
     const rec = new HostRecorder({ retain });
     const whole = c.start === start && c.count === end - start;
-    union.forEachTap((stage, x, layout) => {
-      if (whole) rec.tap(stage, x, layout);
-      else if (stage !== 'o_proj_out') rec.tap(stage, sliceHeadAxis(x, layout, c.start - start, c.count, V), layout);
+    for (const p of union.pieceScalars()) {
+      rec.at(p);
+      for (const [name, value] of Object.entries(p.scalars)) rec.scalar(name as never, value);
+    }
+    union.forEachTap((t) => {
+      if (!whole && t.stage === 'o_proj_out') return;
+      rec.at(t);
+      rec.tap(t.stage, whole ? t.x : sliceHeadAxis(t.x, t.layout, c.start - start, c.count, V), t.layout, t.chunk);
+      if (whole) for (const k of t.checks) rec.check(t.stage, k.name, k.violations, t.chunk);
     });
-    for (const [name, value] of union.scalarEntries()) rec.scalar(name, value);
     if (!whole) {
-      const attn_out = rec.get('attn_out')!; // [T, count·V]
-      const { rows, cols } = sliceRanges(source.config, 'o_proj', c);
-      rec.tap('o_proj_out', { shape: [T, rows[1] - rows[0]], data: linearStream(source, 'o_proj', rows, cols, attn_out.data as Float64Array, T) }); // [T,H]
+      for (const p of union.pieceScalars()) {
+        rec.at(p);
+        const attn_out = rec.get(p, 'attn_out')!; // [T, count·V]
+        const T = attn_out.shape[0]!;
+        const { rows, cols } = sliceRanges(source.config, 'o_proj', c);
+        rec.tap('o_proj_out', { shape: [T, rows[1] - rows[0]], data: linearStream(source, 'o_proj', rows, cols, attn_out.data as Float64Array, T) }); // [T,H]
+      }
     }
     return rec.finish('reference');
   });

@@ -5,12 +5,12 @@ import { latentWidth, qkHeadDim, softmaxScale } from '../model/config';
 import type { RopeStyle, RopeTables } from '../model/rope';
 import { ropeTables } from '../model/rope';
 import type { TensorProbe } from '../probes/probe';
-import type { LayerInput } from './backend';
+import type { PieceInput } from './backend';
 import type { DeviceLayer, DeviceLinear } from './layer';
 
 /**
- * Pure tfjs helpers shared by the mha and mqa paths: the common pre-attention, o_proj, and the
- * causal softmax. Nothing here knows which path calls it; faults arrive as data.
+ * Pure tfjs helpers shared by the device paths (mha, mqa, cold): the common pre-attention, o_proj,
+ * masks, per-piece scalars. Nothing here knows which path calls it; faults arrive as data.
  */
 
 /** x·Wᵀ for a PyTorch-style Linear (no bias), whatever the device layout and product form. */
@@ -68,8 +68,8 @@ export interface PreAttention {
   q_pe: tf.Tensor3D; // [T,N,R]
   kv_c_normed: tf.Tensor2D; // [T,L]
   k_pe: tf.Tensor2D; // [T,R]
-  /** The step's latent cache rows [kv_c_normed | k_pe]: K (and, first L columns, V) of the MQA head. */
-  kv_cache: tf.Tensor2D; // [S,L+R]
+  /** The piece's latent cache rows [kv_c_normed | k_pe], to be written before attention. */
+  rows: tf.Tensor2D; // [T,L+R]
 }
 
 /** Runs a path's step inside tf.tidy and brings o_proj_out [T,H] to the host. */
@@ -85,28 +85,35 @@ export function pathScale(c: MlaConfig, faults: FaultSet): number {
   return faults.has('softmax-scale-latent') ? latentWidth(c) ** -0.5 : softmaxScale(c);
 }
 
-/** The facts a no-context step records: every one of its T tokens goes through `path`. */
-export function stepScalars(probe: TensorProbe, path: 'mha' | 'mqa', T: number, scale: number, faults: FaultSet): void {
+/** The facts every path records about a piece. */
+export function pieceScalars(probe: TensorProbe, piece: PieceInput, scale: number, faults: FaultSet): void {
   probe.scalar('softmax_scale', scale);
-  probe.scalar('has_context', false);
+  probe.scalar('has_context', piece.start > 0);
   probe.scalar('causal', true);
-  probe.scalar('num_tokens', T);
-  probe.scalar('num_context_tokens', 0);
-  probe.scalar('num_mha_tokens', path === 'mha' ? T : 0);
-  probe.scalar('num_mqa_tokens', path === 'mqa' ? T : 0);
+  probe.scalar('num_tokens', piece.positions.length);
+  probe.scalar('num_context_tokens', piece.start);
+  probe.scalar('route', piece.route);
   probe.scalar('lse_base', faults.has('lse-base-2') ? 2 : 'e');
 }
 
-/** The LSE as the path reports it: natural log, or base 2 under the `lse-base-2` fault. */
-export function reportedLse(lse: tf.Tensor, faults: FaultSet): tf.Tensor {
+/** The LSE as a kernel reports it: natural log, or base 2 under the `lse-base-2` fault. */
+export function reportedLse<T extends tf.Tensor>(lse: T, faults: FaultSet): T {
   return faults.has('lse-base-2') ? tf.div(lse, Math.LN2) : lse;
+}
+
+/** Cache index of each query token of a piece (its RoPE position may be offset). */
+export const queryIndices = (piece: Pick<PieceInput, 'start' | 'positions'>): number[] => piece.positions.map((_, t) => piece.start + t);
+
+/** Keys each query row sees under the causal mask: index + 1, [T]. */
+export function causalKeyCounts(piece: Pick<PieceInput, 'start' | 'positions'>): tf.Tensor1D {
+  return tf.tensor1d(queryIndices(piece).map((i) => i + 1), 'float32');
 }
 
 /**
  * vLLM MultiHeadLatentAttentionWrapper.forward up to mla_attn (mla-math.md §3.1), with a probe at
  * every stage of §6.0, from the step's token embeddings (before input_layernorm).
  */
-export function preAttention(layer: DeviceLayer, input: LayerInput, probe: TensorProbe, faults: FaultSet): PreAttention {
+export function preAttention(layer: DeviceLayer, input: Pick<PieceInput, 'positions' | 'embeddings'>, probe: TensorProbe, faults: FaultSet): PreAttention {
   const c: MlaConfig = layer.config;
   const T = input.positions.length;
   const embeddings = tf.tensor2d(input.embeddings, [T, c.hidden_size]); // [T,H]
@@ -131,30 +138,19 @@ export function preAttention(layer: DeviceLayer, input: LayerInput, probe: Tenso
   const q_pe = probe.tap('q_pe', applyRope(q_pe_raw, rope, style)); // [T,N,R]
   const k_pe = probe.tap('k_pe', applyRope(k_pe_raw, rope, style)); // [T,R]
   probe.tap('q', tf.concat([q_nope, q_pe], -1)); // [T,N,D]
-  // concat_and_cache_mla: the step's latent rows are in the cache before attention runs.
-  const kv_cache = probe.tap('kv_cache', tf.concat([kv_c_normed, k_pe], -1)); // [S,L+R]
-  return { q_nope, q_pe, kv_c_normed, k_pe, kv_cache };
-}
-
-/** Boolean [T, S] mask, true where key position ≤ query position (causal). */
-export function causalMask(queryPos: readonly number[], keyPos: readonly number[]): tf.Tensor2D {
-  const T = queryPos.length;
-  const S = keyPos.length;
-  const m = new Uint8Array(T * S);
-  for (let t = 0; t < T; t++) for (let s = 0; s < S; s++) m[t * S + s] = keyPos[s]! <= queryPos[t]! ? 1 : 0;
-  return tf.tensor2d(m, [T, S], 'bool');
+  return { q_nope, q_pe, kv_c_normed, k_pe, rows: tf.concat([kv_c_normed, k_pe], -1) }; // rows [T,L+R]
 }
 
 /**
- * Masked softmax over the last axis of `logits` and its natural-log LSE. `mask` broadcasts
- * against `logits`; every row keeps at least its own position, so no row is empty.
+ * Additive causal mask [T, S]: 0 where key index ≤ query index, −∞ elsewhere. Added to logits it
+ * broadcasts over heads without materializing a [N,T,S] boolean mask.
  */
-export function maskedSoftmax<T extends tf.Tensor>(logits: T, mask: tf.Tensor): { probs: T; lse: tf.Tensor } {
-  const masked = tf.where(tf.broadcastTo(mask, logits.shape), logits, tf.fill(logits.shape, -Infinity));
-  const m = tf.max(masked, -1, true);
-  const e = tf.exp(tf.sub(masked, m));
-  const z = tf.sum(e, -1, true);
-  return { probs: tf.div(e, z) as T, lse: tf.squeeze(tf.add(tf.log(z), m), [-1]) };
+export function causalBias(queryIdx: readonly number[], keyIdx: readonly number[]): tf.Tensor2D {
+  const T = queryIdx.length;
+  const S = keyIdx.length;
+  const m = new Float32Array(T * S);
+  for (let t = 0; t < T; t++) for (let s = 0; s < S; s++) m[t * S + s] = keyIdx[s]! <= queryIdx[t]! ? 0 : -Infinity;
+  return tf.tensor2d(m, [T, S]);
 }
 
 /** o_proj(attn_out), probed; under a head slice this is the rank's partial sum. */

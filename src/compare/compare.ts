@@ -1,7 +1,10 @@
-import type { PathName, ScalarName, ScalarValue, StageName } from '../probes/stages';
-import { STAGE_NAMES, STAGES } from '../probes/stages';
+import type { CheckName } from '../probes/probe';
+import { recordKey } from '../probes/recorder';
+import type { Scope } from '../probes/recorder';
+import type { PathName, ScalarName, ScalarValue } from '../probes/stages';
+import { STAGES, stageOrder } from '../probes/stages';
+import type { PairDiff, Where } from '../run/diff';
 import type { CaseTrace } from '../run/trace';
-import type { PairDiff } from '../run/diff';
 import type { Culprit } from '../scenario/scenario';
 import type { ToleranceSpec } from './tolerance';
 import { toleranceFor } from './tolerance';
@@ -10,8 +13,8 @@ import { toleranceFor } from './tolerance';
  * Compare: a pure function of a recorded case and tolerances. No tfjs, no I/O; it can re-judge a
  * saved trace with new tolerances without re-running anything.
  */
-export type Verdict = 'ok' | 'out-of-tolerance' | 'nan-introduced' | 'shape-mismatch';
-const SEVERITY: Record<Verdict, number> = { ok: 0, 'out-of-tolerance': 1, 'nan-introduced': 2, 'shape-mismatch': 3 };
+export type Verdict = 'ok' | 'out-of-tolerance' | 'invariant-violated' | 'nan-introduced' | 'shape-mismatch';
+const SEVERITY: Record<Verdict, number> = { ok: 0, 'out-of-tolerance': 1, 'invariant-violated': 2, 'nan-introduced': 3, 'shape-mismatch': 4 };
 
 export interface PairVerdict {
   a: PathName;
@@ -21,25 +24,31 @@ export interface PairVerdict {
   normRatio: number | null;
 }
 
-export interface StageVerdict {
-  stage: StageName;
+export interface CheckResult {
+  path: PathName;
+  name: CheckName;
+  violations: number;
+}
+
+/** One record (piece, stage, chunk) judged over every pair of paths that have it. */
+export interface StageVerdict extends Where {
   verdict: Verdict;
   tolerance: number;
   pairs: PairVerdict[];
-  /** Which path is wrong, when the stage diverges. */
+  checks: CheckResult[];
+  /** Which path is wrong, when the record diverges. */
   culprit: Culprit | null;
 }
 
-export interface Divergence {
-  stage: StageName;
+export interface Divergence extends Where {
   verdict: Verdict;
   culprit: Culprit;
-  /** The engine-pair (or one-sided vs reference) measure that failed. */
+  /** The engine-pair measure (or the failing pair's) at the divergence. */
   relErr: number | null;
   normRatio: number | null;
 }
 
-export interface ScalarMismatch {
+export interface ScalarMismatch extends Scope {
   name: ScalarName;
   values: Partial<Record<PathName, ScalarValue>>;
 }
@@ -47,42 +56,49 @@ export interface ScalarMismatch {
 export interface CaseComparison {
   verdict: 'agree' | 'diverge';
   firstDivergence: Divergence | null;
+  /** Every record of every piece, in schedule and pipeline order. */
   stages: StageVerdict[];
-  /** Largest mha↔mqa relative error over the stages both paths have. */
-  worstEngine: { stage: StageName; relErr: number } | null;
+  /** Largest mha↔mqa relative error over activation records. */
+  worstEngine: (Where & { relErr: number }) | null;
   scalarMismatches: ScalarMismatch[];
 }
 
-/** Any NaN/Inf on either side is a finding: no stage of either path should produce one. */
+/** NaN on either side is a finding; an unmatched infinity makes relErr Infinity. */
 export function pairVerdict(d: PairDiff, tolerance: number): Verdict {
   if (!d.shapeMatch) return 'shape-mismatch';
-  if (d.nonFinite[0] > 0 || d.nonFinite[1] > 0) return 'nan-introduced';
+  if (d.nan[0] > 0 || d.nan[1] > 0) return 'nan-introduced';
   return d.relErr !== null && d.relErr > tolerance ? 'out-of-tolerance' : 'ok';
 }
 
-const find = (pairs: PairVerdict[], a: PathName, b: PathName) => pairs.find((p) => p.a === a && p.b === b);
+const ENGINES: PathName[] = ['mha', 'mqa', 'cold'];
+const find = (pairs: PairVerdict[], a: PathName, b: PathName) => pairs.find((p) => (p.a === a && p.b === b) || (p.a === b && p.b === a));
+const named = (set: PathName[]): Culprit => (set.includes('mha') && set.includes('mqa') ? 'both' : (set[0] as Culprit));
 
-/** Who is wrong at a divergent stage: triangulate the two engine paths against the reference. */
-export function culpritOf(pairs: PairVerdict[], diffs: PairDiff[]): Culprit {
-  const engine = find(pairs, 'mha', 'mqa');
-  const vsRef = (p: PathName) => find(pairs, p, 'reference');
-  if (!engine) {
-    const side = pairs.find((p) => p.verdict !== 'ok');
-    return side && side.a !== 'reference' ? (side.a as Culprit) : 'unknown';
+/**
+ * Who is wrong at a divergent record: the paths that break an invariant; else those that disagree
+ * with the float64 reference; else the odd one out of three fp32 paths; else the side with NaN.
+ */
+export function culpritOf(pairs: PairVerdict[], checks: CheckResult[], diffs: PairDiff[]): Culprit {
+  const violating = [...new Set(checks.filter((c) => c.violations > 0).map((c) => c.path))].filter((p) => p !== 'reference');
+  if (violating.length) return named(violating);
+  const present = ENGINES.filter((p) => pairs.some((x) => x.a === p || x.b === p));
+  const vsRef = present.map((p) => [p, find(pairs, p, 'reference')] as const).filter(([, v]) => v);
+  if (vsRef.length) {
+    const bad = vsRef.filter(([, v]) => v!.verdict !== 'ok').map(([p]) => p);
+    const engines = bad.filter((p) => p !== 'cold');
+    if (!bad.length) return 'unknown';
+    if (engines.length === 2) return find(pairs, 'mha', 'mqa')?.verdict === 'ok' ? 'shared' : 'both';
+    return engines.length ? (engines[0] as Culprit) : 'cold';
   }
-  const [rMha, rMqa] = [vsRef('mha'), vsRef('mqa')];
-  if (rMha && rMqa) {
-    const mhaBad = rMha.verdict !== 'ok';
-    const mqaBad = rMqa.verdict !== 'ok';
-    if (engine.verdict === 'ok') return mhaBad && mqaBad ? 'shared' : 'unknown';
-    if (mhaBad !== mqaBad) return mhaBad ? 'mha' : 'mqa';
-    return mhaBad ? 'both' : 'unknown';
+  if (present.length === 3) {
+    const odd = present.filter((p) => present.filter((q) => q !== p).every((q) => find(pairs, p, q)?.verdict !== 'ok'));
+    const rest = (p: PathName) => present.filter((q) => q !== p);
+    const others = (p: PathName) => find(pairs, rest(p)[0]!, rest(p)[1]!)?.verdict === 'ok';
+    const single = odd.filter(others);
+    if (single.length === 1) return single[0] as Culprit;
   }
   const d = diffs.find((x) => x.a === 'mha' && x.b === 'mqa');
-  if (engine.verdict === 'nan-introduced' && d) {
-    const [inMha, inMqa] = [d.nonFinite[0] > 0, d.nonFinite[1] > 0];
-    return inMha && inMqa ? 'both' : inMha ? 'mha' : 'mqa';
-  }
+  if (d && (d.nan[0] > 0 || d.nan[1] > 0)) return d.nan[0] > 0 && d.nan[1] > 0 ? 'both' : d.nan[0] > 0 ? 'mha' : 'mqa';
   return 'unknown';
 }
 
@@ -90,37 +106,70 @@ const SCALARS_COMPARED: ScalarName[] = ['softmax_scale', 'lse_base', 'rope_style
 
 function scalarMismatches(trace: CaseTrace): ScalarMismatch[] {
   const out: ScalarMismatch[] = [];
-  for (const name of SCALARS_COMPARED) {
-    const values: ScalarMismatch['values'] = {};
-    for (const [p, t] of Object.entries(trace.paths)) if (t && t.scalars[name] !== undefined) values[p as PathName] = t.scalars[name];
-    const vs = Object.values(values);
-    const same = (x: ScalarValue, y: ScalarValue) =>
-      typeof x === 'number' && typeof y === 'number' ? Math.abs(x - y) <= 1e-12 * Math.max(Math.abs(x), Math.abs(y)) : x === y;
-    if (vs.some((v) => !same(v, vs[0]!))) out.push({ name, values });
+  const same = (x: ScalarValue, y: ScalarValue) =>
+    typeof x === 'number' && typeof y === 'number' ? Math.abs(x - y) <= 1e-12 * Math.max(Math.abs(x), Math.abs(y)) : x === y;
+  for (const piece of trace.pieces.filter((p) => p.kind !== 'cached')) {
+    for (const name of SCALARS_COMPARED) {
+      const values: ScalarMismatch['values'] = {};
+      for (const [p, t] of Object.entries(trace.paths)) {
+        const v = t?.pieces.find((x) => x.step === piece.step && x.request === piece.request)?.scalars[name];
+        if (v !== undefined) values[p as PathName] = v;
+      }
+      const vs = Object.values(values);
+      if (vs.some((v) => !same(v, vs[0]!))) out.push({ step: piece.step, request: piece.request, name, values });
+    }
   }
   return out;
 }
 
+interface RecordFacts {
+  where: Where;
+  checks: CheckResult[];
+  /** Engine paths whose values hold NaN here: a finding even where nothing compares them. */
+  nan: PathName[];
+}
+
+/** Every record any path made, in schedule then pipeline order, with its checks and NaNs. */
+function records(trace: CaseTrace): RecordFacts[] {
+  const byKey = new Map<string, RecordFacts>();
+  for (const [path, t] of Object.entries(trace.paths)) {
+    for (const r of t!.stages) {
+      const key = recordKey(r);
+      const entry = byKey.get(key) ?? { where: { step: r.step, request: r.request, stage: r.stage, ...(r.chunk === undefined ? {} : { chunk: r.chunk }) }, checks: [], nan: [] };
+      for (const c of r.checks ?? []) entry.checks.push({ path: path as PathName, ...c });
+      if (r.stats.nanCount > 0 && path !== 'reference') entry.nan.push(path as PathName);
+      byKey.set(key, entry);
+    }
+  }
+  const rank = (w: Where) => trace.pieces.findIndex((p) => p.step === w.step && p.request === w.request);
+  return [...byKey.values()].sort((x, y) => rank(x.where) - rank(y.where) || stageOrder(x.where.stage, x.where.chunk) - stageOrder(y.where.stage, y.where.chunk));
+}
+
 export function compareCase(trace: CaseTrace, tolerances: ToleranceSpec): CaseComparison {
+  const diffsByKey = new Map<string, PairDiff[]>();
+  for (const d of trace.diffs) diffsByKey.set(recordKey(d), [...(diffsByKey.get(recordKey(d)) ?? []), d]);
   const stages: StageVerdict[] = [];
   let worstEngine: CaseComparison['worstEngine'] = null;
-  for (const stage of STAGE_NAMES) {
-    const diffs = trace.diffs.filter((d) => d.stage === stage);
-    if (!diffs.length) continue;
-    const tolerance = toleranceFor(stage, tolerances);
+  for (const { where, checks, nan } of records(trace)) {
+    const diffs = diffsByKey.get(recordKey(where)) ?? [];
+    const tolerance = toleranceFor(where.stage, tolerances);
     const pairs = diffs.map((d) => ({ a: d.a, b: d.b, verdict: pairVerdict(d, tolerance), relErr: d.relErr, normRatio: d.normRatio }));
-    const verdict = pairs.reduce<Verdict>((w, p) => (SEVERITY[p.verdict] > SEVERITY[w] ? p.verdict : w), 'ok');
-    stages.push({ stage, verdict, tolerance, pairs, culprit: verdict === 'ok' ? null : culpritOf(pairs, diffs) });
+    let verdict = pairs.reduce<Verdict>((w, p) => (SEVERITY[p.verdict] > SEVERITY[w] ? p.verdict : w), 'ok');
+    if (checks.some((c) => c.violations > 0 && c.path !== 'reference') && SEVERITY[verdict] < SEVERITY['invariant-violated']) verdict = 'invariant-violated';
+    if (nan.length) verdict = SEVERITY[verdict] > SEVERITY['nan-introduced'] ? verdict : 'nan-introduced';
+    const culprit = verdict === 'ok' ? null : nan.length && !pairs.some((p) => p.verdict === 'nan-introduced') ? named(nan) : culpritOf(pairs, checks, diffs);
+    stages.push({ ...where, verdict, tolerance, pairs, checks, culprit });
     const e = find(pairs, 'mha', 'mqa');
-    if (e?.relErr != null && STAGES[stage].kind === 'activation' && (!worstEngine || e.relErr > worstEngine.relErr)) {
-      worstEngine = { stage, relErr: e.relErr };
+    if (e?.relErr != null && Number.isFinite(e.relErr) && STAGES[where.stage].kind === 'activation' && (!worstEngine || e.relErr > worstEngine.relErr)) {
+      worstEngine = { ...where, relErr: e.relErr };
     }
   }
   const first = stages.find((s) => s.verdict !== 'ok');
   let firstDivergence: Divergence | null = null;
   if (first) {
-    const measure = find(first.pairs, 'mha', 'mqa') ?? first.pairs.find((p) => p.verdict !== 'ok')!;
-    firstDivergence = { stage: first.stage, verdict: first.verdict, culprit: first.culprit ?? 'unknown', relErr: measure.relErr, normRatio: measure.normRatio };
+    const measure = find(first.pairs, 'mha', 'mqa') ?? first.pairs.find((p) => p.verdict !== 'ok') ?? first.pairs[0];
+    const { verdict, culprit, pairs: _p, checks: _c, tolerance: _t, ...where } = first;
+    firstDivergence = { ...where, verdict, culprit: culprit ?? 'unknown', relErr: measure?.relErr ?? null, normRatio: measure?.normRatio ?? null };
   }
   return { verdict: first ? 'diverge' : 'agree', firstDivergence, stages, worstEngine, scalarMismatches: scalarMismatches(trace) };
 }

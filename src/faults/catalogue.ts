@@ -5,7 +5,9 @@ import type { StageName } from '../probes/stages';
  * real MLA bug (../shared/reference/gguf-and-bugs.md, Part B). Each names the stage where it enters,
  * which is where mla-diff must report the first divergence.
  */
-export type FaultName = 'softmax-scale-latent' | 'rope-neox' | 'kv-norm-skipped' | 'lse-base-2';
+export type FaultName =
+  | 'softmax-scale-latent' | 'rope-neox' | 'kv-norm-skipped' | 'lse-base-2'
+  | 'merge-inf-unhandled' | 'lse-layout-transposed' | 'split-merge-base-2';
 export type FaultPath = 'mha' | 'mqa';
 
 export interface FaultDef {
@@ -32,8 +34,23 @@ export const FAULTS: Record<FaultName, FaultDef> = {
   },
   'lse-base-2': {
     enters: 'lse',
-    summary: 'log-sum-exp returned in base 2 where natural log is expected',
+    summary: 'the attention kernels return their log-sum-exp in base 2; with context the natural-log merge_attn_states consumes it',
     bug: 'vllm-project/vllm#52796, sgl-project/sglang#40903 (base-2 LSE fed to a natural-log merge)',
+  },
+  'merge-inf-unhandled': {
+    enters: 'context_output',
+    summary: 'merge_attn_states takes an empty chunk\'s +inf LSE (FA2) as is instead of mapping it to −inf',
+    bug: 'vllm-project/vllm#15492 (FA2 +inf vs FA3 −inf LSE for empty context in MLA chunked prefill)',
+  },
+  'lse-layout-transposed': {
+    enters: 'context_lse',
+    summary: 'a context-chunk kernel returns its LSE as [tokens, heads] and the merge reads it as [heads, tokens]',
+    bug: 'vllm-project/vllm#57012 (ROCm flash_attn LSE layout not transposed)',
+  },
+  'split-merge-base-2': {
+    enters: 'lse',
+    summary: 'the split-KV combine uses exp2/log2 on natural-log split LSEs',
+    bug: 'sgl-project/sglang#33064 (FlashMLA natural-log LSE combined as base 2 in DCP)',
   },
 };
 

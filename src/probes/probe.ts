@@ -10,16 +10,24 @@ export interface HostTensor {
   data: Float64Array | Float32Array;
 }
 
+/** Invariants a path checks on its own values, counted per stage. */
+export type CheckName = 'lse_bounds';
+
 /**
  * An identity tap at a named stage: `x = probe.tap('q_nope', x)`. With no recorder attached it
  * returns `x` untouched and costs one call. `wants` guards probe-only work (derived checks,
- * materialized logits) so that it, too, costs nothing when nothing records.
+ * materialized logits, invariant checks) so that it, too, costs nothing when nothing records.
  */
 export interface Probe<T> {
   readonly enabled: boolean;
   wants(stage: StageName): boolean;
-  /** `layout` names the axes of `x` when they differ from the stage's canonical layout. */
-  tap<X extends T>(stage: StageName, x: X, layout?: string): X;
+  /**
+   * `layout` names the axes of `x` when they differ from the stage's canonical layout; `chunk`
+   * indexes the context chunk of chunked stages.
+   */
+  tap<X extends T>(stage: StageName, x: X, layout?: string, chunk?: number): X;
+  /** Rows of `stage` that break an invariant (`violations`: a count, scalar tensor or number). */
+  check(stage: StageName, name: CheckName, violations: T | number, chunk?: number): void;
   scalar(name: ScalarName, value: ScalarValue): void;
 }
 
@@ -30,6 +38,7 @@ const nullProbe = {
   enabled: false,
   wants: () => false,
   tap: <X>(_stage: StageName, x: X) => x,
+  check: () => {},
   scalar: () => {},
 };
 

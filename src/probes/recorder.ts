@@ -1,21 +1,35 @@
 import type * as tfc from '@tensorflow/tfjs-core';
-import type { HostTensor, Probe } from './probe';
+import type { CheckName, HostTensor, Probe } from './probe';
 import type { PathName, ScalarName, ScalarValue, StageName } from './stages';
-import { STAGE_NAMES, STAGES } from './stages';
+import { STAGES, stageOrder } from './stages';
 import type { TensorStats } from './stats';
 import { deviceStats, hostStats } from './stats';
 
-export interface StageRecord {
+/** Which piece of which engine step a record belongs to. */
+export interface Scope {
+  step: number;
+  request: string;
+}
+
+export interface StageRecord extends Scope {
   stage: StageName;
+  chunk?: number;
   stats: TensorStats;
+  /** Invariant checks on this stage, e.g. LSE bounds: rows that break it. */
+  checks?: { name: CheckName; violations: number }[];
+}
+
+export interface PieceTrace extends Scope {
+  scalars: Partial<Record<ScalarName, ScalarValue>>;
 }
 
 /** One path's trace: plain data, the unit of the versioned JSON. */
 export interface PathTrace {
   path: PathName;
   precision: 'float32' | 'float64';
+  /** In execution order: by piece, then pipeline order. */
   stages: StageRecord[];
-  scalars: Partial<Record<ScalarName, ScalarValue>>;
+  pieces: PieceTrace[];
 }
 
 /** Values kept past recording, for elementwise comparison with another path. */
@@ -35,37 +49,75 @@ export type HostView = (t: tfc.Tensor) => Float32Array | null;
 
 export interface Recording {
   trace: PathTrace;
-  captured: Map<StageName, Captured>;
+  /** By recordKey. */
+  captured: Map<string, Captured>;
+}
+
+export const recordKey = (r: Scope & { stage: StageName; chunk?: number }): string =>
+  `${r.step}/${r.request}/${r.stage}/${r.chunk ?? ''}`;
+
+interface Tap<T> extends Scope {
+  stage: StageName;
+  chunk?: number;
+  x: T;
+  layout: string;
+  checks: { name: CheckName; violations: T | number }[];
 }
 
 abstract class BaseRecorder<T> implements Probe<T> {
   readonly enabled = true;
-  protected readonly taps = new Map<StageName, { x: T; layout: string }>();
-  protected readonly scalars: PathTrace['scalars'] = {};
+  protected readonly taps = new Map<string, Tap<T>>();
+  protected readonly pieces: PieceTrace[] = [];
+  private current: PieceTrace = { step: 0, request: '', scalars: {} };
 
   constructor(protected readonly opts: RecorderOptions = {}) {}
+
+  /** Records from here on belong to this piece (the runner calls it before each piece). */
+  at(scope: Scope): void {
+    const found = this.pieces.find((p) => p.step === scope.step && p.request === scope.request);
+    this.current = found ?? { step: scope.step, request: scope.request, scalars: {} };
+    if (!found) this.pieces.push(this.current);
+  }
 
   wants(stage: StageName): boolean {
     return this.opts.filter ? this.opts.filter(stage) : true;
   }
 
-  tap<X extends T>(stage: StageName, x: X, layout: string = STAGES[stage].layout): X {
+  tap<X extends T>(stage: StageName, x: X, layout: string = STAGES[stage].layout, chunk?: number): X {
     if (!this.wants(stage)) return x;
-    if (this.taps.has(stage)) throw new Error(`stage ${stage} tapped twice in one path`);
-    this.taps.set(stage, { x: this.hold(x), layout });
+    const scope = { step: this.current.step, request: this.current.request };
+    const key = recordKey({ ...scope, stage, chunk });
+    if (this.taps.has(key)) throw new Error(`stage ${stage}${chunk === undefined ? '' : ` chunk ${chunk}`} tapped twice in piece ${key}`);
+    this.taps.set(key, { ...scope, stage, ...(chunk === undefined ? {} : { chunk }), x: this.hold(x), layout, checks: [] });
     return x;
   }
 
+  check(stage: StageName, name: CheckName, violations: T | number, chunk?: number): void {
+    const tap = this.taps.get(recordKey({ step: this.current.step, request: this.current.request, stage, chunk }));
+    if (!tap) throw new Error(`check ${name} on ${stage} before its tap`);
+    tap.checks.push({ name, violations: typeof violations === 'number' ? violations : this.hold(violations) });
+  }
+
   scalar(name: ScalarName, value: ScalarValue): void {
-    this.scalars[name] = value;
+    this.current.scalars[name] = value;
   }
 
-  protected ordered(): [StageName, { x: T; layout: string }][] {
-    return STAGE_NAMES.filter((s) => this.taps.has(s)).map((s) => [s, this.taps.get(s)!]);
+  protected ordered(): [string, Tap<T>][] {
+    const rank = (t: Tap<T>) => this.pieces.findIndex((p) => p.step === t.step && p.request === t.request);
+    return [...this.taps.entries()].sort(([, a], [, b]) => rank(a) - rank(b) || stageOrder(a.stage, a.chunk) - stageOrder(b.stage, b.chunk));
   }
 
-  protected abstract hold(x: T): T;
+  protected trace(path: PathName, precision: PathTrace['precision'], stages: StageRecord[]): PathTrace {
+    return { path, precision, stages, pieces: this.pieces.map((p) => ({ ...p, scalars: { ...p.scalars } })) };
+  }
+
+  protected abstract hold<X extends T>(x: X): X;
 }
+
+const record = (t: Tap<unknown>, stats: TensorStats, checks: { name: CheckName; violations: number }[]): StageRecord => ({
+  step: t.step, request: t.request, stage: t.stage, ...(t.chunk === undefined ? {} : { chunk: t.chunk }), stats,
+  ...(checks.length ? { checks } : {}),
+});
 
 /**
  * Records tfjs tensors. Stats come from a zero-copy host view where the backend keeps tensors in
@@ -77,60 +129,73 @@ export class TensorRecorder extends BaseRecorder<tfc.Tensor> {
     super(opts);
   }
 
-  protected hold(x: tfc.Tensor): tfc.Tensor {
-    return this.tf.keep(x.clone()); // shares the data buffer: no copy
+  /**
+   * A second handle on x's data, kept past tf.tidy: a same-shape reshape, which every backend
+   * answers by sharing the buffer (tf.clone copies it on wasm).
+   */
+  protected hold<X extends tfc.Tensor>(x: X): X {
+    return this.tf.keep(this.tf.reshape(x, x.shape)) as X;
   }
 
   async finish(path: PathName): Promise<Recording> {
-    const { tf } = this;
     const stages: StageRecord[] = [];
-    const captured = new Map<StageName, Captured>();
-    for (const [stage, { x, layout }] of this.ordered()) {
-      const v = this.view(x);
-      const stats = v ? hostStats(v, x.shape.slice(), 'float32', layout) : await deviceStats(tf, x, layout);
-      stages.push({ stage, stats });
-      if (this.opts.retain?.has(stage)) captured.set(stage, { where: 'device', tensor: x, layout });
-      else x.dispose();
+    const captured = new Map<string, Captured>();
+    for (const [key, t] of this.ordered()) {
+      const v = this.view(t.x);
+      const stats = v ? hostStats(v, t.x.shape.slice(), 'float32', t.layout) : await deviceStats(this.tf, t.x, t.layout);
+      const checks = [];
+      for (const c of t.checks) {
+        const n = typeof c.violations === 'number' ? c.violations : ((await c.violations.data())[0] as number);
+        if (typeof c.violations !== 'number') c.violations.dispose();
+        checks.push({ name: c.name, violations: n });
+      }
+      stages.push(record(t, stats, checks));
+      if (this.opts.retain?.has(t.stage)) captured.set(key, { where: 'device', tensor: t.x, layout: t.layout });
+      else t.x.dispose();
     }
     this.taps.clear();
-    return { trace: { path, precision: 'float32', stages, scalars: { ...this.scalars } }, captured };
+    return { trace: this.trace(path, 'float32', stages), captured };
   }
 
   /** Releases everything still held (after an error, say). */
   dispose(): void {
-    for (const { x } of this.taps.values()) x.dispose();
+    for (const t of this.taps.values()) {
+      t.x.dispose();
+      for (const c of t.checks) if (typeof c.violations !== 'number') c.violations.dispose();
+    }
     this.taps.clear();
   }
 }
 
 /** Records the float64 reference's host tensors; exact stats, values kept for `retain` stages. */
 export class HostRecorder extends BaseRecorder<HostTensor> {
-  protected hold(x: HostTensor): HostTensor {
+  protected hold<X extends HostTensor>(x: X): X {
     return x;
   }
 
   /** A tapped value before `finish` (the reference derives per-case records from one pass). */
-  get(stage: StageName): HostTensor | undefined {
-    return this.taps.get(stage)?.x;
+  get(scope: Scope, stage: StageName, chunk?: number): HostTensor | undefined {
+    return this.taps.get(recordKey({ ...scope, stage, chunk }))?.x;
   }
 
-  forEachTap(fn: (stage: StageName, x: HostTensor, layout: string) => void): void {
-    for (const [stage, { x, layout }] of this.ordered()) fn(stage, x, layout);
+  /** Every tap so far, in order, with its checks (numbers on the host). */
+  forEachTap(fn: (t: Scope & { stage: StageName; chunk?: number; x: HostTensor; layout: string; checks: { name: CheckName; violations: number }[] }) => void): void {
+    for (const [, t] of this.ordered()) fn({ ...t, checks: t.checks.map((c) => ({ name: c.name, violations: c.violations as number })) });
   }
 
-  scalarEntries(): [ScalarName, ScalarValue][] {
-    return Object.entries(this.scalars) as [ScalarName, ScalarValue][];
+  pieceScalars(): PieceTrace[] {
+    return this.pieces;
   }
 
   finish(path: PathName): Recording {
     const stages: StageRecord[] = [];
-    const captured = new Map<StageName, Captured>();
-    for (const [stage, { x, layout }] of this.ordered()) {
-      const stats = hostStats(x.data, x.shape, x.data instanceof Float32Array ? 'float32' : 'float64', layout);
-      stages.push({ stage, stats });
-      if (this.opts.retain?.has(stage)) captured.set(stage, { where: 'host', data: x.data, shape: x.shape, layout });
+    const captured = new Map<string, Captured>();
+    for (const [key, t] of this.ordered()) {
+      const stats = hostStats(t.x.data, t.x.shape, t.x.data instanceof Float32Array ? 'float32' : 'float64', t.layout);
+      stages.push(record(t, stats, t.checks.map((c) => ({ name: c.name, violations: c.violations as number }))));
+      if (this.opts.retain?.has(t.stage)) captured.set(key, { where: 'host', data: t.x.data, shape: t.x.shape, layout: t.layout });
     }
     this.taps.clear();
-    return { trace: { path, precision: 'float64', stages, scalars: { ...this.scalars } }, captured };
+    return { trace: this.trace(path, 'float64', stages), captured };
   }
 }

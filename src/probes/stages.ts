@@ -1,23 +1,29 @@
 /**
- * The stage ontology: every named intermediate of both MLA paths (mla-math.md §6), its canonical
- * layout, which paths produce it and how the paths are compared there.
+ * The stage ontology: every named intermediate of the MLA paths (mla-math.md §6), its canonical
+ * layout, which paths produce it and how they are compared there.
  *
  * Layouts are axis names separated by spaces. A path may tap a stage in its own layout (the MQA
  * LSE is [T, N] as Triton MLA returns it, the MHA LSE [N, T] as FlashAttention does); comparison
  * first permutes every side to the canonical layout. Axes: t query token, s key position,
  * h head, d hidden, q q_lora, c latent row (L+R), l kv_lora, r rope, p nope, e qk head dim (P+R),
- * v v head dim, pv per-head kv_b output (P+V), hv flattened heads·v.
+ * v v head dim, pv per-head kv_b output (P+V), hv flattened heads·v, k KV split.
+ *
+ * Paths: `mha` vLLM forward_mha (context through chunked workspace gathers and LSE merges), `mqa`
+ * vLLM forward_mqa (absorbed, over the paged latent cache, split-KV), `cold` Hugging Face eager in
+ * fp32 (expanded K/V cache, one softmax over every key), `reference` the same in float64.
  */
-export type PathName = 'mha' | 'mqa' | 'reference';
-export const PATH_NAMES: readonly PathName[] = ['mha', 'mqa', 'reference'];
+export type PathName = 'mha' | 'mqa' | 'cold' | 'reference';
+export const PATH_NAMES: readonly PathName[] = ['mha', 'mqa', 'cold', 'reference'];
+/** The fp32 paths that run on the tfjs device. */
+export type DevicePath = Exclude<PathName, 'reference'>;
 
 /**
- * How mha and mqa meet at a stage: `elementwise` same layout; `up-to-layout` after permuting to
- * the canonical layout; `one-sided` only one engine path has it (checked against the reference);
+ * How the paths meet at a stage: `elementwise` same layout; `up-to-layout` after permuting to the
+ * canonical layout; `one-sided` one engine path has it (judged against cold and the reference);
  * `derived` the MQA side is a probe-only product of its absorbed weights (k_nope ≡ kv_c_normed·W_UK_T[h]ᵀ).
  */
 export type Comparison = 'elementwise' | 'up-to-layout' | 'one-sided' | 'derived';
-export type StageGroup = 'pre-attention' | 'weights' | 'mha' | 'mqa' | 'attention' | 'post';
+export type StageGroup = 'pre-attention' | 'weights' | 'mha' | 'mqa' | 'attention' | 'context' | 'post';
 export type StageKind = 'activation' | 'weight';
 
 export interface StageDef {
@@ -27,16 +33,20 @@ export interface StageDef {
   kind: StageKind;
   paths: readonly PathName[];
   compare: Comparison;
+  /** Recorded once per context chunk. */
+  chunked?: true;
   doc: string;
 }
 
-const ALL: readonly PathName[] = ['mha', 'mqa', 'reference'];
-const MHA: readonly PathName[] = ['mha', 'reference'];
+const ALL: readonly PathName[] = ['mha', 'mqa', 'cold', 'reference'];
+const MHA: readonly PathName[] = ['mha', 'cold', 'reference'];
 const MQA: readonly PathName[] = ['mqa', 'reference'];
-const pre = (layout: string, shape: string, doc: string): StageDef =>
-  ({ layout, shape, group: 'pre-attention', kind: 'activation', paths: ALL, compare: 'elementwise', doc });
+const CTX: readonly PathName[] = ['mha', 'reference'];
+const def = (group: StageGroup, paths: readonly PathName[], compare: Comparison, layout: string, shape: string, doc: string, chunked?: true): StageDef =>
+  ({ layout, shape, group, kind: 'activation', paths, compare, doc, ...(chunked ? { chunked } : {}) });
+const pre = (layout: string, shape: string, doc: string) => def('pre-attention', ALL, 'elementwise', layout, shape, doc);
 
-/** In pipeline order: the first divergent stage is the first in this order. */
+/** In pipeline order within one piece of a step: the first divergent stage is the first in this order. */
 export const STAGES = {
   hidden_in: pre('t d', '[T,H]', 'attention input: input_layernorm(embeddings)'),
   q_c_raw: pre('t q', '[T,Lq]', 'q_a_proj(hidden_in)'),
@@ -51,37 +61,32 @@ export const STAGES = {
   q_pe: pre('t h r', '[T,N,R]', 'RoPE(q_pe_raw, positions)'),
   k_pe: pre('t r', '[T,R]', 'RoPE(k_pe_raw, positions), one head shared by all'),
   q: pre('t h e', '[T,N,D]', 'cat(q_nope, q_pe): the query handed to attention'),
-  kv_cache: pre('s c', '[S,L+R]', 'latent cache rows [kv_c_normed | k_pe], written before attention'),
+  kv_cache: pre('s c', '[S,L+R]', "the request's latent rows [kv_c_normed | k_pe] after this step's write, read back through its block table"),
   W_UK_T: { layout: 'h p l', shape: '[N,P,L]', group: 'weights', kind: 'weight', paths: MQA, compare: 'one-sided',
     doc: 'kv_b_proj.weight.T.view(L, N, P+V)[..., :P].permute(1, 2, 0) (process_weights_after_loading)' },
   W_UV: { layout: 'h l v', shape: '[N,L,V]', group: 'weights', kind: 'weight', paths: MQA, compare: 'one-sided',
     doc: 'kv_b_proj.weight.T.view(L, N, P+V)[..., P:].transpose(0, 1)' },
-  kv_nope: { layout: 't h pv', shape: '[T,N,P+V]', group: 'mha', kind: 'activation', paths: MHA, compare: 'one-sided',
-    doc: 'kv_b_proj(kv_c_normed).view(T, N, P+V)' },
-  k_nope: { layout: 't h p', shape: '[T,N,P]', group: 'mha', kind: 'activation', paths: ALL, compare: 'derived',
-    doc: 'kv_nope[..., :P]; MQA side: kv_c_normed·W_UK_T[h]ᵀ (probe-only)' },
-  v: { layout: 't h v', shape: '[T,N,V]', group: 'mha', kind: 'activation', paths: ALL, compare: 'derived',
-    doc: 'kv_nope[..., P:]; MQA side: kv_c_normed·W_UV[h] (probe-only)' },
-  k: { layout: 't h e', shape: '[T,N,D]', group: 'mha', kind: 'activation', paths: MHA, compare: 'one-sided',
-    doc: 'cat(k_nope, k_pe broadcast over heads)' },
-  ql_nope: { layout: 't h l', shape: '[T,N,L]', group: 'mqa', kind: 'activation', paths: MQA, compare: 'one-sided',
-    doc: 'bmm(q_nopeᵀ, W_UK_T)ᵀ: W_UK absorbed into the query' },
-  mqa_q: { layout: 't h c', shape: '[T,N,L+R]', group: 'mqa', kind: 'activation', paths: MQA, compare: 'one-sided',
-    doc: 'cat(ql_nope, q_pe): the 576-wide MQA query' },
-  logits: { layout: 'h t s', shape: '[N,T,S]', group: 'attention', kind: 'activation', paths: ALL, compare: 'up-to-layout',
-    doc: 'softmax_scale·q·kᵀ before the causal mask (probe-only)' },
-  attn_probs: { layout: 'h t s', shape: '[N,T,S]', group: 'attention', kind: 'activation', paths: ALL, compare: 'up-to-layout',
-    doc: 'causal softmax of the logits (probe-only)' },
-  lse: { layout: 'h t', shape: '[N,T]', group: 'attention', kind: 'activation', paths: ALL, compare: 'up-to-layout',
-    doc: 'log-sum-exp of the masked logits, natural log' },
-  attn_out_latent: { layout: 't h l', shape: '[T,N,L]', group: 'mqa', kind: 'activation', paths: MQA, compare: 'one-sided',
-    doc: 'Σ_s p·kv_c_normed[s]: attention output in latent space' },
-  attn_out_heads: { layout: 't h v', shape: '[T,N,V]', group: 'attention', kind: 'activation', paths: ALL, compare: 'elementwise',
-    doc: 'per-head attention output (MQA: attn_out_latent·W_UV[h])' },
-  attn_out: { layout: 't hv', shape: '[T,N·V]', group: 'post', kind: 'activation', paths: ALL, compare: 'elementwise',
-    doc: 'heads flattened: the mla_attn output' },
-  o_proj_out: { layout: 't d', shape: '[T,H]', group: 'post', kind: 'activation', paths: ALL, compare: 'elementwise',
-    doc: 'o_proj(attn_out) (a partial sum under tensor parallelism)' },
+  kv_nope: def('mha', MHA, 'one-sided', 't h pv', '[T,N,P+V]', "kv_b_proj(kv_c_normed).view(T, N, P+V) of the step's tokens"),
+  k_nope: def('mha', ALL, 'derived', 't h p', '[T,N,P]', 'kv_nope[..., :P]; MQA side: kv_c_normed·W_UK_T[h]ᵀ (probe-only)'),
+  v: def('mha', ALL, 'derived', 't h v', '[T,N,V]', 'kv_nope[..., P:]; MQA side: kv_c_normed·W_UV[h] (probe-only)'),
+  k: def('mha', MHA, 'one-sided', 't h e', '[T,N,D]', 'cat(k_nope, k_pe broadcast over heads)'),
+  ql_nope: def('mqa', MQA, 'one-sided', 't h l', '[T,N,L]', 'bmm(q_nopeᵀ, W_UK_T)ᵀ: W_UK absorbed into the query'),
+  mqa_q: def('mqa', MQA, 'one-sided', 't h c', '[T,N,L+R]', 'cat(ql_nope, q_pe): the 576-wide MQA query'),
+  logits: def('attention', ALL, 'up-to-layout', 'h t s', '[N,T,S]', 'softmax_scale·q·kᵀ over every key, before the causal mask (probe-only; MHA only without context)'),
+  attn_probs: def('attention', ALL, 'up-to-layout', 'h t s', '[N,T,S]', 'causal softmax of the logits (probe-only; MHA only without context)'),
+  suffix_output: def('context', CTX, 'one-sided', 't h v', '[T,N,V]', "with context: causal attention over the step's own tokens (forward_mha new tokens)"),
+  suffix_lse: def('context', CTX, 'one-sided', 'h t', '[N,T]', 'its LSE, natural log, FlashAttention layout'),
+  ctx_workspace: def('context', CTX, 'one-sided', 's c', '[C_i,L+R]', 'context chunk i gathered from the paged cache into the workspace', true),
+  chunk_output: def('context', CTX, 'one-sided', 't h v', '[T,N,V]', 'attention over chunk i, no mask (kv_b_proj of the workspace)', true),
+  chunk_lse: def('context', CTX, 'one-sided', 'h t', '[N,T]', 'its LSE (−inf, or +inf for FA2, on an empty chunk)', true),
+  context_output: def('context', CTX, 'one-sided', 't h v', '[T,N,V]', 'running merge_attn_states over chunks 0..i', true),
+  context_lse: def('context', CTX, 'one-sided', 'h t', '[N,T]', 'running merged LSE', true),
+  split_lse: def('mqa', MQA, 'one-sided', 't h k', '[T,N,splits]', 'Triton split-KV: the LSE of each key split before the split merge'),
+  lse: def('attention', ALL, 'up-to-layout', 'h t', '[N,T]', 'log-sum-exp over every key the query sees, natural log (merged over chunks or splits)'),
+  attn_out_latent: def('mqa', MQA, 'one-sided', 't h l', '[T,N,L]', 'Σ_s p·kv_c_normed[s]: attention output in latent space'),
+  attn_out_heads: def('attention', ALL, 'elementwise', 't h v', '[T,N,V]', 'per-head attention output (MHA: merged; MQA: attn_out_latent·W_UV[h])'),
+  attn_out: def('post', ALL, 'elementwise', 't hv', '[T,N·V]', 'heads flattened: the mla_attn output'),
+  o_proj_out: def('post', ALL, 'elementwise', 't d', '[T,H]', 'o_proj(attn_out) (a partial sum under tensor parallelism)'),
 } as const satisfies Record<string, StageDef>;
 
 export type StageName = keyof typeof STAGES;
@@ -95,8 +100,16 @@ export function stageIndex(s: StageName): number {
   return STAGE_NAMES.indexOf(s);
 }
 
-/** Per-step facts each path records beside its tensors. */
+const FIRST_CHUNKED = STAGE_NAMES.findIndex((s) => (STAGES[s] as StageDef).chunked);
+
+/** Order of (stage, chunk) within a piece: chunked stages run chunk by chunk inside their block. */
+export function stageOrder(stage: StageName, chunk?: number): number {
+  const i = stageIndex(stage);
+  return (STAGES[stage] as StageDef).chunked ? FIRST_CHUNKED + ((chunk ?? 0) * 16 + (i - FIRST_CHUNKED)) / 4096 : i;
+}
+
+/** Per-piece facts each path records beside its tensors. */
 export type ScalarName =
-  | 'softmax_scale' | 'has_context' | 'num_tokens' | 'num_context_tokens' | 'num_mha_tokens'
-  | 'num_mqa_tokens' | 'lse_base' | 'rope_style' | 'causal' | 'head_start' | 'head_count';
+  | 'softmax_scale' | 'has_context' | 'num_tokens' | 'num_context_tokens' | 'route' | 'context_chunks'
+  | 'kv_splits' | 'empty_lse' | 'lse_base' | 'rope_style' | 'causal';
 export type ScalarValue = number | string | boolean;

@@ -1,69 +1,81 @@
-import type { PathName } from '../probes/stages';
-import type { CaseResult, RunReport } from '../run/trace';
+import type { PathName, ScalarName } from '../probes/stages';
+import type { CaseResult, PieceInfo, RunReport } from '../run/trace';
 import { err, num } from './format';
 import type { Style } from './style';
-import { normTraceTable } from './table';
+import { normTraceTable, pathsOf, pieceLabel, pieceSummaryTable, samePiece } from './table';
 
-const PATHS: PathName[] = ['mha', 'mqa', 'reference'];
+/** Schedules longer than this show a summary line per piece and full tables only where it matters. */
+export const FULL_TABLES_UP_TO = 3;
 
-function scalarLine(c: CaseResult, s: Style): string {
-  const sc = (p: PathName) => c.trace.paths[p]?.scalars;
-  const present = PATHS.filter((p) => sc(p));
-  const mismatched = new Set(c.comparison.scalarMismatches.map((m) => m.name));
-  const show = (name: 'softmax_scale' | 'lse_base' | 'rope_style' | 'has_context', f: (v: unknown) => string = String) => {
-    const text = present.map((p) => `${p} ${f(sc(p)?.[name])}`).join(', ');
+function scalarLines(c: CaseResult, piece: PieceInfo, s: Style): string {
+  const paths = pathsOf(c);
+  const sc = (p: PathName) => c.trace.paths[p]?.pieces.find((x) => samePiece(x, piece))?.scalars;
+  const mismatched = new Set(c.comparison.scalarMismatches.filter((m) => samePiece(m, piece)).map((m) => m.name));
+  const show = (name: ScalarName, f: (v: unknown) => string = String) => {
+    const have = paths.filter((p) => sc(p)?.[name] !== undefined);
+    if (!have.length) return null;
+    const text = have.map((p) => `${p} ${f(sc(p)?.[name])}`).join(', ');
     return mismatched.has(name) ? s.bad(`${name}: ${text}  ✗ differ`) : `${name}: ${text}`;
   };
-  const D = c.trace.expectedSoftmaxScale;
-  const tokens = present.filter((p) => p !== 'reference').map((p) => `${p} ${sc(p)?.num_tokens ?? '?'}`).join(', ');
-  return [
-    `${show('softmax_scale', (v) => num(v as number))} (config: ${num(D)})`,
-    `${show('has_context')} · tokens: ${tokens} · ${show('lse_base')} · ${show('rope_style')}`,
-  ].join('\n');
+  const line1 = `${show('softmax_scale', (v) => num(v as number))} (config: ${num(c.trace.expectedSoftmaxScale)})`;
+  const rest = [show('has_context'), show('lse_base'), show('rope_style'), show('kv_splits'), show('empty_lse')].filter(Boolean);
+  return `${line1}\n${rest.join(' · ')}`;
 }
+
+const WHO: Record<string, string> = {
+  mha: 'mha is the wrong path',
+  mqa: 'mqa is the wrong path',
+  cold: 'the cold fp32 path disagrees',
+  both: 'mha and mqa are both wrong',
+  shared: 'mha and mqa agree with each other but not with the reference: shared code',
+  unknown: 'no reference or majority to tell which path',
+};
 
 function verdictLine(c: CaseResult, s: Style): string {
   const cmp = c.comparison;
-  const paths = Object.keys(c.trace.paths).join(' ≡ ');
+  const paths = pathsOf(c).join(' ≡ ');
+  const compared = cmp.stages.filter((v) => v.pairs.length).length;
   if (cmp.verdict === 'agree') {
     const w = cmp.worstEngine;
-    return s.ok(`PASS ${c.trace.name}: ${paths} at ${cmp.stages.length} stages`) +
-      (w ? `; largest mha↔mqa error ${err(w.relErr)} at ${w.stage}` : '');
+    return s.ok(`PASS ${c.trace.name}: ${paths} at ${compared} records of ${c.trace.pieces.filter((p) => p.kind !== 'cached').length} piece(s)`) +
+      (w ? `; largest mha↔mqa error ${err(w.relErr)} at ${w.stage} (step ${w.step}, ${w.request})` : '');
   }
   const f = cmp.firstDivergence!;
-  const who: Record<string, string> = {
-    mha: 'mha disagrees with the reference, mqa agrees',
-    mqa: 'mqa disagrees with the reference, mha agrees',
-    both: 'both paths disagree with the reference',
-    shared: 'mha and mqa agree with each other but not with the reference: shared code',
-    unknown: c.trace.paths.reference ? 'the reference cannot tell which' : 'no reference to tell which path',
-  };
-  return s.bad(`FAIL ${c.trace.name}: first divergence at ${f.stage} (${f.verdict}) — ${who[f.culprit]}`) +
+  const at = `${f.stage}${f.chunk === undefined ? '' : `[chunk ${f.chunk}]`}, step ${f.step}, request ${f.request}`;
+  return s.bad(`FAIL ${c.trace.name}: first divergence at ${at} (${f.verdict}) — ${WHO[f.culprit]}`) +
     `; rel err ${err(f.relErr)}, norm ratio ${num(f.normRatio)}`;
 }
 
-/** One case: header, norm-trace table, scalars, verdict, expectation, notes. */
-export function renderCase(r: RunReport, c: CaseResult, s: Style): string {
+function pieceBlock(r: RunReport, c: CaseResult, p: PieceInfo, s: Style): string {
+  const route = `engine path ${p.route}${p.start && p.route === 'mha' ? ', has_context' : ''}`;
+  return [s.bold(`step ${p.step} · request ${p.request} · ${pieceLabel(p)} · ${route}`), normTraceTable(c, p, s), scalarLines(c, p, s)].join('\n');
+}
+
+/** One case: header, per-piece tables (all, or a summary and the piece that matters), verdict. */
+export function renderCase(r: RunReport, c: CaseResult, s: Style, all = false): string {
   const t = c.trace;
-  const lines = [
-    s.bold(`${r.scenario.name} · case ${t.name} (${t.label}) · ${t.tokens} tokens · ${r.scenario.preset} · ${r.device.description}`),
-    normTraceTable(c, s),
-    scalarLine(c, s),
-  ];
-  const faults = [...r.scenario.faults.mha.map((f) => `mha:${f}`), ...r.scenario.faults.mqa.map((f) => `mqa:${f}`)];
+  const run = t.pieces.filter((p) => p.kind !== 'cached');
+  const lines = [s.bold(`${r.scenario.name} · case ${t.name} (${t.label}) · ${run.length} piece(s) · ${r.scenario.preset} · ${r.device.description}`)];
+  if (all || run.length <= FULL_TABLES_UP_TO) {
+    for (const p of run) lines.push(pieceBlock(r, c, p, s));
+  } else {
+    lines.push(pieceSummaryTable(c, s));
+    const f = c.comparison.firstDivergence;
+    const focus = (f && run.find((p) => samePiece(p, f))) ?? run[run.length - 1]!;
+    lines.push(s.dim(f ? 'the first divergent piece:' : 'the last piece (--verbose shows every piece):'), pieceBlock(r, c, focus, s));
+  }
+  const faults = [...r.scenario.faults.mha.map((x) => `mha:${x}`), ...r.scenario.faults.mqa.map((x) => `mqa:${x}`)];
   if (faults.length) lines.push(s.warn(`planted faults: ${faults.join(', ')}`));
   for (const n of t.notes) lines.push(s.dim(`note: ${n}`));
   lines.push(verdictLine(c, s));
-  if (c.expectation) {
-    lines.push(c.expectation.met ? s.ok('expectation met') : s.bad(`expectation NOT met: ${c.expectation.misses.join('; ')}`));
-  }
+  if (c.expectation) lines.push(c.expectation.met ? s.ok('expectation met') : s.bad(`expectation NOT met: ${c.expectation.misses.join('; ')}`));
   return lines.join('\n');
 }
 
 /** The whole run as text: every case, then timing. */
-export function renderRun(r: RunReport, s: Style): string {
-  const parts = r.cases.map((c) => renderCase(r, c, s));
-  const per = r.cases.map((c) => `${c.trace.name} ${PATHS.filter((p) => c.trace.seconds[p] !== undefined).map((p) => `${p} ${c.trace.seconds[p]!.toFixed(2)}`).join(' ')}`);
+export function renderRun(r: RunReport, s: Style, all = false): string {
+  const parts = r.cases.map((c) => renderCase(r, c, s, all));
+  const per = r.cases.map((c) => `${c.trace.name} ${Object.entries(c.trace.seconds).map(([p, x]) => `${p} ${x!.toFixed(2)}`).join(' ')}`);
   const ref = r.seconds.reference === null ? '' : `; float64 reference ${r.seconds.reference.toFixed(2)} s on a worker thread`;
   parts.push(s.dim(`time: ${r.seconds.total.toFixed(2)} s (weights ${r.seconds.weights.toFixed(2)} s; ${per.join('; ')}${ref})`));
   return parts.join('\n\n');
@@ -74,5 +86,5 @@ export function oneLine(r: RunReport): string {
   const bad = r.cases.filter((c) => c.comparison.verdict === 'diverge');
   if (!bad.length) return `PASS ${r.scenario.name}: ${r.cases.length} case(s) agree on ${r.device.name}`;
   const f = bad[0]!.comparison.firstDivergence!;
-  return `FAIL ${r.scenario.name}: ${bad[0]!.trace.name} first diverges at ${f.stage} (culprit ${f.culprit}) on ${r.device.name}`;
+  return `FAIL ${r.scenario.name}: ${bad[0]!.trace.name} first diverges at ${f.stage} (step ${f.step}, ${f.request}; culprit ${f.culprit}) on ${r.device.name}`;
 }

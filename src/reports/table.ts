@@ -1,60 +1,95 @@
 import Table from 'cli-table3';
 import type { StageVerdict } from '../compare/compare';
-import type { PathName, StageName } from '../probes/stages';
+import { recordKey } from '../probes/recorder';
+import type { PathName } from '../probes/stages';
 import { STAGES } from '../probes/stages';
-import type { CaseResult } from '../run/trace';
+import type { PairDiff } from '../run/diff';
+import type { CaseResult, PieceInfo } from '../run/trace';
 import { err, num } from './format';
 import type { Style } from './style';
 
-const norm = (c: CaseResult, p: PathName, stage: StageName) =>
-  c.trace.paths[p]?.stages.find((r) => r.stage === stage)?.stats.l2;
+const ENGINE_PATHS: PathName[] = ['mha', 'mqa', 'cold', 'reference'];
 
-function pair(c: CaseResult, stage: StageName, a: PathName, b: PathName) {
-  return c.trace.diffs.find((d) => d.stage === stage && d.a === a && d.b === b);
-}
+export const samePiece = (a: { step: number; request: string }, b: { step: number; request: string }) => a.step === b.step && a.request === b.request;
+
+/** The paths a case recorded, in column order. */
+export const pathsOf = (c: CaseResult): PathName[] => ENGINE_PATHS.filter((p) => c.trace.paths[p]);
 
 function verdictCell(v: StageVerdict, first: boolean, s: Style): string {
   if (v.verdict === 'ok') return s.ok('ok');
   const who = v.culprit && v.culprit !== 'unknown' ? ` (${v.culprit})` : '';
-  const text = `${v.verdict}${who}`;
+  const broken = v.checks.filter((c) => c.violations > 0).map((c) => `${c.path} ${c.name} ×${c.violations}`);
+  const text = `${v.verdict}${who}${broken.length ? `: ${broken.join(', ')}` : ''}`;
   return first ? s.mark(`${text} ◀ first`) : s.bad(text);
 }
 
+/** The pair shown as "rel err": mha↔mqa, else an engine path against cold, else against the reference (ᴿ). */
+function mainPair(diffs: PairDiff[]): [PairDiff | undefined, string] {
+  const by = (a: PathName, b: PathName) => diffs.find((d) => d.a === a && d.b === b);
+  const e = by('mha', 'mqa');
+  if (e) return [e, ''];
+  const c = by('mha', 'cold') ?? by('mqa', 'cold');
+  if (c) return [c, 'ᶜ'];
+  return [diffs.find((d) => d.b === 'reference' && d.a !== 'cold'), 'ᴿ'];
+}
+
 /**
- * The norm-trace table of one case: every recorded stage in pipeline order with the norm of each
- * path, mha↔mqa relative error (or a one-sided path against the reference, marked ᴿ), the worst
- * error against the float64 reference, max|Δ| and the verdict.
+ * The norm-trace table of one piece: every recorded stage (chunked ones per chunk) in pipeline
+ * order, the norm of each path, the main pair's relative error, the worst engine error against
+ * the reference (or against cold without one), max|Δ| and the verdict.
  */
-export function normTraceTable(c: CaseResult, s: Style): string {
-  const hasRef = Boolean(c.trace.paths.reference);
-  const head = ['stage', '‖mha‖', '‖mqa‖', ...(hasRef ? ['‖reference‖'] : []), 'rel err', ...(hasRef ? ['vs ref'] : []), 'max|Δ|', 'verdict'];
+export function normTraceTable(c: CaseResult, piece: PieceInfo, s: Style): string {
+  const paths = pathsOf(c);
+  const judge: PathName | null = c.trace.paths.reference ? 'reference' : c.trace.paths.cold ? 'cold' : null;
+  const head = ['stage', ...paths.map((p) => `‖${p}‖`), 'rel err', ...(judge ? [judge === 'reference' ? 'vs ref' : 'vs cold'] : []), 'max|Δ|', 'verdict'];
   const t = new Table({
     head: head.map((h) => s.bold(h)),
     style: { head: [], border: [], compact: true },
-    colAligns: ['left', 'right', 'right', ...(hasRef ? ['right' as const] : []), 'right', ...(hasRef ? ['right' as const] : []), 'right', 'left'],
+    colAligns: ['left', ...paths.map(() => 'right' as const), 'right', ...(judge ? ['right' as const] : []), 'right', 'left'],
   });
-  const firstStage = c.comparison.firstDivergence?.stage;
+  const first = c.comparison.firstDivergence;
+  const norms = new Map<string, number>();
+  for (const p of paths) for (const r of c.trace.paths[p]!.stages) if (samePiece(r, piece)) norms.set(`${p}:${recordKey(r)}`, r.stats.l2);
   let group = '';
-  for (const v of c.comparison.stages) {
+  for (const v of c.comparison.stages.filter((x) => samePiece(x, piece))) {
     const def = STAGES[v.stage];
     if (def.group !== group && group !== '') t.push([{ colSpan: head.length, content: s.dim(`── ${def.group}`) }]);
     group = def.group;
-    const engine = pair(c, v.stage, 'mha', 'mqa');
-    const oneSided = engine ? undefined : c.trace.diffs.find((d) => d.stage === v.stage && d.b === 'reference');
-    const main = engine ?? oneSided;
-    const vsRef = ['mha', 'mqa'].map((p) => pair(c, v.stage, p as PathName, 'reference')?.relErr).filter((x): x is number => x != null);
-    const relText = main?.relErr == null ? '—' : `${err(main.relErr)}${oneSided ? 'ᴿ' : ''}`;
-    const derived = def.compare === 'derived' ? s.dim(' ·derived') : '';
+    const key = recordKey(v);
+    const diffs = c.trace.diffs.filter((d) => recordKey(d) === key);
+    const [main, mark] = mainPair(diffs);
+    const vsJudge = judge ? diffs.filter((d) => d.b === judge && d.a !== 'cold' && d.relErr != null).map((d) => d.relErr!) : [];
+    const isFirst = first !== null && recordKey(first) === key;
+    const label = `${v.stage}${v.chunk === undefined ? '' : `[${v.chunk}]`}`;
+    const relText = main?.relErr == null ? '—' : `${err(main.relErr)}${mark}`;
     t.push([
-      (v.stage === firstStage ? s.mark(v.stage) : v.stage) + derived,
-      num(norm(c, 'mha', v.stage)),
-      num(norm(c, 'mqa', v.stage)),
-      ...(hasRef ? [num(norm(c, 'reference', v.stage))] : []),
+      (isFirst ? s.mark(label) : label) + (def.compare === 'derived' ? s.dim(' ·derived') : ''),
+      ...paths.map((p) => num(norms.get(`${p}:${key}`))),
       v.verdict === 'ok' ? relText : s.bad(relText),
-      ...(hasRef ? [vsRef.length ? err(Math.max(...vsRef)) : '—'] : []),
+      ...(judge ? [vsJudge.length ? err(Math.max(...vsJudge)) : '—'] : []),
       err(main?.maxAbsErr),
-      verdictCell(v, v.stage === firstStage, s),
+      verdictCell(v, isFirst, s),
     ]);
   }
   return t.toString();
+}
+
+/** One line per piece for long schedules: what ran, its verdict, its worst mha↔mqa error. */
+export function pieceSummaryTable(c: CaseResult, s: Style): string {
+  const t = new Table({ head: ['step', 'request', 'piece', 'engine path', 'verdict', 'worst mha↔mqa'].map((h) => s.bold(h)), style: { head: [], border: [], compact: true } });
+  const first = c.comparison.firstDivergence;
+  for (const p of c.trace.pieces) {
+    const vs = c.comparison.stages.filter((v) => samePiece(v, p));
+    const bad = vs.filter((v) => v.verdict !== 'ok');
+    const worst = vs.flatMap((v) => v.pairs.filter((x) => x.a === 'mha' && x.b === 'mqa' && x.relErr != null).map((x) => [x.relErr!, v.stage] as const))
+      .reduce<readonly [number, string] | null>((w, x) => (!w || x[0] > w[0] ? x : w), null);
+    const verdict = p.kind === 'cached' ? s.dim('cache fill') : bad.length ? s.bad(`${bad.length} diverge${first && samePiece(first, p) ? ' ◀ first' : ''}`) : s.ok('ok');
+    t.push([String(p.step), p.request, pieceLabel(p), p.kind === 'cached' ? '—' : p.route, verdict, worst ? `${err(worst[0])} ${worst[1]}` : '—']);
+  }
+  return t.toString();
+}
+
+export function pieceLabel(p: PieceInfo): string {
+  const ctx = p.start ? ` at ${p.start}${p.chunks ? ` (${p.chunks} context chunk${p.chunks > 1 ? 's' : ''})` : ''}` : '';
+  return `${p.kind} ${p.count} token${p.count > 1 ? 's' : ''}${ctx}`;
 }

@@ -1,4 +1,4 @@
-import type { LayerInput } from '../backends/backend';
+import type { KernelOptions, PieceInput } from '../backends/backend';
 import { referenceCases } from '../backends/reference-cases';
 import type { PathTrace } from '../probes/recorder';
 import type { StageName } from '../probes/stages';
@@ -7,15 +7,16 @@ import type { HeadSlice } from '../weights/layer';
 import type { SourceSpec } from '../weights/source';
 import { openSource } from '../weights/source';
 
-/** Everything the float64 reference needs, as structured-cloneable data: all cases of a scenario. */
+/** Everything the float64 reference needs, as structured-cloneable data: the whole schedule, all cases. */
 export interface ReferenceJob {
   source: SourceSpec;
   cases: HeadSlice[];
-  input: LayerInput;
+  pieces: PieceInput[];
+  kernels: KernelOptions;
 }
 
 export interface HostCapture {
-  stage: StageName;
+  key: string;
   data: Float64Array | Float32Array;
   shape: number[];
   layout: string;
@@ -36,10 +37,10 @@ export const RETAINED: ReadonlySet<StageName> = new Set(STAGE_NAMES);
 
 export async function runReferenceJob(job: ReferenceJob): Promise<ReferenceResult> {
   const t0 = performance.now();
-  const recordings = await referenceCases(openSource(job.source), job.cases, job.input, RETAINED);
+  const recordings = await referenceCases(openSource(job.source), job.cases, job.pieces, job.kernels, RETAINED);
   const cases = recordings.map(({ trace, captured }) => {
     const out: HostCapture[] = [];
-    for (const [stage, c] of captured) if (c.where === 'host') out.push({ stage, data: c.data, shape: c.shape, layout: c.layout });
+    for (const [key, c] of captured) if (c.where === 'host') out.push({ key, data: c.data, shape: c.shape, layout: c.layout });
     return { trace, captured: out };
   });
   return { cases, seconds: (performance.now() - t0) / 1000 };

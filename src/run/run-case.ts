@@ -1,87 +1,104 @@
-import type { LayerInput, MlaBackend } from '../backends/backend';
+import type * as tfc from '@tensorflow/tfjs-core';
+import type { KernelOptions, MlaBackend, PieceInput } from '../backends/backend';
+import { ColdBackend } from '../backends/cold';
 import type { DeviceLayer } from '../backends/layer';
 import { MhaBackend } from '../backends/mha';
 import { MqaBackend } from '../backends/mqa';
 import { compareCase } from '../compare/compare';
 import { checkExpectation } from '../compare/expect';
 import { softmaxScale } from '../model/config';
-import type * as tfc from '@tensorflow/tfjs-core';
 import type { Recording } from '../probes/recorder';
-import { TensorRecorder } from '../probes/recorder';
+import { recordKey, TensorRecorder } from '../probes/recorder';
 import type { PathName } from '../probes/stages';
-import { STAGE_NAMES } from '../probes/stages';
+import { stageOrder } from '../probes/stages';
 import type { Runtime } from '../runtime/device';
 import type { CaseSpec, Scenario } from '../scenario/scenario';
-import type { PairDiff } from './diff';
+import type { PairDiff, Where } from './diff';
 import { diffCaptured } from './diff';
 import type { ReferenceCase } from './reference-job';
 import { RETAINED } from './reference-job';
-import type { CaseResult, CaseTrace } from './trace';
+import type { CaseResult, CaseTrace, PieceInfo } from './trace';
 
-const PAIRS: [PathName, PathName][] = [['mha', 'mqa'], ['mha', 'reference'], ['mqa', 'reference']];
+/** Pairs compared at every record both paths have, engine pair first. */
+const PAIRS: [PathName, PathName][] = [['mha', 'mqa'], ['mha', 'cold'], ['mqa', 'cold'], ['mha', 'reference'], ['mqa', 'reference'], ['cold', 'reference']];
 
-async function record(rt: Runtime, path: MlaBackend<tfc.Tensor>, input: LayerInput): Promise<Recording> {
-  const rec = new TensorRecorder(rt.tf, { retain: RETAINED }, (t) => rt.hostView(t));
-  try {
-    await path.forward(input, rec);
-    return await rec.finish(path.name);
-  } catch (e) {
-    rec.dispose();
-    throw e;
-  } finally {
-    path.dispose();
-  }
+/** Every record any path made, in order: piece order of the schedule, then pipeline order. */
+function orderedRecords(rec: Partial<Record<PathName, Recording>>, pieces: readonly PieceInput[]): Where[] {
+  const seen = new Map<string, Where>();
+  for (const r of Object.values(rec)) for (const s of r!.trace.stages) seen.set(recordKey(s), { step: s.step, request: s.request, stage: s.stage, ...(s.chunk === undefined ? {} : { chunk: s.chunk }) });
+  const rank = (w: Where) => pieces.findIndex((p) => p.step === w.step && p.request === w.request);
+  return [...seen.values()].sort((x, y) => rank(x) - rank(y) || stageOrder(x.stage, x.chunk) - stageOrder(y.stage, y.chunk));
 }
 
-/** Every pair of paths that captured a stage, in pipeline order. */
-async function diffAll(rt: Runtime, rec: Partial<Record<PathName, Recording>>): Promise<PairDiff[]> {
+async function diffAll(rt: Runtime, rec: Partial<Record<PathName, Recording>>, pieces: readonly PieceInput[]): Promise<PairDiff[]> {
   const diffs: PairDiff[] = [];
-  for (const stage of STAGE_NAMES) {
+  for (const w of orderedRecords(rec, pieces)) {
+    const key = recordKey(w);
     for (const [a, b] of PAIRS) {
-      const ra = rec[a];
-      const rb = rec[b];
-      if (!ra || !rb) continue;
-      const ca = ra.captured.get(stage);
-      const cb = rb.captured.get(stage);
-      if (ca && cb) diffs.push(await diffCaptured(rt.tf, (t) => rt.hostView(t), stage, [a, ca], [b, cb]));
+      const ca = rec[a]?.captured.get(key);
+      const cb = rec[b]?.captured.get(key);
+      if (ca && cb) diffs.push(await diffCaptured(rt.tf, (t) => rt.hostView(t), w, [a, ca], [b, cb]));
     }
   }
   return diffs;
 }
 
 function release(rec: Partial<Record<PathName, Recording>>): void {
-  for (const r of Object.values(rec)) {
-    for (const c of r?.captured.values() ?? []) if (c.where === 'device') c.tensor.dispose();
-  }
+  for (const r of Object.values(rec)) for (const c of r?.captured.values() ?? []) if (c.where === 'device') c.tensor.dispose();
 }
 
-/** Runs both engine paths of one case on the device, joins the reference, measures and judges. */
-export async function runCase(
-  rt: Runtime, s: Scenario, spec: CaseSpec, layer: DeviceLayer, input: LayerInput,
-  reference: Promise<ReferenceCase> | null, notes: string[],
-): Promise<CaseResult> {
+export const pieceInfo = (p: PieceInput): PieceInfo => ({ step: p.step, request: p.request, kind: p.kind, route: p.route, start: p.start, count: p.ids.length, chunks: p.chunks.length });
+
+export interface CaseRun {
+  spec: CaseSpec;
+  layer: DeviceLayer;
+  pieces: readonly PieceInput[];
+  kernels: KernelOptions;
+  numSlots: number;
+  cold: boolean;
+  reference: Promise<ReferenceCase> | null;
+  notes: string[];
+}
+
+/** Runs the schedule through every device path of one case, joins the reference, measures, judges. */
+export async function runCase(rt: Runtime, s: Scenario, run: CaseRun): Promise<CaseResult> {
+  const paths: MlaBackend<tfc.Tensor>[] = [
+    new MhaBackend(run.layer, s.faults.mha, run.numSlots, run.kernels),
+    new MqaBackend(run.layer, s.faults.mqa, run.numSlots, run.kernels),
+    ...(run.cold ? [new ColdBackend(run.layer)] : []),
+  ];
+  const recorders = paths.map(() => new TensorRecorder(rt.tf, { retain: RETAINED }, (t) => rt.hostView(t)));
   const rec: Partial<Record<PathName, Recording>> = {};
   const seconds: CaseTrace['seconds'] = {};
   try {
-    for (const path of [new MhaBackend(layer, s.faults.mha), new MqaBackend(layer, s.faults.mqa)]) {
-      const t0 = performance.now();
-      rec[path.name] = await record(rt, path, input);
-      seconds[path.name] = (performance.now() - t0) / 1000;
+    for (const piece of run.pieces) {
+      for (const [i, path] of paths.entries()) {
+        const t0 = performance.now();
+        if (piece.kind === 'cached') await path.fill(piece);
+        else {
+          recorders[i]!.at(piece);
+          await path.step(piece, recorders[i]!);
+        }
+        seconds[path.name] = (seconds[path.name] ?? 0) + (performance.now() - t0) / 1000;
+      }
     }
-    if (reference) {
-      const r = await reference;
-      rec.reference = { trace: r.trace, captured: new Map(r.captured.map((c) => [c.stage, { where: 'host', data: c.data, shape: c.shape, layout: c.layout }])) };
+    for (const [i, path] of paths.entries()) rec[path.name] = await recorders[i]!.finish(path.name);
+    if (run.reference) {
+      const r = await run.reference;
+      rec.reference = { trace: r.trace, captured: new Map(r.captured.map((c) => [c.key, { where: 'host', data: c.data, shape: c.shape, layout: c.layout }])) };
     }
     const trace: CaseTrace = {
-      name: spec.name, label: spec.label, heads: spec.heads, totalHeads: s.config.num_attention_heads,
-      tokens: input.positions.length,
+      name: run.spec.name, label: run.spec.label, heads: run.spec.heads, totalHeads: s.config.num_attention_heads,
+      pieces: run.pieces.map(pieceInfo),
       paths: Object.fromEntries(Object.entries(rec).map(([p, r]) => [p, r!.trace])),
-      diffs: await diffAll(rt, rec),
-      expectedSoftmaxScale: softmaxScale(s.config), seconds, notes,
+      diffs: await diffAll(rt, rec, run.pieces),
+      expectedSoftmaxScale: softmaxScale(s.config), seconds, notes: run.notes,
     };
     const comparison = compareCase(trace, s.tolerances);
     return { trace, comparison, ...(s.expect ? { expectation: checkExpectation(s.expect, comparison) } : {}) };
   } finally {
+    recorders.forEach((r) => r.dispose());
+    paths.forEach((p) => p.dispose());
     release(rec);
   }
 }

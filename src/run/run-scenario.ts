@@ -1,9 +1,9 @@
-import type { LayerInput } from '../backends/backend';
 import { disposeLayer, sliceLayer, uploadLayer } from '../backends/layer';
 import type { Log, Runtime } from '../runtime/device';
 import type { ReferenceMode, Scenario } from '../scenario/scenario';
 import { SyntheticWeights } from '../weights/synthetic';
 import type { SourceSpec } from '../weights/source';
+import { planRun } from './pieces';
 import { checkDeviceLimits, planReference } from './plan';
 import { ReferenceRunner } from './reference-runner';
 import { runCase } from './run-case';
@@ -29,37 +29,41 @@ export async function runScenario(s: Scenario, opts: RunOptions): Promise<RunRep
   const t0 = performance.now();
   const rt = opts.runtime;
   const log = opts.log ?? (() => {});
-  const T = s.ids.length;
   const spec: SourceSpec = { kind: 'synthetic', config: s.config, seed: s.seed };
   const source = new SyntheticWeights(s.config, s.seed);
-  const input: LayerInput = { ids: s.ids, positions: s.positions, embeddings: source.embeddings(s.ids) };
+  const plan = planRun(s, source);
+  const T = Math.max(...plan.pieces.map((p) => p.historySlots.length)); // longest key set
+  const tokens = plan.pieces.reduce((n, p) => n + p.ids.length, 0);
 
   const mode = opts.reference ?? s.reference;
   const lo = Math.min(...s.cases.map((c) => c.heads.start));
   const hi = Math.max(...s.cases.map((c) => c.heads.start + c.heads.count));
   const union = { start: lo, count: hi - lo }; // every case is a slice of these heads
-  checkDeviceLimits(rt, s.config, union, T);
-  const plan = planReference(mode, s.config, union, T);
+  checkDeviceLimits(rt, s.config, union, Math.max(...plan.pieces.map((p) => p.ids.length)), T);
+  const refPlan = planReference(mode, s.config, union, plan.pieces);
   // Submitted first: on its own thread the reference overlaps weight upload and both paths.
-  const runner = plan.run ? new ReferenceRunner(opts.worker ?? true) : null;
-  const reference = runner?.submit({ source: spec, cases: s.cases.map((c) => c.heads), input }) ?? null;
+  const runner = refPlan.run ? new ReferenceRunner(opts.worker ?? true) : null;
+  const reference = runner?.submit({ source: spec, cases: s.cases.map((c) => c.heads), pieces: plan.pieces, kernels: plan.kernels }) ?? null;
   reference?.catch(() => {}); // awaited per case below; never an unhandled rejection
 
   const cases: CaseResult[] = [];
   let weightSeconds = 0;
   try {
     const tw = performance.now();
-    const lp = rt.linearPlan(T);
+    const lp = rt.linearPlan(tokens);
     log(`weights: ${source.label}, ${lp.layout} layout, ${lp.product} products, on ${rt.device.name}`);
-    const full = uploadLayer(rt, source, union, T);
+    const full = uploadLayer(rt, source, union, tokens);
     weightSeconds = (performance.now() - tw) / 1000;
     try {
       for (const [i, c] of s.cases.entries()) {
-        log(`case ${c.name}: ${c.label}, ${T} tokens`);
+        log(`case ${c.name}: ${c.label}, ${plan.pieces.length} pieces over ${plan.steps.length} steps, ${tokens} tokens`);
         const layer = c.heads.start === union.start && c.heads.count === union.count ? full : sliceLayer(rt, full, c.heads);
         const ref = reference && reference.then((r) => r.cases[i]!);
         try {
-          cases.push(await runCase(rt, s, c, layer, input, ref, plan.note ? [plan.note] : []));
+          cases.push(await runCase(rt, s, {
+            spec: c, layer, pieces: plan.pieces, kernels: plan.kernels, numSlots: plan.tables.numSlots, cold: plan.cold,
+            reference: ref, notes: refPlan.note ? [refPlan.note] : [],
+          }));
         } finally {
           if (layer !== full) disposeLayer(layer, full);
         }
@@ -77,7 +81,7 @@ export async function runScenario(s: Scenario, opts: RunOptions): Promise<RunRep
     created: new Date().toISOString(),
     scenario: {
       name: s.name, file: s.file, description: s.description, preset: s.preset, config: s.config, seed: s.seed,
-      text: s.text, ids: s.ids, positions: s.positions, reference: mode,
+      ...(s.text ? { text: s.text } : {}), requests: s.requests, schedule: s.schedule, reference: mode,
       faults: { mha: [...s.faults.mha], mqa: [...s.faults.mqa] },
       tolerances: { default: s.tolerances.default, stages: s.tolerances.stages as Record<string, number> },
       ...(s.expect ? { expect: s.expect } : {}),

@@ -13,7 +13,21 @@ import type { PairDiff } from './diff';
  * could trip over; docs/trace-format.md documents the fields.
  */
 export const RUN_FORMAT = 'mla-diff/run';
-export const RUN_VERSION = 1;
+export const RUN_VERSION = 2;
+
+/** One request's share of one engine step, as the schedule made it. */
+export interface PieceInfo {
+  step: number;
+  request: string;
+  kind: 'prefill' | 'decode' | 'cached';
+  /** The path the engine sends it through. */
+  route: 'mha' | 'mqa';
+  /** Cache index of its first token (tokens already in the cache). */
+  start: number;
+  count: number;
+  /** MHA context chunks (0 without context). */
+  chunks: number;
+}
 
 /** What was recorded for one case: per-path traces and the elementwise diffs between paths. */
 export interface CaseTrace {
@@ -21,12 +35,13 @@ export interface CaseTrace {
   label: string;
   heads: HeadSlice;
   totalHeads: number;
-  tokens: number;
+  /** Every piece of the schedule, in execution order (cache fills included). */
+  pieces: PieceInfo[];
   paths: Partial<Record<PathName, PathTrace>>;
   diffs: PairDiff[];
   /** Softmax scale the config calls for: qk_head_dim^-0.5 (· mscale²). */
   expectedSoftmaxScale: number;
-  /** Seconds per engine path, recording included. */
+  /** Seconds per device path over all pieces, recording included. */
   seconds: Partial<Record<PathName, number>>;
   notes: string[];
 }

@@ -12,7 +12,7 @@ export async function createCpuRuntime(reason: string): Promise<Runtime> {
     tf,
     device: { name: 'cpu', backend: tf.getBackend(), description: 'cpu: tfjs-backend-cpu (JavaScript)', software: false, reason },
     maxTensorBytes: 2 ** 31 - 1,
-    linearPlan: () => ({ layout: 'in_out', product: 'direct' }),
+    linearPlan: () => ({ layout: 'in_out', product: 'direct', batched: 'native' }),
     // The cpu backend keeps the array it is given: no copy.
     makeFilled: (shape, fill) => hostFilled(tf, shape, fill),
     // The cpu backend's readSync hands back the array it stores.

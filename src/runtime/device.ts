@@ -1,4 +1,5 @@
 import type * as tfc from '@tensorflow/tfjs-core';
+import type { Batched } from '../backends/matmul';
 import type { Layout } from '../weights/layer';
 
 /** The tfjs backends mla-diff runs on. */
@@ -59,6 +60,8 @@ export type Product = 'direct' | 'swapped';
 export interface LinearPlan {
   layout: Layout;
   product: Product;
+  /** How products with a batch axis or a transposed operand run (see backends/matmul.ts). */
+  batched: Batched;
 }
 
 export type Log = (message: string) => void;

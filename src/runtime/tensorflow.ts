@@ -25,7 +25,7 @@ export async function createTensorflowRuntime(reason: string): Promise<Runtime> 
     tf,
     device: { name: 'tensorflow', backend: tf.getBackend(), description: 'tensorflow: @tensorflow/tfjs-node-gpu', software: false, reason },
     maxTensorBytes: Number.MAX_SAFE_INTEGER,
-    linearPlan: () => ({ layout: 'in_out', product: 'direct' }),
+    linearPlan: () => ({ layout: 'in_out', product: 'direct', batched: 'native' }),
     makeFilled: (shape, fill) => hostFilled(tf, shape, fill),
     hostView: () => null,
   };

@@ -35,7 +35,7 @@ export async function createWasmRuntime(reason: string): Promise<Runtime> {
     // tfjs-wasm sends a matMul to XNNPACK only without transposes, and XNNPACK repacks its right
     // operand (~19 ns/element for a GLM-5 weight, strided); its fallback loop runs ~1.5 ns/MAC.
     // (W·xᵀ)ᵀ with W as [out, in] packs only xᵀ and streams W: 5-8× faster for prompt-sized T.
-    linearPlan: () => ({ layout: 'out_in', product: 'swapped' }),
+    linearPlan: () => ({ layout: 'out_in', product: 'swapped', batched: 'per-batch' }),
     makeFilled(shape, fill) {
       const info = backend.makeOutput(shape, 'float32');
       fill(backend.typedArrayFromHeap(info));

@@ -36,7 +36,7 @@ export async function createWebgpuRuntime(reason: string): Promise<Runtime> {
       adapter,
     },
     maxTensorBytes: Math.min(adapter.maxStorageBufferBindingSize, adapter.maxBufferSize),
-    linearPlan: () => ({ layout: 'in_out', product: 'direct' }),
+    linearPlan: () => ({ layout: 'in_out', product: 'direct', batched: 'native' }),
     makeFilled: (shape, fill) => hostFilled(tf, shape, fill),
     hostView: () => null,
   };

@@ -7,7 +7,8 @@ import type { FaultName } from '../faults/catalogue';
 import type { MlaConfig } from '../model/config';
 import { validateConfig } from '../model/config';
 import { preset } from '../model/presets';
-import { fmix32, streamKey } from '../weights/normal';
+import { fail } from './fail';
+import { resolveRequests } from './requests';
 import type { StageName } from '../probes/stages';
 import type { CaseSpec, Culprit, Scenario } from './scenario';
 import { allowedKeys } from './schema-keys';
@@ -75,19 +76,8 @@ function issueError(src: YamlSource, issue: z.core.$ZodIssue): MlaDiffError {
   return new MlaDiffError(code, message, { file: src.file, line: at?.line, column: at?.column, field: fieldPath(path) || undefined });
 }
 
-/** Token ids for `prompt.length`: uniform over the vocabulary, from the weight seed. */
-export function syntheticIds(n: number, vocab: number, seed: number): number[] {
-  const key = streamKey(seed, 'prompt_ids');
-  return Array.from({ length: n }, (_, i) => fmix32(Math.imul(i, 0x9e3779b1) ^ key) % vocab);
-}
-
 function valueAt(root: unknown, path: readonly PropertyKey[]): unknown {
   return path.reduce<unknown>((v, k) => (v !== null && typeof v === 'object' ? (v as Record<PropertyKey, unknown>)[k] : undefined), root);
-}
-
-function fail(src: YamlSource, code: ErrorCode, path: PropertyKey[], message: string, hint?: string): never {
-  const at = src.locate(path);
-  throw new MlaDiffError(code, message, { file: src.file, line: at?.line, column: at?.column, field: fieldPath(path) }, hint);
 }
 
 function resolve(f: ScenarioFile, src: YamlSource): Scenario {
@@ -101,17 +91,7 @@ function resolve(f: ScenarioFile, src: YamlSource): Scenario {
     fail(src, 'invalid-config', ['model', ...key], e.message, e.hint);
   }
   const N = config.num_attention_heads;
-  if ((f.prompt.ids === undefined) === (f.prompt.length === undefined)) {
-    fail(src, 'invalid-value', ['prompt'], 'give exactly one of ids: [..] or length: N', 'ids for a real prompt, length for a long synthetic one');
-  }
-  const ids = f.prompt.ids ?? syntheticIds(f.prompt.length!, config.vocab_size, f.weights.synthetic.seed);
-  ids.forEach((id, i) => {
-    if (id >= config.vocab_size) fail(src, 'invalid-value', ['prompt', 'ids', i], `token id ${id} ≥ vocab_size ${config.vocab_size}`);
-  });
-  const positions = ids.map((_, i) => f.prompt.start_position + i);
-  if (positions[positions.length - 1]! >= config.max_position_embeddings) {
-    fail(src, 'invalid-value', ['prompt'], `positions reach ${positions[positions.length - 1]}, beyond max_position_embeddings ${config.max_position_embeddings}`);
-  }
+  const requests = resolveRequests(f, config, src);
   const cases: CaseSpec[] = f.cases.map((c, i) => {
     if (c.heads && c.tp) fail(src, 'invalid-value', ['cases', i], 'give either heads: or tp:, not both');
     if (c.tp) {
@@ -139,9 +119,16 @@ function resolve(f: ScenarioFile, src: YamlSource): Scenario {
   for (const { path, fault } of f.faults) faults[path].add(fault as FaultName);
   return {
     file: src.file, name: f.name, description: f.description, preset: presetName, config,
-    seed: f.weights.synthetic.seed, text: f.prompt.text, ids, positions,
+    seed: f.weights.synthetic.seed, ...(f.prompt?.text ? { text: f.prompt.text } : {}), requests,
+    schedule: {
+      blockSize: f.schedule.block_size, decodeThreshold: f.schedule.decode_threshold, contextChunk: f.schedule.context_chunk,
+      kvSplits: f.schedule.kv_splits, prefillKernel: f.schedule.prefill_kernel, cold: f.schedule.cold,
+    },
     reference: f.reference, cases, faults,
     tolerances: { default: f.tolerances.default?.rel, stages: Object.fromEntries(Object.entries(f.tolerances.stages ?? {}).map(([k, v]) => [k, v!.rel])) as Partial<Record<StageName, number>> },
-    expect: f.expect && { outcome: f.expect.outcome, first_divergence: f.expect.first_divergence as StageName | undefined, culprit: f.expect.culprit as Culprit | undefined },
+    expect: f.expect && {
+      outcome: f.expect.outcome, first_divergence: f.expect.first_divergence as StageName | undefined, culprit: f.expect.culprit as Culprit | undefined,
+      ...(f.expect.step === undefined ? {} : { step: f.expect.step }), ...(f.expect.request === undefined ? {} : { request: f.expect.request }),
+    },
   };
 }

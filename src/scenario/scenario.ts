@@ -2,10 +2,11 @@ import type { ToleranceSpec } from '../compare/tolerance';
 import type { FaultName } from '../faults/catalogue';
 import type { MlaConfig } from '../model/config';
 import type { StageName } from '../probes/stages';
+import type { RequestPlan } from '../schedule/schedule';
 import type { HeadSlice } from '../weights/layer';
 
 export type ReferenceMode = 'auto' | 'on' | 'off';
-export type Culprit = 'mha' | 'mqa' | 'both' | 'shared' | 'unknown';
+export type Culprit = 'mha' | 'mqa' | 'cold' | 'both' | 'shared' | 'unknown';
 
 /** One run of both paths: all heads, or a head slice such as one tensor-parallel rank. */
 export interface CaseSpec {
@@ -19,6 +20,19 @@ export interface Expectation {
   outcome: 'agree' | 'diverge';
   first_divergence?: StageName;
   culprit?: Culprit;
+  /** Engine step and request of the first divergence. */
+  step?: number;
+  request?: string;
+}
+
+/** How the engine runs a schedule (scenario `schedule:`). */
+export interface ScheduleOptions {
+  blockSize: number;
+  decodeThreshold: number;
+  contextChunk: number;
+  kvSplits: number;
+  prefillKernel: 'fa3' | 'fa2';
+  cold: 'auto' | 'on' | 'off';
 }
 
 /** A validated scenario, ready to run. */
@@ -30,8 +44,8 @@ export interface Scenario {
   config: MlaConfig;
   seed: number;
   text?: string;
-  ids: number[];
-  positions: number[];
+  requests: RequestPlan[];
+  schedule: ScheduleOptions;
   reference: ReferenceMode;
   cases: CaseSpec[];
   faults: { mha: ReadonlySet<FaultName>; mqa: ReadonlySet<FaultName> };

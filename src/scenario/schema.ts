@@ -54,6 +54,7 @@ export const scenarioSchema = z.strictObject({
   weights: z.strictObject({
     synthetic: z.strictObject({ seed: z.number().int().nonnegative() }),
   }).default({ synthetic: { seed: 0 } }),
+  /** One request prefilled in one step; or give `requests:` for a serving schedule. */
   prompt: z.strictObject({
     /** A label: the text the ids stand for. */
     text: z.string().optional(),
@@ -62,7 +63,38 @@ export const scenarioSchema = z.strictObject({
     length: positiveInt.optional(),
     /** Absolute position of the first token (default 0). */
     start_position: z.number().int().nonnegative().default(0),
-  }),
+  }).optional(),
+  /** Engine behaviour for schedules (all optional). */
+  schedule: z.strictObject({
+    /** Slots per block of the paged latent cache. */
+    block_size: positiveInt.default(16),
+    /** vLLM reorder_batch_threshold: pieces of at most this many tokens take the decode (MQA) path; Triton MLA 1, FlashMLA 128. */
+    decode_threshold: positiveInt.default(1),
+    /** Tokens per context chunk gathered into the MHA workspace (vLLM max_context_chunk). */
+    context_chunk: positiveInt.default(65_536),
+    /** Triton MLA num_kv_splits for the MQA path. */
+    kv_splits: positiveInt.default(1),
+    /** Prefill kernel: fa3 reports −inf LSE for an empty context chunk, fa2 +inf. */
+    prefill_kernel: z.enum(['fa3', 'fa2']).default('fa3'),
+    /** The fp32 "cold" path (HF eager, one softmax over every key): auto = when some piece has context. */
+    cold: z.enum(['auto', 'on', 'off']).default('auto'),
+  }).default({ block_size: 16, decode_threshold: 1, context_chunk: 65_536, kv_splits: 1, prefill_kernel: 'fa3', cold: 'auto' }),
+  requests: z.array(z.strictObject({
+    name: z.string().regex(/^[A-Za-z0-9_.-]+$/, 'letters, digits, "_", "." and "-" only'),
+    /** Leading token ids; the rest are drawn from the weight seed. */
+    ids: z.array(z.number().int().nonnegative()).optional(),
+    start_step: z.number().int().nonnegative().default(0),
+    /** RoPE position of the request's first token. */
+    position_offset: z.number().int().nonnegative().default(0),
+    steps: z.array(z.strictObject({
+      prefill: positiveInt.optional(),
+      /** Split the prefill over engine steps of this many tokens (chunked prefill). */
+      chunk: positiveInt.optional(),
+      decode: positiveInt.optional(),
+      /** A prefix-cache hit: this many tokens' latent rows are already cached. */
+      cached: positiveInt.optional(),
+    })).min(1),
+  })).min(1).optional(),
   reference: z.enum(['auto', 'on', 'off']).default('auto'),
   cases: z.array(caseSchema).min(1).default([{ name: 'full' }]),
   faults: z.array(z.strictObject({
@@ -76,7 +108,9 @@ export const scenarioSchema = z.strictObject({
   expect: z.strictObject({
     outcome: z.enum(['agree', 'diverge']),
     first_divergence: z.enum(STAGE_NAMES as [string, ...string[]]).optional(),
-    culprit: z.enum(['mha', 'mqa', 'both', 'shared', 'unknown']).optional(),
+    culprit: z.enum(['mha', 'mqa', 'cold', 'both', 'shared', 'unknown']).optional(),
+    step: z.number().int().nonnegative().optional(),
+    request: z.string().optional(),
   }).optional(),
 });
 

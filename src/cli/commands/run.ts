@@ -45,7 +45,7 @@ export async function runCommand(args: RunArgs, io: IO = processIO): Promise<num
   for (const s of scenarios) reports.push(await runScenario(s, { runtime, reference: args.reference, log, toolVersion: toolVersion() }));
   const text = args.format === 'json'
     ? JSON.stringify(reports.length === 1 ? reports[0] : { format: 'mla-diff/runs', version: 1, runs: reports }, null, 2)
-    : ['mla-diff report', ...reports.map((r) => renderRun(r, makeStyle(!args.out && colorWanted())))].join('\n\n');
+    : ['mla-diff report', ...reports.map((r) => renderRun(r, makeStyle(!args.out && colorWanted()), args.verbose))].join('\n\n');
   if (args.out) {
     writeOutput(args.out, text, { force: args.force, inputs: args.scenarios });
     if (!args.quiet) for (const r of reports) io.out(`${oneLine(r)} (report: ${args.out})`);

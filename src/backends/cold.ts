@@ -1,0 +1,83 @@
+import * as tf from '@tensorflow/tfjs-core';
+import { NO_FAULTS } from '../faults/catalogue';
+import type { TensorProbe } from '../probes/probe';
+import { NULL_PROBE } from '../probes/probe';
+import { attend, lseBoundViolations } from './attention';
+import type { MlaBackend, PieceInput } from './backend';
+import { matmul } from './matmul';
+import type { DeviceLayer } from './layer';
+import { causalBias, causalKeyCounts, queryIndices, linear, onHost, oProj, pathScale, pieceScalars, preAttention } from './shared';
+
+interface History {
+  latent: tf.Tensor2D; // [S,L+R]
+  k: tf.Tensor3D; // [S,N,D]
+  v: tf.Tensor3D; // [S,N,V]
+}
+
+/**
+ * "MHA cold prefill" in fp32 on the device, as Hugging Face eager runs MLA: the expanded per-head
+ * K and V of every token kept per request (no latent paging, no chunks, no merges), and one causal
+ * softmax over all keys. It shares only pre-attention with the engine paths, so with context it is
+ * the third voice that says which of mha and mqa broke. Faults are never planted in it.
+ */
+export class ColdBackend implements MlaBackend<tf.Tensor> {
+  readonly name = 'cold' as const;
+  private readonly history = new Map<string, History>();
+
+  constructor(private readonly layer: DeviceLayer) {}
+
+  step(piece: PieceInput, probe: TensorProbe): Promise<Float32Array> {
+    return onHost(() => this.run(piece, probe));
+  }
+
+  async fill(piece: PieceInput): Promise<void> {
+    tf.tidy(() => { this.append(piece, NULL_PROBE); });
+  }
+
+  /** Pre-attention of the piece and its expanded K/V appended to the request's history. */
+  private append(piece: PieceInput, probe: TensorProbe) {
+    const c = this.layer.config;
+    const T = piece.positions.length;
+    const [N, P, R, V] = [c.num_attention_heads, c.qk_nope_head_dim, c.qk_rope_head_dim, c.v_head_dim];
+    const pre = preAttention(this.layer, piece, probe, NO_FAULTS);
+    const kv_nope = probe.tap('kv_nope', tf.reshape(linear(pre.kv_c_normed, this.layer.linear.kv_b_proj), [T, N, P + V])); // [T,N,P+V]
+    const k_nope = probe.tap('k_nope', tf.slice(kv_nope, [0, 0, 0], [T, N, P])); // [T,N,P]
+    const v = probe.tap('v', tf.slice(kv_nope, [0, 0, P], [T, N, V])); // [T,N,V]
+    const k = probe.tap('k', tf.concat([k_nope, tf.broadcastTo(tf.reshape(pre.k_pe, [T, 1, R]), [T, N, R])], -1)); // [T,N,D]
+    const old = this.history.get(piece.request);
+    const next = (old
+      ? { latent: tf.concat([old.latent, pre.rows]), k: tf.concat([old.k, k]), v: tf.concat([old.v, v]) }
+      : { latent: pre.rows, k, v }) as History;
+    if (old) tf.dispose([old.latent, old.k, old.v]);
+    this.history.set(piece.request, { latent: tf.keep(next.latent), k: tf.keep(next.k), v: tf.keep(next.v) });
+    return pre;
+  }
+
+  private run(piece: PieceInput, probe: TensorProbe): tf.Tensor2D {
+    const c = this.layer.config;
+    const T = piece.positions.length;
+    const [N, V] = [c.num_attention_heads, c.v_head_dim];
+    const scale = pathScale(c, NO_FAULTS);
+    pieceScalars(probe, piece, scale, NO_FAULTS);
+    const { q_nope, q_pe } = this.append(piece, probe);
+    const h = this.history.get(piece.request)!;
+    const S = h.k.shape[0];
+    probe.tap('kv_cache', h.latent); // [S,L+R]
+    const qh = tf.transpose(tf.concat([q_nope, q_pe], -1), [1, 0, 2]) as tf.Tensor3D; // [N,T,D]
+    const mm = this.layer.batched;
+    const logits = probe.tap('logits', tf.mul(matmul(qh, tf.transpose(h.k, [1, 0, 2]) as tf.Tensor3D, true, mm), scale) as tf.Tensor3D); // [N,T,S]
+    const masked = tf.add(logits, tf.expandDims(causalBias(queryIndices(piece), Array.from({ length: S }, (_, s) => s)), 0)) as tf.Tensor3D; // [N,T,S]
+    const out = attend(masked, tf.transpose(h.v, [1, 0, 2]) as tf.Tensor3D, mm, true); // [N,T,V], [N,T]
+    if (probe.wants('attn_probs')) probe.tap('attn_probs', tf.exp(tf.sub(masked, tf.expandDims(out.lse, -1)))); // [N,T,S]
+    probe.tap('lse', out.lse); // [N,T]
+    if (probe.wants('lse')) probe.check('lse', 'lse_bounds', lseBoundViolations(out.lse, out.max, tf.expandDims(causalKeyCounts(piece), 0)));
+    const attn_out_heads = probe.tap('attn_out_heads', tf.transpose(out.out, [1, 0, 2])); // [T,N,V]
+    const attn_out = probe.tap('attn_out', tf.reshape(attn_out_heads, [T, N * V]) as tf.Tensor2D); // [T,N·V]
+    return oProj(this.layer, attn_out, probe); // [T,H]
+  }
+
+  dispose(): void {
+    for (const h of this.history.values()) tf.dispose([h.latent, h.k, h.v]);
+    this.history.clear();
+  }
+}

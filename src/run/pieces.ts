@@ -1,0 +1,45 @@
+import type { KernelOptions, PieceInput } from '../backends/backend';
+import { BlockTables } from '../schedule/paging';
+import type { EngineStep } from '../schedule/schedule';
+import { contextChunks, pieceKey, planSchedule } from '../schedule/schedule';
+import type { Scenario } from '../scenario/scenario';
+import type { WeightSource } from '../weights/layer';
+
+export interface PlannedRun {
+  steps: EngineStep[];
+  /** Every piece of every step, in execution order, ready for the paths. */
+  pieces: PieceInput[];
+  tables: BlockTables;
+  kernels: KernelOptions;
+  /** Whether the fp32 cold path runs (some piece attends to context, or the scenario says so). */
+  cold: boolean;
+}
+
+/** Expands a scenario's requests into engine steps and pieces with slots, chunks and embeddings. */
+export function planRun(s: Scenario, source: WeightSource): PlannedRun {
+  const steps = planSchedule(s.requests, s.schedule.decodeThreshold);
+  const tables = new BlockTables(s.requests, s.schedule.blockSize, s.seed);
+  const offset = new Map(s.requests.map((r) => [r.name, r.positionOffset]));
+  const pieces: PieceInput[] = [];
+  for (const step of steps) {
+    const chunks = contextChunks(step, s.schedule.contextChunk);
+    for (const p of step.pieces) {
+      const ranges = chunks.get(pieceKey(p)) ?? [];
+      pieces.push({
+        step: p.step, request: p.request, kind: p.kind, route: p.route, start: p.start, ids: p.ids,
+        positions: p.ids.map((_, i) => offset.get(p.request)! + p.start + i),
+        embeddings: source.embeddings(p.ids),
+        slots: tables.slots(p.request, p.start, p.start + p.count),
+        historySlots: tables.slots(p.request, 0, p.start + p.count),
+        chunks: ranges,
+        chunkSlots: ranges.map(([a, b]) => tables.slots(p.request, a, b)),
+      });
+    }
+  }
+  const withContext = pieces.some((p) => p.kind !== 'cached' && p.start > 0);
+  return {
+    steps, pieces, tables,
+    kernels: { kvSplits: s.schedule.kvSplits, emptyLse: s.schedule.prefillKernel === 'fa2' ? '+inf' : '-inf' },
+    cold: s.schedule.cold === 'on' || (s.schedule.cold === 'auto' && withContext),
+  };
+}
