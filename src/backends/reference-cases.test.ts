@@ -1,6 +1,8 @@
 import { preset } from '../model/presets';
 import { HostRecorder } from '../probes/recorder';
 import { STAGE_NAMES } from '../probes/stages';
+import { planRun } from '../run/pieces';
+import { parseScenario } from '../scenario/load';
 import { SyntheticWeights } from '../weights/synthetic';
 import { ReferenceBackend } from './reference';
 import { referenceCases, sliceHeadAxis } from './reference-cases';
@@ -15,23 +17,32 @@ describe('reference for several head slices in one pass', () => {
     expect(sliceHeadAxis(z, 't l', 0, 1, 2)).toBe(z);
   });
 
-  it('each case equals a separate float64 pass over its heads, o_proj partial sum included', async () => {
-    const c = preset('tiny');
-    const source = new SyntheticWeights(c, 11);
-    const ids = [4, 8, 15, 16];
-    const input = { ids, positions: [0, 1, 2, 3], embeddings: source.embeddings(ids) };
+  it('each case equals a separate float64 pass over its heads through a schedule with context, o_proj partial sum included', async () => {
+    const s = parseScenario([
+      'name: r', 'model: {preset: tiny}', 'weights: {synthetic: {seed: 11}}', 'schedule: {block_size: 4, context_chunk: 3, kv_splits: 2}',
+      'requests:', '  - {name: a, steps: [{prefill: 5, chunk: 3}, {decode: 1}]}', '  - {name: b, steps: [{cached: 4}, {prefill: 2}]}',
+    ].join('\n'));
+    const source = new SyntheticWeights(preset('tiny'), 11);
+    const plan = planRun(s, source);
     const cases = [{ start: 0, count: 4 }, { start: 1, count: 2 }];
     const all = new Set(STAGE_NAMES);
-    const joint = await referenceCases(source, cases, input, all);
+    const joint = await referenceCases(source, cases, plan.pieces, plan.kernels, all);
     for (const [i, heads] of cases.entries()) {
       const alone = new HostRecorder({ retain: all });
-      await new ReferenceBackend(source, heads).forward(input, alone);
+      const ref = new ReferenceBackend(source, heads, plan.kernels);
+      for (const p of plan.pieces) {
+        if (p.kind === 'cached') await ref.fill(p);
+        else {
+          alone.at(p);
+          await ref.step(p, alone);
+        }
+      }
       const want = alone.finish('reference');
-      for (const stage of STAGE_NAMES) {
-        const a = joint[i]!.captured.get(stage)!;
-        const b = want.captured.get(stage)!;
+      expect([...joint[i]!.captured.keys()].sort()).toEqual([...want.captured.keys()].sort());
+      for (const [key, b] of want.captured) {
+        const a = joint[i]!.captured.get(key)!;
         if (a.where !== 'host' || b.where !== 'host') throw new Error('host captures expected');
-        expect({ stage, shape: a.shape }).toEqual({ stage, shape: b.shape });
+        expect({ key, shape: a.shape }).toEqual({ key, shape: b.shape });
         expect(Array.from(a.data)).toEqual(Array.from(b.data));
       }
     }

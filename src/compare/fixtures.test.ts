@@ -11,13 +11,14 @@ import { checkExpectation } from './expect';
  * Regenerate with:
  *   node dist/cli/main.js run scenarios/tiny-smoke.yaml --device cpu --format json --out fixtures/tiny-smoke.report.json
  *   node dist/cli/main.js run scenarios/fault-mqa-scale-576.yaml --case tp0-of-8 --device wasm --format json --out fixtures/fault-mqa-scale-576.tp0.report.json
+ *   node dist/cli/main.js run fixtures/tiny-schedule-lse-layout.yaml --device wasm --format json --out fixtures/tiny-schedule-lse-layout.report.json
  */
 const load = (name: string) => JSON.parse(readFileSync(join(__dirname, '../../fixtures', name), 'utf8')) as RunReport;
 
-describe.each(['tiny-smoke.report.json', 'fault-mqa-scale-576.tp0.report.json'])('saved report %s', (name) => {
+describe.each(['tiny-smoke.report.json', 'fault-mqa-scale-576.tp0.report.json', 'tiny-schedule-lse-layout.report.json'])('saved report %s', (name) => {
   const report = load(name);
 
-  it('is a version-1 mla-diff run report', () => {
+  it('is an mla-diff run report of the current version', () => {
     expect(report.format).toBe(RUN_FORMAT);
     expect(report.version).toBe(RUN_VERSION);
     expect(report.device.name).toMatch(/^(cpu|wasm|webgpu|tensorflow)$/);

@@ -31,8 +31,8 @@ describe('probes', () => {
       const { trace, captured } = await rec.finish('mha');
       expect(trace.stages.map((s) => s.stage)).toEqual(['q_c', 'kv_c']); // pipeline order, not tap order
       expect(trace.stages[0]!.stats.l2).toBeCloseTo(Math.sqrt(12 * 4), 6);
-      expect(trace.scalars.softmax_scale).toBe(0.0625);
-      expect([...captured.keys()]).toEqual(['kv_c']);
+      expect(trace.pieces[0]!.scalars.softmax_scale).toBe(0.0625);
+      expect([...captured.keys()]).toEqual(['0//kv_c/']);
       for (const c of captured.values()) if (c.where === 'device') c.tensor.dispose();
     });
   });
@@ -55,6 +55,34 @@ describe('probes', () => {
       rt.tf.tidy(() => { rec.tap('q_c', rt.tf.ones([4])); });
       rec.dispose();
     });
+  });
+
+  it('records belong to the piece set by `at`, ordered by piece then pipeline; chunks interleave chunk by chunk', () => {
+    const rec = new HostRecorder({ retain: new Set(['lse', 'chunk_lse']) });
+    const t = (v: number) => ({ shape: [1], data: Float64Array.from([v]) });
+    rec.at({ step: 1, request: 'b' });
+    rec.tap('lse', t(1));
+    rec.tap('context_lse', t(2), undefined, 1);
+    rec.tap('chunk_lse', t(3), undefined, 1);
+    rec.tap('context_lse', t(4), undefined, 0);
+    rec.scalar('has_context', true);
+    rec.at({ step: 0, request: 'a' });
+    rec.tap('lse', t(5));
+    const { trace, captured } = rec.finish('reference');
+    expect(trace.stages.map((s) => `${s.step}/${s.request}/${s.stage}${s.chunk === undefined ? '' : `[${s.chunk}]`}`)).toEqual([
+      '1/b/context_lse[0]', '1/b/chunk_lse[1]', '1/b/context_lse[1]', '1/b/lse', '0/a/lse',
+    ]);
+    expect(trace.pieces).toEqual([{ step: 1, request: 'b', scalars: { has_context: true } }, { step: 0, request: 'a', scalars: {} }]);
+    expect([...captured.keys()].sort()).toEqual(['0/a/lse/', '1/b/chunk_lse/1', '1/b/lse/']);
+  });
+
+  it('checks attach to the tap of the same piece and chunk; a check before its tap is an error', () => {
+    const rec = new HostRecorder();
+    rec.at({ step: 2, request: 'r' });
+    expect(() => rec.check('lse', 'lse_bounds', 1)).toThrow(/before its tap/);
+    rec.tap('lse', { shape: [1], data: new Float64Array(1) });
+    rec.check('lse', 'lse_bounds', 3);
+    expect(rec.finish('reference').trace.stages[0]!.checks).toEqual([{ name: 'lse_bounds', violations: 3 }]);
   });
 
   it('tapping a stage twice is a programming error', () => {

@@ -76,7 +76,12 @@ abstract class BaseRecorder<T> implements Probe<T> {
   at(scope: Scope): void {
     const found = this.pieces.find((p) => p.step === scope.step && p.request === scope.request);
     this.current = found ?? { step: scope.step, request: scope.request, scalars: {} };
-    if (!found) this.pieces.push(this.current);
+  }
+
+  /** The current piece, listed once it holds anything. */
+  private piece(): PieceTrace {
+    if (!this.pieces.includes(this.current)) this.pieces.push(this.current);
+    return this.current;
   }
 
   wants(stage: StageName): boolean {
@@ -85,7 +90,8 @@ abstract class BaseRecorder<T> implements Probe<T> {
 
   tap<X extends T>(stage: StageName, x: X, layout: string = STAGES[stage].layout, chunk?: number): X {
     if (!this.wants(stage)) return x;
-    const scope = { step: this.current.step, request: this.current.request };
+    const { step, request } = this.piece();
+    const scope = { step, request };
     const key = recordKey({ ...scope, stage, chunk });
     if (this.taps.has(key)) throw new Error(`stage ${stage}${chunk === undefined ? '' : ` chunk ${chunk}`} tapped twice in piece ${key}`);
     this.taps.set(key, { ...scope, stage, ...(chunk === undefined ? {} : { chunk }), x: this.hold(x), layout, checks: [] });
@@ -99,7 +105,7 @@ abstract class BaseRecorder<T> implements Probe<T> {
   }
 
   scalar(name: ScalarName, value: ScalarValue): void {
-    this.current.scalars[name] = value;
+    this.piece().scalars[name] = value;
   }
 
   protected ordered(): [string, Tap<T>][] {
