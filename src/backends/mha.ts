@@ -94,6 +94,7 @@ export class MhaBackend implements MlaBackend<tf.Tensor> {
       const kernelLse = transposed ? (tf.transpose(this.kernelLse(part.lse)) as tf.Tensor2D) : this.kernelLse(part.lse);
       probe.tap('chunk_output', swap01(part.out), undefined, i); // [T,N,V]
       probe.tap('chunk_lse', kernelLse, transposed ? 't h' : 'h t', i);
+      if (len && probe.wants('chunk_lse')) probe.check('chunk_lse', 'lse_bounds', lseBoundViolations(this.kernelLse(part.lse), part.max, tf.scalar(len)), i);
       const merged: Attended = { ...part, lse: transposed ? (tf.reshape(kernelLse, [N, T]) as tf.Tensor2D) : kernelLse };
       running = running === null ? merged : mergeAttnStates(running, merged, !this.faults.has('merge-inf-unhandled'));
       probe.tap('context_output', swap01(running.out), undefined, i); // [T,N,V]

@@ -165,6 +165,7 @@ export class ReferenceBackend implements MlaBackend<HostTensor> {
       const part = attendColumns(logits, N, T, S, a, b, null, hist.v, V, false, this.kernels.emptyLse === '+inf' ? Infinity : -Infinity);
       probe.tap('chunk_output', host([T, N, V], part.out), undefined, i);
       probe.tap('chunk_lse', host([N, T], part.lse), undefined, i);
+      if (b > a) probe.check('chunk_lse', 'lse_bounds', lseViolations(part, N, T, () => b - a), i);
       running = running ? mergeStates(running, part, N, T, V) : part;
       probe.tap('context_output', host([T, N, V], running.out), undefined, i);
       probe.tap('context_lse', host([N, T], running.lse), undefined, i);

@@ -42,8 +42,8 @@ function verdictLine(c: CaseResult, s: Style): string {
   }
   const f = cmp.firstDivergence!;
   const at = `${f.stage}${f.chunk === undefined ? '' : `[chunk ${f.chunk}]`}, step ${f.step}, request ${f.request}`;
-  return s.bad(`FAIL ${c.trace.name}: first divergence at ${at} (${f.verdict}) — ${WHO[f.culprit]}`) +
-    `; rel err ${err(f.relErr)}, norm ratio ${num(f.normRatio)}`;
+  const measure = f.verdict === 'nan-introduced' ? '; NaN first appears here' : f.verdict === 'shape-mismatch' ? '' : `; rel err ${err(f.relErr)}, norm ratio ${num(f.normRatio)}`;
+  return s.bad(`FAIL ${c.trace.name}: first divergence at ${at} (${f.verdict}) — ${WHO[f.culprit]}`) + measure;
 }
 
 function pieceBlock(r: RunReport, c: CaseResult, p: PieceInfo, s: Style): string {

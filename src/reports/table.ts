@@ -5,6 +5,7 @@ import type { PathName } from '../probes/stages';
 import { STAGES } from '../probes/stages';
 import type { PairDiff } from '../run/diff';
 import type { CaseResult, PieceInfo } from '../run/trace';
+import type { TensorStats } from '../probes/stats';
 import { err, num } from './format';
 import type { Style } from './style';
 
@@ -48,8 +49,8 @@ export function normTraceTable(c: CaseResult, piece: PieceInfo, s: Style): strin
     colAligns: ['left', ...paths.map(() => 'right' as const), 'right', ...(judge ? ['right' as const] : []), 'right', 'left'],
   });
   const first = c.comparison.firstDivergence;
-  const norms = new Map<string, number>();
-  for (const p of paths) for (const r of c.trace.paths[p]!.stages) if (samePiece(r, piece)) norms.set(`${p}:${recordKey(r)}`, r.stats.l2);
+  const norms = new Map<string, TensorStats>();
+  for (const p of paths) for (const r of c.trace.paths[p]!.stages) if (samePiece(r, piece)) norms.set(`${p}:${recordKey(r)}`, r.stats);
   let group = '';
   for (const v of c.comparison.stages.filter((x) => samePiece(x, piece))) {
     const def = STAGES[v.stage];
@@ -61,10 +62,10 @@ export function normTraceTable(c: CaseResult, piece: PieceInfo, s: Style): strin
     const vsJudge = judge ? diffs.filter((d) => d.b === judge && d.a !== 'cold' && d.relErr != null).map((d) => d.relErr!) : [];
     const isFirst = first !== null && recordKey(first) === key;
     const label = `${v.stage}${v.chunk === undefined ? '' : `[${v.chunk}]`}`;
-    const relText = main?.relErr == null ? '—' : `${err(main.relErr)}${mark}`;
+    const relText = main?.relErr == null ? '—' : `${main.nan[0] || main.nan[1] ? 'NaN' : err(main.relErr)}${mark}`;
     t.push([
       (isFirst ? s.mark(label) : label) + (def.compare === 'derived' ? s.dim(' ·derived') : ''),
-      ...paths.map((p) => num(norms.get(`${p}:${key}`))),
+      ...paths.map((p) => norm(norms.get(`${p}:${key}`))),
       v.verdict === 'ok' ? relText : s.bad(relText),
       ...(judge ? [vsJudge.length ? err(Math.max(...vsJudge)) : '—'] : []),
       err(main?.maxAbsErr),
@@ -74,9 +75,16 @@ export function normTraceTable(c: CaseResult, piece: PieceInfo, s: Style): strin
   return t.toString();
 }
 
+/** ‖x‖ of a record; NaN when any value is, ±inf when no value is finite (an empty chunk's LSE). */
+function norm(st: TensorStats | undefined): string {
+  if (!st) return num(undefined);
+  if (st.nanCount) return 'NaN';
+  return st.size && st.infCount === st.size ? 'inf' : num(st.l2);
+}
+
 /** One line per piece for long schedules: what ran, its verdict, its worst mha↔mqa error. */
 export function pieceSummaryTable(c: CaseResult, s: Style): string {
-  const t = new Table({ head: ['step', 'request', 'piece', 'engine path', 'verdict', 'worst mha↔mqa'].map((h) => s.bold(h)), style: { head: [], border: [], compact: true } });
+  const t = new Table({ head: ['step', 'request', 'piece', 'engine path', 'verdict', 'worst mha↔mqa / first divergence'].map((h) => s.bold(h)), style: { head: [], border: [], compact: true } });
   const first = c.comparison.firstDivergence;
   for (const p of c.trace.pieces) {
     const vs = c.comparison.stages.filter((v) => samePiece(v, p));
@@ -84,7 +92,8 @@ export function pieceSummaryTable(c: CaseResult, s: Style): string {
     const worst = vs.flatMap((v) => v.pairs.filter((x) => x.a === 'mha' && x.b === 'mqa' && x.relErr != null).map((x) => [x.relErr!, v.stage] as const))
       .reduce<readonly [number, string] | null>((w, x) => (!w || x[0] > w[0] ? x : w), null);
     const verdict = p.kind === 'cached' ? s.dim('cache fill') : bad.length ? s.bad(`${bad.length} diverge${first && samePiece(first, p) ? ' ◀ first' : ''}`) : s.ok('ok');
-    t.push([String(p.step), p.request, pieceLabel(p), p.kind === 'cached' ? '—' : p.route, verdict, worst ? `${err(worst[0])} ${worst[1]}` : '—']);
+    const detail = bad.length ? s.bad(`${bad[0]!.stage}${bad[0]!.chunk === undefined ? '' : `[${bad[0]!.chunk}]`}: ${bad[0]!.verdict} (${bad[0]!.culprit})`) : worst ? `${err(worst[0])} ${worst[1]}` : '—';
+    t.push([String(p.step), p.request, pieceLabel(p), p.kind === 'cached' ? '—' : p.route, verdict, detail]);
   }
   return t.toString();
 }
