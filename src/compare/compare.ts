@@ -97,9 +97,13 @@ export function culpritOf(pairs: PairVerdict[], checks: CheckResult[], diffs: Pa
     const single = odd.filter(others);
     if (single.length === 1) return single[0] as Culprit;
   }
-  const d = diffs.find((x) => x.a === 'mha' && x.b === 'mqa');
-  if (d && (d.nan[0] > 0 || d.nan[1] > 0)) return d.nan[0] > 0 && d.nan[1] > 0 ? 'both' : d.nan[0] > 0 ? 'mha' : 'mqa';
-  return 'unknown';
+  const nanSides = new Set<PathName>();
+  for (const d of diffs) {
+    if (d.nan[0] > 0) nanSides.add(d.a);
+    if (d.nan[1] > 0) nanSides.add(d.b);
+  }
+  nanSides.delete('reference');
+  return nanSides.size ? named(ENGINES.filter((p) => nanSides.has(p))) : 'unknown';
 }
 
 const SCALARS_COMPARED: ScalarName[] = ['softmax_scale', 'lse_base', 'rope_style', 'has_context', 'causal', 'num_tokens', 'num_context_tokens'];

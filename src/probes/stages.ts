@@ -101,11 +101,14 @@ export function stageIndex(s: StageName): number {
 }
 
 const FIRST_CHUNKED = STAGE_NAMES.findIndex((s) => (STAGES[s] as StageDef).chunked);
+const CHUNKED_COUNT = STAGE_NAMES.filter((s) => (STAGES[s] as StageDef).chunked).length;
 
 /** Order of (stage, chunk) within a piece: chunked stages run chunk by chunk inside their block. */
 export function stageOrder(stage: StageName, chunk?: number): number {
   const i = stageIndex(stage);
-  return (STAGES[stage] as StageDef).chunked ? FIRST_CHUNKED + ((chunk ?? 0) * 16 + (i - FIRST_CHUNKED)) / 4096 : i;
+  if (!(STAGES[stage] as StageDef).chunked) return i;
+  const x = (chunk ?? 0) * CHUNKED_COUNT + (i - FIRST_CHUNKED); // ≥ 0, increasing in (chunk, stage)
+  return FIRST_CHUNKED + x / (x + 1); // stays inside [FIRST_CHUNKED, FIRST_CHUNKED + 1) for any chunk count
 }
 
 /** Per-piece facts each path records beside its tensors. */

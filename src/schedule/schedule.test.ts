@@ -4,7 +4,7 @@ import { contextChunks, pieceKey, planSchedule } from './schedule';
 
 const req = (name: string, phases: RequestPlan['phases'], startStep = 0): RequestPlan => {
   const n = phases.reduce((a, p) => a + p.tokens, 0);
-  return { name, ids: Array.from({ length: n }, (_, i) => 100 + i), startStep, phases };
+  return { name, ids: Array.from({ length: n }, (_, i) => 100 + i), startStep, positionOffset: 0, phases };
 };
 
 describe('planSchedule', () => {
