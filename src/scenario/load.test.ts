@@ -4,7 +4,8 @@ import { join, resolve } from 'node:path';
 import type { ErrorCode } from '../errors';
 import { MlaDiffError } from '../errors';
 import { preset } from '../model/presets';
-import { loadScenario, parseScenario, syntheticIds } from './load';
+import { loadScenario, parseScenario } from './load';
+import { syntheticIds } from './requests';
 
 /** Runs `fn`, which must throw an MlaDiffError, and returns that error. */
 function failure(fn: () => unknown): MlaDiffError {
@@ -31,8 +32,9 @@ describe('parseScenario: valid input', () => {
     expect(s.config).toEqual(preset('tiny'));
     expect(s.reference).toBe('auto');
     expect(s.seed).toBe(0);
-    expect(s.ids).toEqual([1, 2, 3]);
-    expect(s.positions).toEqual([0, 1, 2]);
+    expect(s.requests).toEqual([{ name: 'prompt', ids: [1, 2, 3], startStep: 0, positionOffset: 0, phases: [{ kind: 'prefill', tokens: 3 }] }]);
+    expect(s.schedule).toEqual({ blockSize: 16, decodeThreshold: 1, contextChunk: 65_536, kvSplits: 1, prefillKernel: 'fa3', cold: 'auto' });
+    expect(s.text).toBeUndefined();
     expect(s.cases).toEqual([{ name: 'full', heads: { start: 0, count: 4 }, label: expect.any(String) }]);
     expect([...s.faults.mha]).toEqual([]);
     expect([...s.faults.mqa]).toEqual([]);
@@ -63,7 +65,7 @@ describe('parseScenario: valid input', () => {
       '',
     ].join('\n'));
     expect(s).toMatchObject({ name: 'full-example', description: 'a description', seed: 42, text: 'hello there', reference: 'off' });
-    expect(s.positions).toEqual([10, 11]);
+    expect(s.requests).toEqual([{ name: 'prompt', ids: [5, 6], startStep: 0, positionOffset: 10, phases: [{ kind: 'prefill', tokens: 2 }] }]);
   });
 
   it.each([
@@ -88,30 +90,31 @@ describe('parseScenario: valid input', () => {
 
   it('prompt.length draws deterministic synthetic ids below vocab_size', () => {
     const text = 'name: t\nmodel: {preset: tiny}\nweights: {synthetic: {seed: 3}}\nprompt: {length: 64}\n';
+    const ids = (x: ReturnType<typeof parseScenario>) => x.requests[0]!.ids;
     const a = parseScenario(text);
     const b = parseScenario(text);
-    expect(a.ids).toHaveLength(64);
-    expect(a.ids).toEqual(b.ids);
-    expect(a.ids).toEqual(syntheticIds(64, 1000, 3));
-    expect(a.positions).toEqual([...Array(64).keys()]);
-    for (const id of a.ids) {
+    expect(ids(a)).toHaveLength(64);
+    expect(ids(a)).toEqual(ids(b));
+    expect(ids(a)).toEqual(syntheticIds(64, 1000, 3));
+    expect(a.requests[0]).toMatchObject({ name: 'prompt', positionOffset: 0, phases: [{ kind: 'prefill', tokens: 64 }] });
+    for (const id of ids(a)) {
       expect(Number.isInteger(id)).toBe(true);
       expect(id).toBeGreaterThanOrEqual(0);
       expect(id).toBeLessThan(1000);
     }
     // Not a constant sequence, and the seed matters.
-    expect(new Set(a.ids).size).toBeGreaterThan(1);
-    expect(parseScenario(text.replace('seed: 3', 'seed: 4')).ids).not.toEqual(a.ids);
+    expect(new Set(ids(a)).size).toBeGreaterThan(1);
+    expect(ids(parseScenario(text.replace('seed: 3', 'seed: 4')))).not.toEqual(ids(a));
   });
 
   it('prompt.length respects an overridden vocab_size', () => {
     const s = parseScenario('name: t\nmodel: {preset: tiny, vocab_size: 7}\nprompt: {length: 100}\n');
-    expect(s.ids).toHaveLength(100);
-    expect(Math.max(...s.ids)).toBeLessThan(7);
+    expect(s.requests[0]!.ids).toHaveLength(100);
+    expect(Math.max(...s.requests[0]!.ids)).toBeLessThan(7);
   });
 
   it('prompt.ids are kept verbatim', () => {
-    expect(parseScenario(base().replace('[1, 2, 3]', '[0, 999, 5]')).ids).toEqual([0, 999, 5]);
+    expect(parseScenario(base().replace('[1, 2, 3]', '[0, 999, 5]')).requests[0]!.ids).toEqual([0, 999, 5]);
   });
 
   it.each([
@@ -170,12 +173,15 @@ describe('parseScenario: valid input', () => {
     ['expect: {outcome: agree}', { outcome: 'agree', first_divergence: undefined, culprit: undefined }],
     ['expect: {outcome: diverge, first_divergence: logits, culprit: mqa}', { outcome: 'diverge', first_divergence: 'logits', culprit: 'mqa' }],
     ['expect:\n  outcome: diverge\n  culprit: shared', { outcome: 'diverge', first_divergence: undefined, culprit: 'shared' }],
+    ['expect: {outcome: diverge, culprit: cold}', { outcome: 'diverge', first_divergence: undefined, culprit: 'cold' }],
+    ['expect: {outcome: diverge, first_divergence: context_lse, step: 0, request: chat}',
+      { outcome: 'diverge', first_divergence: 'context_lse', culprit: undefined, step: 0, request: 'chat' }],
   ])('expect is parsed: %s', (yaml, want) => {
     expect(parseScenario(base(`${yaml}\n`)).expect).toEqual(want);
   });
 
   it('accepts CRLF line endings', () => {
-    expect(parseScenario(base().replace(/\n/g, '\r\n')).ids).toEqual([1, 2, 3]);
+    expect(parseScenario(base().replace(/\n/g, '\r\n')).requests[0]!.ids).toEqual([1, 2, 3]);
   });
 });
 
@@ -264,7 +270,6 @@ describe('parseScenario: bad input is an MlaDiffError with a code and a location
   it.each([
     ['name', 'model: {preset: tiny}\nprompt: {ids: [1]}\n', 'name'],
     ['model', 'name: t\nprompt: {ids: [1]}\n', 'model'],
-    ['prompt', 'name: t\nmodel: {preset: tiny}\n', 'prompt'],
     ['model.preset', 'name: t\nmodel: {hidden_size: 96}\nprompt: {ids: [1]}\n', 'model.preset'],
     ['faults[0].fault', base('faults:\n  - path: mqa\n'), 'faults[0].fault'],
     ['expect.outcome', base('expect: {culprit: mqa}\n'), 'expect.outcome'],
@@ -401,6 +406,201 @@ describe('parseScenario: bad input is an MlaDiffError with a code and a location
   });
 });
 
+describe('parseScenario: requests and schedule', () => {
+  /** A tiny scenario with a schedule: `requests` and `more` are YAML lines (requests indented as list items). */
+  const sched = (requests: string[], more = '') => `name: t\nmodel: {preset: tiny}\nrequests:\n${requests.map((r) => `  - ${r}`).join('\n')}\n${more}`;
+  const DEFAULT_SCHEDULE = { blockSize: 16, decodeThreshold: 1, contextChunk: 65_536, kvSplits: 1, prefillKernel: 'fa3', cold: 'auto' };
+
+  it('a request with only name and steps gets the defaults, ids from the seed', () => {
+    const s = parseScenario(sched(['{name: a, steps: [{prefill: 4}]}']));
+    expect(s.requests).toEqual([{ name: 'a', ids: syntheticIds(4, 1000, 0, 'request_ids:a'), startStep: 0, positionOffset: 0, phases: [{ kind: 'prefill', tokens: 4 }] }]);
+    expect(s.schedule).toEqual(DEFAULT_SCHEDULE);
+    expect(s.text).toBeUndefined();
+    expect(s.cases).toEqual([{ name: 'full', heads: { start: 0, count: 4 }, label: expect.any(String) }]);
+  });
+
+  it('reads every field of a request and every kind of step', () => {
+    const s = parseScenario([
+      'name: t',
+      'model: {preset: tiny}',
+      'requests:',
+      '  - name: chat',
+      '    ids: [7, 8]',
+      '    start_step: 2',
+      '    position_offset: 100',
+      '    steps: [{prefill: 12, chunk: 5}, {decode: 3}, {cached: 4}, {prefill: 2}]',
+      '',
+    ].join('\n'));
+    expect(s.requests).toHaveLength(1);
+    const r = s.requests[0]!;
+    expect(r).toMatchObject({ name: 'chat', startStep: 2, positionOffset: 100 });
+    expect(r.phases).toEqual([
+      { kind: 'prefill', tokens: 12, chunk: 5 },
+      { kind: 'decode', tokens: 3 },
+      { kind: 'cached', tokens: 4 },
+      { kind: 'prefill', tokens: 2 },
+    ]);
+    // Given ids lead; the rest of the 21 tokens come from the request's own stream.
+    expect(r.ids).toHaveLength(21);
+    expect(r.ids.slice(0, 2)).toEqual([7, 8]);
+    expect(r.ids.slice(2)).toEqual(syntheticIds(21, 1000, 0, 'request_ids:chat').slice(2));
+  });
+
+  it('as many ids as tokens are kept verbatim', () => {
+    expect(parseScenario(sched(['{name: a, ids: [1, 2, 3], steps: [{prefill: 2}, {decode: 1}]}'])).requests[0]!.ids).toEqual([1, 2, 3]);
+  });
+
+  it('requests keep their order; each draws its own ids, from the weight seed', () => {
+    const text = sched(['{name: a, steps: [{prefill: 8}]}', '{name: b, steps: [{prefill: 8}]}'], 'weights: {synthetic: {seed: 5}}\n');
+    const s = parseScenario(text);
+    expect(s.requests.map((r) => r.name)).toEqual(['a', 'b']);
+    expect(s.requests[0]!.ids).not.toEqual(s.requests[1]!.ids);
+    expect(s.requests[0]!.ids).toEqual(syntheticIds(8, 1000, 5, 'request_ids:a'));
+    expect(parseScenario(text.replace('seed: 5', 'seed: 6')).requests[0]!.ids).not.toEqual(s.requests[0]!.ids);
+    expect(parseScenario(text).requests).toEqual(s.requests);
+  });
+
+  it('a prompt: is one request named prompt, prefilled at start_position', () => {
+    const s = parseScenario('name: t\nmodel: {preset: tiny}\nprompt: {text: hi, ids: [4, 5, 6], start_position: 7}\n');
+    expect(s.text).toBe('hi');
+    expect(s.requests).toEqual([{ name: 'prompt', ids: [4, 5, 6], startStep: 0, positionOffset: 7, phases: [{ kind: 'prefill', tokens: 3 }] }]);
+  });
+
+  it('reads every schedule: field', () => {
+    const s = parseScenario(sched(['{name: a, steps: [{prefill: 4}]}'],
+      'schedule: {block_size: 4, decode_threshold: 2, context_chunk: 5, kv_splits: 3, prefill_kernel: fa2, cold: on}\n'));
+    expect(s.schedule).toEqual({ blockSize: 4, decodeThreshold: 2, contextChunk: 5, kvSplits: 3, prefillKernel: 'fa2', cold: 'on' });
+  });
+
+  it('a partial schedule: keeps the defaults of the rest, with a prompt too', () => {
+    const s = parseScenario(base('schedule: {kv_splits: 4}\n'));
+    expect(s.schedule).toEqual({ ...DEFAULT_SCHEDULE, kvSplits: 4 });
+    expect(s.requests.map((r) => r.name)).toEqual(['prompt']);
+  });
+
+  it.each([
+    ['prompt and requests together', `${base()}requests:\n  - {name: a, steps: [{prefill: 1}]}\n`],
+    ['neither prompt nor requests', 'name: t\nmodel: {preset: tiny}\n'],
+  ])('%s → invalid-value naming both', (_what, text) => {
+    const e = parseError(text);
+    expect(e.code).toBe('invalid-value');
+    expect(e.message).toContain('prompt');
+    expect(e.message).toContain('requests');
+    expect(e.where.file).toBe('test.yaml');
+    expect(e.where.line).toEqual(expect.any(Number));
+  });
+
+  it.each([
+    ['chunk with a decode', '{name: a, steps: [{decode: 3, chunk: 2}]}', 'requests[0].steps[0].chunk', 4],
+    ['chunk with a cache hit', '{name: a, steps: [{prefill: 2}, {cached: 3, chunk: 2}]}', 'requests[0].steps[1].chunk', 4],
+    ['a step of two kinds', '{name: a, steps: [{prefill: 3, decode: 1}]}', 'requests[0].steps[0]', 4],
+    ['a step of three kinds', '{name: a, steps: [{prefill: 3, decode: 1, cached: 2}]}', 'requests[0].steps[0]', 4],
+    ['a step of no kind (chunk alone)', '{name: a, steps: [{chunk: 2}]}', 'requests[0].steps[0]', 4],
+    ['more ids than tokens', '{name: a, ids: [1, 2, 3, 4], steps: [{prefill: 2}, {decode: 1}]}', 'requests[0].ids', 4],
+    ['an id = vocab_size', '{name: a, ids: [1, 1000], steps: [{prefill: 2}]}', 'requests[0].ids[1]', 4],
+    ['no steps', '{name: a, steps: []}', 'requests[0].steps', 4],
+    ['zero tokens', '{name: a, steps: [{prefill: 0}]}', 'requests[0].steps[0].prefill', 4],
+    ['zero chunk', '{name: a, steps: [{prefill: 4, chunk: 0}]}', 'requests[0].steps[0].chunk', 4],
+    ['a name with a space', '{name: "a b", steps: [{prefill: 1}]}', 'requests[0].name', 4],
+  ])('%s → invalid-value at %s', (_what, request, field, line) => {
+    const e = parseError(sched([request]));
+    expect(e.code).toBe('invalid-value');
+    expect(e.where).toMatchObject({ file: 'test.yaml', field, line });
+  });
+
+  it('an id beyond vocab in a later request names that request and id', () => {
+    const e = parseError(sched(['{name: a, steps: [{prefill: 2}]}', '{name: b, ids: [3, 4, 5000], steps: [{prefill: 3}]}']));
+    expect(e.code).toBe('invalid-value');
+    expect(e.where).toMatchObject({ field: 'requests[1].ids[2]', line: 5 });
+    expect(e.message).toContain('5000');
+  });
+
+  it('an id checked against an overridden vocab_size', () => {
+    const e = parseError(sched(['{name: a, ids: [9, 10], steps: [{prefill: 4}]}']).replace('preset: tiny', 'preset: tiny, vocab_size: 10'));
+    expect(e.code).toBe('invalid-value');
+    expect(e.where.field).toBe('requests[0].ids[1]');
+  });
+
+  it('duplicate request names → invalid-value at the second one', () => {
+    const e = parseError(sched(['{name: a, steps: [{prefill: 2}]}', '{name: b, steps: [{prefill: 2}]}', '{name: a, steps: [{decode: 1}]}']));
+    expect(e.code).toBe('invalid-value');
+    expect(e.where).toMatchObject({ field: 'requests[2].name', line: 6 });
+    expect(e.message).toContain('"a"');
+  });
+
+  it.each([
+    ['every token counts, decodes and cache hits included', '{name: a, steps: [{cached: 4}, {prefill: 3}, {decode: 2}]}'],
+    ['position_offset counts', '{name: a, position_offset: 6, steps: [{prefill: 3}]}'],
+  ])('positions beyond max_position_embeddings (%s) → invalid-value at the request', (_what, request) => {
+    const e = parseError(sched([request]).replace('preset: tiny', 'preset: tiny, max_position_embeddings: 8'));
+    expect(e.code).toBe('invalid-value');
+    expect(e.where.field).toBe('requests[0]');
+  });
+
+  it('a request that just fits max_position_embeddings loads', () => {
+    const s = parseScenario(sched(['{name: a, position_offset: 4, steps: [{cached: 2}, {prefill: 1}, {decode: 1}]}']).replace('preset: tiny', 'preset: tiny, max_position_embeddings: 8'));
+    expect(s.requests[0]!.ids).toHaveLength(4);
+  });
+
+  it.each([
+    ['schedule key', 'schedule:\n  block_sise: 4\n', 'schedule.block_sise', 6, 'block_size'],
+    ['schedule key, flow style', 'schedule: {kv_split: 4}\n', 'schedule.kv_split', 5, 'kv_splits'],
+    ['schedule key, prefill_kernel', 'schedule:\n  prefil_kernel: fa2\n', 'schedule.prefil_kernel', 6, 'prefill_kernel'],
+  ])('%s typo → unknown-key with a did-you-mean', (_what, more, field, line, suggestion) => {
+    const e = parseError(sched(['{name: a, steps: [{prefill: 4}]}'], more));
+    expect(e.code).toBe('unknown-key');
+    expect(e.where).toMatchObject({ file: 'test.yaml', field, line });
+    expect(e.message).toContain(`"${suggestion}"`);
+    expect(e.hint).toContain('context_chunk');
+  });
+
+  it.each([
+    ['step key', ['name: a', '    steps:', '      - {prefil: 4}'], 'requests[0].steps[0].prefil', 6, 'prefill'],
+    ['request key', ['name: a', '    start_stpe: 1', '    steps: [{prefill: 4}]'], 'requests[0].start_stpe', 5, 'start_step'],
+    ['misspelt name', ['nmae: a', '    steps: [{prefill: 4}]'], 'requests[0].nmae', 4, 'name'],
+  ])('%s typo → unknown-key with a did-you-mean', (_what, lines, field, line, suggestion) => {
+    const e = parseError(sched([lines.join('\n')]));
+    expect(e.code).toBe('unknown-key');
+    expect(e.where).toMatchObject({ field, line });
+    expect(e.message).toContain(`"${suggestion}"`);
+  });
+
+  it.each([
+    ['prefill_kernel', 'schedule: {prefill_kernel: fa4}\n', 'schedule.prefill_kernel', ['fa3', 'fa2']],
+    ['cold', 'schedule: {cold: maybe}\n', 'schedule.cold', ['auto', 'on', 'off']],
+  ])('an unknown %s → invalid-value listing the choices', (_what, more, field, choices) => {
+    const e = parseError(sched(['{name: a, steps: [{prefill: 4}]}'], more));
+    expect(e.code).toBe('invalid-value');
+    expect(e.where).toMatchObject({ field, line: 5 });
+    for (const c of choices) expect(e.message).toContain(c);
+    expect(e.message).toContain('did you mean');
+  });
+
+  it.each([
+    ['block_size', 'schedule: {block_size: 0}\n', 'schedule.block_size'],
+    ['context_chunk', 'schedule: {context_chunk: -5}\n', 'schedule.context_chunk'],
+    ['kv_splits', 'schedule: {kv_splits: 0}\n', 'schedule.kv_splits'],
+    ['decode_threshold', 'schedule: {decode_threshold: 0}\n', 'schedule.decode_threshold'],
+    ['an empty requests list', '', 'requests'],
+  ])('a bad %s → invalid-value', (_what, more, field) => {
+    const text = field === 'requests' ? 'name: t\nmodel: {preset: tiny}\nrequests: []\n' : sched(['{name: a, steps: [{prefill: 4}]}'], more);
+    const e = parseError(text);
+    expect(e.code).toBe('invalid-value');
+    expect(e.where.field).toBe(field);
+  });
+
+  it.each([
+    ['step is a string', 'expect: {outcome: diverge, step: three}\n', 'expect.step'],
+    ['kv_splits is fractional', 'schedule: {kv_splits: 1.5}\n', 'schedule.kv_splits'],
+    ['steps is a mapping', '', 'requests[0].steps'],
+  ])('wrong type (%s) → invalid-type', (_what, more, field) => {
+    const text = field === 'requests[0].steps' ? sched(['{name: a, steps: {prefill: 4}}']) : sched(['{name: a, steps: [{prefill: 4}]}'], more);
+    const e = parseError(text);
+    expect(e.code).toBe('invalid-type');
+    expect(e.where.field).toBe(field);
+  });
+});
+
 describe('loadScenario', () => {
   let dir: string;
   beforeAll(() => {
@@ -415,7 +615,7 @@ describe('loadScenario', () => {
     writeFileSync(file, base());
     const s = loadScenario(file);
     expect(s.file).toBe(file);
-    expect(s.ids).toEqual([1, 2, 3]);
+    expect(s.requests[0]!.ids).toEqual([1, 2, 3]);
   });
 
   it('errors in a file carry its path', () => {
@@ -458,7 +658,11 @@ describe('the shipped scenarios', () => {
     const s = loadScenario(join(root, f));
     expect(s.name.length).toBeGreaterThan(0);
     expect(s.cases.length).toBeGreaterThan(0);
-    expect(s.ids.length).toBeGreaterThan(0);
-    expect(Math.max(...s.ids)).toBeLessThan(s.config.vocab_size);
+    expect(s.requests.length).toBeGreaterThan(0);
+    for (const r of s.requests) {
+      expect(r.ids.length).toBe(r.phases.reduce((n, p) => n + p.tokens, 0));
+      expect(Math.max(...r.ids)).toBeLessThan(s.config.vocab_size);
+      expect(r.positionOffset + r.ids.length).toBeLessThanOrEqual(s.config.max_position_embeddings);
+    }
   });
 });

@@ -22,16 +22,67 @@ const jsStackLines = (text: string) => text.split('\n').filter((l) => /^\s+at .*
 /** Any line shaped like a stack frame. */
 const stackLines = (text: string) => text.split('\n').filter((l) => /^\s+at /.test(l));
 
+interface Where {
+  step: number;
+  request: string;
+  stage: string;
+  chunk?: number;
+}
+
 interface RunJson {
   format: string;
   version: number;
   verdict: 'agree' | 'diverge';
   device: { name: string };
-  cases: { trace: { name: string }; comparison: { verdict: string; firstDivergence: { stage: string; culprit: string } | null } }[];
+  scenario: { requests: { name: string }[]; schedule: Record<string, unknown>; reference: string };
+  cases: {
+    trace: {
+      name: string;
+      pieces: { step: number; request: string; kind: string; route: string; start: number; count: number; chunks: number }[];
+      paths: Record<string, { stages: (Where & { stats: { shape: number[]; size: number; infCount: number; nanCount: number } })[] }>;
+    };
+    comparison: {
+      verdict: string;
+      firstDivergence: (Where & { verdict: string; culprit: string }) | null;
+      stages: (Where & { verdict: string; pairs: { a: string; b: string; verdict: string }[] })[];
+    };
+  }[];
 }
+
+/** Version of the run JSON this suite reads. */
+const RUN_VERSION = 2;
 
 const tinyScenario = (name: string, extra = '') =>
   `name: ${name}\nmodel: {preset: tiny}\nweights: {synthetic: {seed: 3}}\nprompt:\n  ids: [5, 17, 256, 999, 42]\n${extra}`;
+
+/**
+ * A tiny serving schedule: `chat` prefills 12 tokens in chunks of 5 (its later chunks attend to
+ * cached context, 2 context chunks of 5), decodes 3 through MQA with 3 KV splits, then prefills a
+ * second turn; `hit` finds 7 tokens in the prefix cache and prefills 6 after them.
+ */
+const tinySchedule = (name: string, extra = '', schedule = '') =>
+  `name: ${name}\nmodel: {preset: tiny}\nweights: {synthetic: {seed: 3}}\nreference: on\n` +
+  `schedule: {block_size: 4, context_chunk: 5, kv_splits: 3${schedule}}\n` +
+  'requests:\n' +
+  '  - {name: chat, steps: [{prefill: 12, chunk: 5}, {decode: 3}, {prefill: 4}]}\n' +
+  '  - {name: hit, steps: [{cached: 7}, {prefill: 6}]}\n' +
+  extra;
+
+/**
+ * Two requests prefilling together with context 3 and 12: at step 1 they share 3 context chunks of
+ * 5 tokens, so `short`'s chunks 1 and 2 are empty (FA2 reports +inf LSE for them).
+ */
+const emptyChunkSchedule = (name: string, extra = '') =>
+  `name: ${name}\nmodel: {preset: tiny}\nweights: {synthetic: {seed: 3}}\nreference: on\n` +
+  'schedule: {block_size: 4, context_chunk: 5, kv_splits: 3, prefill_kernel: fa2}\n' +
+  'requests:\n' +
+  '  - {name: short, steps: [{prefill: 3}, {prefill: 4}]}\n' +
+  '  - {name: long, steps: [{prefill: 12}, {prefill: 4}]}\n' +
+  extra;
+
+const pairsAt = (j: RunJson, w: Where) =>
+  j.cases[0]!.comparison.stages.find((s) => s.step === w.step && s.request === w.request && s.stage === w.stage && s.chunk === w.chunk)!.pairs
+    .map((p) => `${p.a}-${p.b}:${p.verdict}`);
 
 describe('mla-diff CLI (e2e)', () => {
   let dir: string;
@@ -64,7 +115,10 @@ describe('mla-diff CLI (e2e)', () => {
       const r = await mla(['run', TINY_SMOKE, '--device', 'wasm', '--format', 'json']);
       expect(r.exitCode).toBe(0);
       const j = JSON.parse(r.stdout) as RunJson;
-      expect(j).toMatchObject({ format: 'mla-diff/run', version: 1, verdict: 'agree', device: { name: 'wasm' } });
+      expect(j).toMatchObject({ format: 'mla-diff/run', version: RUN_VERSION, verdict: 'agree', device: { name: 'wasm' } });
+      // A prompt: is one request prefilled in one piece.
+      expect(j.scenario.requests.map((r) => r.name)).toEqual(['prompt']);
+      expect(j.cases[0]!.trace.pieces).toEqual([{ step: 0, request: 'prompt', kind: 'prefill', route: 'mha', start: 0, count: 7, chunks: 0 }]);
       expect(j.cases.map((c) => [c.trace.name, c.comparison.verdict, c.comparison.firstDivergence])).toEqual([
         ['all-heads', 'agree', null],
         ['tp1-of-2', 'agree', null],
@@ -81,15 +135,15 @@ describe('mla-diff CLI (e2e)', () => {
       const r = await mla(['run', scenario, '--device', 'wasm', '--format', 'json']);
       expect(r.exitCode).toBe(1);
       const j = JSON.parse(r.stdout) as RunJson;
-      expect(j).toMatchObject({ format: 'mla-diff/run', version: 1, verdict: 'diverge', device: { name: 'wasm' } });
-      expect(j.cases[0]!.comparison.firstDivergence).toMatchObject({ stage, culprit: path });
+      expect(j).toMatchObject({ format: 'mla-diff/run', version: RUN_VERSION, verdict: 'diverge', device: { name: 'wasm' } });
+      expect(j.cases[0]!.comparison.firstDivergence).toMatchObject({ step: 0, request: 'prompt', stage, culprit: path });
     });
 
     it('a fault in table format exits 1 and says FAIL', async () => {
       const scenario = write('fault-table.yaml', tinyScenario('fault-table', 'faults: [{path: mqa, fault: softmax-scale-latent}]\n'));
       const r = await mla(['run', scenario, '--device', 'wasm']);
       expect(r.exitCode).toBe(1);
-      expect(r.stdout).toMatch(/^FAIL full: .*logits/m);
+      expect(r.stdout).toMatch(/^FAIL full: first divergence at logits, step 0, request prompt .*mqa/m);
       expect(r.stdout).toContain('◀ first');
     });
 
@@ -112,6 +166,96 @@ describe('mla-diff CLI (e2e)', () => {
       expect(r.stderr).toMatch(/error \[invalid-value\]/);
       expect(r.stdout).toBe('');
       expect(stackLines(r.stderr)).toEqual([]);
+    });
+  });
+
+  describe('schedules', () => {
+    it('a tiny schedule passes (exit 0) with four paths at every piece', async () => {
+      const scenario = write('schedule.yaml', tinySchedule('schedule'));
+      const r = await mla(['run', scenario, '--device', 'wasm', '--format', 'json']);
+      expect(r.stderr).toBe('');
+      expect(r.exitCode).toBe(0);
+      const j = JSON.parse(r.stdout) as RunJson;
+      expect(j).toMatchObject({ format: 'mla-diff/run', version: RUN_VERSION, verdict: 'agree', scenario: { schedule: { blockSize: 4, contextChunk: 5, kvSplits: 3, prefillKernel: 'fa3' } } });
+      expect(j.scenario.requests.map((q) => q.name)).toEqual(['chat', 'hit']);
+      const c = j.cases[0]!;
+      expect(c.comparison.firstDivergence).toBeNull();
+      expect(Object.keys(c.trace.paths).sort()).toEqual(['cold', 'mha', 'mqa', 'reference']);
+      // chat: 3 prefill chunks, 3 decodes, a second turn; hit: a cache fill, then a prefill after it. The
+      // MHA prefills of one step share context chunk boundaries: at step 1 chat (context 5) gets 2
+      // chunks like hit (context 7), its second one empty.
+      expect(c.trace.pieces.map((p) => `${p.step}/${p.request}/${p.kind}/${p.route}/${p.start}+${p.count}/${p.chunks}`)).toEqual([
+        '0/chat/prefill/mha/0+5/0', '0/hit/cached/mha/0+7/0',
+        '1/chat/prefill/mha/5+5/2', '1/hit/prefill/mha/7+6/2',
+        '2/chat/prefill/mha/10+2/2',
+        '3/chat/decode/mqa/12+1/3', '4/chat/decode/mqa/13+1/3', '5/chat/decode/mqa/14+1/3',
+        '6/chat/prefill/mha/15+4/3',
+      ]);
+      // Context chunks are compared chunk by chunk.
+      expect(c.comparison.stages.filter((s) => s.step === 1 && s.request === 'hit' && s.stage === 'context_lse').map((s) => s.chunk)).toEqual([0, 1]);
+
+      const table = await mla(['run', scenario, '--device', 'wasm']);
+      expect(table.exitCode).toBe(0);
+      expect(table.stdout).toMatch(/^PASS full: mha ≡ mqa ≡ cold ≡ reference at \d+ records of 8 piece\(s\)/m);
+      expect(table.stdout).toContain('‖cold‖');
+    });
+
+    it('lse-layout-transposed in mha: exit 1, first divergence context_lse chunk 0 at step 1, culprit mha', async () => {
+      const scenario = write('schedule-layout.yaml', tinySchedule('schedule-layout', 'faults: [{path: mha, fault: lse-layout-transposed}]\n'));
+      const r = await mla(['run', scenario, '--device', 'wasm', '--format', 'json']);
+      expect(r.exitCode).toBe(1);
+      const j = JSON.parse(r.stdout) as RunJson;
+      expect(j).toMatchObject({ version: RUN_VERSION, verdict: 'diverge' });
+      expect(j.cases[0]!.comparison.firstDivergence).toMatchObject({ step: 1, request: 'chat', stage: 'context_lse', chunk: 0, culprit: 'mha' });
+      // Step 0 has no context: it agrees.
+      expect(j.cases[0]!.comparison.stages.filter((s) => s.step === 0).every((s) => s.verdict === 'ok')).toBe(true);
+
+      const table = await mla(['run', scenario, '--device', 'wasm']);
+      expect(table.exitCode).toBe(1);
+      expect(table.stdout).toMatch(/^FAIL full: first divergence at context_lse\[chunk 0\], step 1, request chat .*mha is the wrong path/m);
+      expect(table.stdout).toContain('the first divergent piece:');
+      expect(table.stdout).toMatch(/│ context_lse\[0\] +│.*◀ first/);
+    });
+
+    it('the same fault with --reference off: mha is still named, the majority of mha, mqa and cold', async () => {
+      const scenario = write('schedule-layout-noref.yaml', tinySchedule('schedule-layout-noref', 'faults: [{path: mha, fault: lse-layout-transposed}]\n'));
+      const r = await mla(['run', scenario, '--device', 'wasm', '--format', 'json', '--reference', 'off']);
+      expect(r.exitCode).toBe(1);
+      const j = JSON.parse(r.stdout) as RunJson;
+      expect(j.scenario.reference).toBe('off');
+      expect(Object.keys(j.cases[0]!.trace.paths).sort()).toEqual(['cold', 'mha', 'mqa']);
+      const f = j.cases[0]!.comparison.firstDivergence!;
+      expect(f).toMatchObject({ step: 1, request: 'chat', stage: 'lse', culprit: 'mha' });
+      // Where the fault first shows without the reference, mqa and cold agree and mha is the odd one out.
+      expect(pairsAt(j, f)).toEqual(['mha-mqa:out-of-tolerance', 'mha-cold:out-of-tolerance', 'mqa-cold:ok']);
+    });
+
+    it('an empty context chunk under FA2 agrees when the merge maps +inf to −inf', async () => {
+      const scenario = write('empty-chunk.yaml', emptyChunkSchedule('empty-chunk'));
+      const r = await mla(['run', scenario, '--device', 'wasm', '--format', 'json']);
+      expect(r.exitCode).toBe(0);
+      const j = JSON.parse(r.stdout) as RunJson;
+      const c = j.cases[0]!;
+      expect(c.trace.pieces.filter((p) => p.step === 1).map((p) => [p.request, p.start, p.chunks])).toEqual([['short', 3, 3], ['long', 12, 3]]);
+      // short's chunks 1 and 2 gather no rows; their LSE is +inf in every path that records it, and agrees.
+      const short = (path: string, stage: string) => c.trace.paths[path]!.stages.filter((s) => s.step === 1 && s.request === 'short' && s.stage === stage);
+      expect(short('mha', 'ctx_workspace').map((s) => [s.chunk, s.stats.shape[0]])).toEqual([[0, 3], [1, 0], [2, 0]]);
+      for (const path of ['mha', 'reference']) {
+        expect(short(path, 'chunk_lse').map((s) => s.stats.infCount === s.stats.size && s.stats.size > 0)).toEqual([false, true, true]);
+      }
+      expect(c.comparison.stages.filter((s) => s.stage === 'chunk_lse' && s.request === 'short').map((s) => s.verdict)).toEqual(['ok', 'ok', 'ok']);
+    });
+
+    it('merge-inf-unhandled in mha on that schedule: nan-introduced at the empty chunk, culprit mha', async () => {
+      const scenario = write('empty-chunk-fault.yaml', emptyChunkSchedule('empty-chunk-fault', 'faults: [{path: mha, fault: merge-inf-unhandled}]\n'));
+      const r = await mla(['run', scenario, '--device', 'wasm', '--format', 'json']);
+      expect(r.exitCode).toBe(1);
+      const j = JSON.parse(r.stdout) as RunJson;
+      expect(j.cases[0]!.comparison.firstDivergence).toMatchObject({
+        step: 1, request: 'short', stage: 'context_output', chunk: 1, verdict: 'nan-introduced', culprit: 'mha',
+      });
+      // long's chunks are never empty: its merges stay finite.
+      expect(j.cases[0]!.trace.paths['mha']!.stages.filter((s) => s.request === 'long' && s.stage === 'context_output').every((s) => s.stats.nanCount === 0)).toBe(true);
     });
   });
 
@@ -198,7 +342,7 @@ describe('mla-diff CLI (e2e)', () => {
       expect(r.stdout.trim().split('\n')).toHaveLength(1);
       expect(r.stdout).toMatch(/^PASS tiny-smoke/);
       expect(r.stdout).toContain(out);
-      expect(JSON.parse(readFileSync(out, 'utf8'))).toMatchObject({ format: 'mla-diff/run', version: 1, device: { name: 'wasm' } });
+      expect(JSON.parse(readFileSync(out, 'utf8'))).toMatchObject({ format: 'mla-diff/run', version: RUN_VERSION, device: { name: 'wasm' } });
     });
 
     it('writes a table report as plain text', async () => {
@@ -218,8 +362,8 @@ describe('mla-diff CLI (e2e)', () => {
       const r = await mla(['run', scenario, '--device', 'wasm', '--format', 'json', '--out', out]);
       expect(r.exitCode).toBe(1);
       expect(r.stdout.trim().split('\n')).toHaveLength(1);
-      expect(r.stdout).toMatch(/^FAIL fault-out: .*kv_c_normed.*mqa/);
-      expect((JSON.parse(readFileSync(out, 'utf8')) as RunJson).cases[0]!.comparison.firstDivergence).toMatchObject({ stage: 'kv_c_normed', culprit: 'mqa' });
+      expect(r.stdout).toMatch(/^FAIL fault-out: .*kv_c_normed \(step 0, prompt; culprit mqa\)/);
+      expect((JSON.parse(readFileSync(out, 'utf8')) as RunJson).cases[0]!.comparison.firstDivergence).toMatchObject({ step: 0, request: 'prompt', stage: 'kv_c_normed', culprit: 'mqa' });
     });
 
     it('refuses to overwrite a file mla-diff did not write (output-exists), leaving it unchanged', async () => {
