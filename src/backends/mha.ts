@@ -40,11 +40,6 @@ export class MhaBackend implements MlaBackend<tf.Tensor> {
     this.cache.write(piece.slots, rows); // concat_and_cache_mla, before attention
   }
 
-  /** A kernel's view of its own LSE: natural, base 2 (fault), [T,N] instead of [N,T] (fault). */
-  private kernelLse(lse: tf.Tensor2D): tf.Tensor2D {
-    return reportedLse(lse, this.faults);
-  }
-
   private run(piece: PieceInput, probe: TensorProbe): tf.Tensor2D {
     const c = this.layer.config;
     const T = piece.positions.length;
@@ -69,9 +64,9 @@ export class MhaBackend implements MlaBackend<tf.Tensor> {
     const local = piece.positions.map((_, t) => t);
     const masked = tf.add(logits, tf.expandDims(causalBias(local, local), 0)) as tf.Tensor3D; // [N,T,T]
     const suffix = attend(masked, swap01(v), mm, true); // [N,T,V], [N,T]
-    if (!piece.chunks.length) return this.finish(piece, probe, { ...suffix, lse: this.kernelLse(suffix.lse) }, logits, masked, suffix, T, N, V);
+    if (!piece.chunks.length) return this.finish(piece, probe, { ...suffix, lse: reportedLse(suffix.lse, this.faults) }, logits, masked, suffix, T, N, V);
 
-    const suffixLse = this.kernelLse(suffix.lse); // what the kernel hands to the merge
+    const suffixLse = reportedLse(suffix.lse, this.faults); // what the kernel hands to the merge: base 2 under lse-base-2
     probe.tap('suffix_output', swap01(suffix.out)); // [T,N,V]
     probe.tap('suffix_lse', suffixLse); // [N,T]
     if (probe.wants('suffix_lse')) probe.check('suffix_lse', 'lse_bounds', lseBoundViolations(suffixLse, suffix.max, tf.expandDims(tf.tensor1d(piece.positions.map((_, t) => t + 1)), 0)));
@@ -91,10 +86,11 @@ export class MhaBackend implements MlaBackend<tf.Tensor> {
       }
       // The kernel's LSE: base 2 under lse-base-2; [T,N] read back as [N,T] under lse-layout-transposed.
       const transposed = this.faults.has('lse-layout-transposed');
-      const kernelLse = transposed ? (tf.transpose(this.kernelLse(part.lse)) as tf.Tensor2D) : this.kernelLse(part.lse);
+      const reported = reportedLse(part.lse, this.faults); // [N,T]
+      const kernelLse = transposed ? (tf.transpose(reported) as tf.Tensor2D) : reported; // [T,N] under the fault
       probe.tap('chunk_output', swap01(part.out), undefined, i); // [T,N,V]
       probe.tap('chunk_lse', kernelLse, transposed ? 't h' : 'h t', i);
-      if (len && probe.wants('chunk_lse')) probe.check('chunk_lse', 'lse_bounds', lseBoundViolations(this.kernelLse(part.lse), part.max, tf.scalar(len)), i);
+      if (len && probe.wants('chunk_lse')) probe.check('chunk_lse', 'lse_bounds', lseBoundViolations(reported, part.max, tf.scalar(len)), i);
       const merged: Attended = { ...part, lse: transposed ? (tf.reshape(kernelLse, [N, T]) as tf.Tensor2D) : kernelLse };
       running = running === null ? merged : mergeAttnStates(running, merged, !this.faults.has('merge-inf-unhandled'));
       probe.tap('context_output', swap01(running.out), undefined, i); // [T,N,V]

@@ -103,13 +103,12 @@ export class MqaBackend implements MlaBackend<tf.Tensor> {
 
     const ranges = splitRanges(S, this.kernels.kvSplits);
     const parts = ranges.map(([a, b]) => attend(tf.slice(masked, [0, 0, a], [1, T * N, b - a]) as tf.Tensor3D, tf.slice(values, [0, a, 0], [1, b - a, L]) as tf.Tensor3D, mm, true));
-    const splitLse = tf.stack(parts.map((p) => tf.reshape(p.lse, [T, N])), -1); // [T,N,splits]
     let lse: tf.Tensor; // [1,T·N]
     let o_lat: tf.Tensor; // [1,T·N,L]
     if (parts.length === 1) {
       [lse, o_lat] = [parts[0]!.lse, parts[0]!.out];
     } else {
-      probe.tap('split_lse', splitLse, 't h k');
+      if (probe.wants('split_lse')) probe.tap('split_lse', tf.stack(parts.map((p) => tf.reshape(p.lse, [T, N])), -1), 't h k'); // [T,N,splits]
       const all = tf.stack(parts.map((p) => p.lse), -1); // [1,T·N,splits]
       // Triton stage 2: natural exp/log; the split-merge-base-2 fault combines with exp2/log2.
       const base2 = this.faults.has('split-merge-base-2');

@@ -140,7 +140,7 @@ export class ReferenceBackend implements MlaBackend<HostTensor> {
       const ranges = splitRanges(S, this.kernels.kvSplits);
       const split = new Float64Array(T * N * ranges.length); // [T,N,splits]
       ranges.forEach(([a, b], j) => {
-        const r = attendColumns(logits, N, T, S, a, b, causal, hist.latentOnly, L, true);
+        const r = attendColumns(logits, N, T, S, a, b, causal, hist.latentOnly, 0, true); // E = 0: the split's LSE only
         for (let h = 0; h < N; h++) for (let t = 0; t < T; t++) split[(t * N + h) * ranges.length + j] = r.lse[h * T + t]!;
       });
       probe.tap('split_lse', host([T, N, ranges.length], split));

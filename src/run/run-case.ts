@@ -26,7 +26,8 @@ const PAIRS: [PathName, PathName][] = [['mha', 'mqa'], ['mha', 'cold'], ['mqa', 
 function orderedRecords(rec: Partial<Record<PathName, Recording>>, pieces: readonly PieceInput[]): Where[] {
   const seen = new Map<string, Where>();
   for (const r of Object.values(rec)) for (const s of r!.trace.stages) seen.set(recordKey(s), { step: s.step, request: s.request, stage: s.stage, ...(s.chunk === undefined ? {} : { chunk: s.chunk }) });
-  const rank = (w: Where) => pieces.findIndex((p) => p.step === w.step && p.request === w.request);
+  const order = new Map(pieces.map((p, i) => [`${p.step}/${p.request}`, i]));
+  const rank = (w: Where) => order.get(`${w.step}/${w.request}`)!;
   return [...seen.values()].sort((x, y) => rank(x) - rank(y) || stageOrder(x.stage, x.chunk) - stageOrder(y.stage, y.chunk));
 }
 
