@@ -56,6 +56,13 @@ export interface Recording {
 export const recordKey = (r: Scope & { stage: StageName; chunk?: number }): string =>
   `${r.step}/${r.request}/${r.stage}/${r.chunk ?? ''}`;
 
+/** Comparator of records in execution order: by piece (in `pieces` order), then pipeline order. */
+export function executionOrder(pieces: readonly Scope[]): (a: Scope & { stage: StageName; chunk?: number }, b: Scope & { stage: StageName; chunk?: number }) => number {
+  const index = new Map(pieces.map((p, i) => [`${p.step}/${p.request}`, i]));
+  const rank = (r: Scope) => index.get(`${r.step}/${r.request}`) ?? -1;
+  return (a, b) => rank(a) - rank(b) || stageOrder(a.stage, a.chunk) - stageOrder(b.stage, b.chunk);
+}
+
 interface Tap<T> extends Scope {
   stage: StageName;
   chunk?: number;
@@ -109,8 +116,8 @@ abstract class BaseRecorder<T> implements Probe<T> {
   }
 
   protected ordered(): [string, Tap<T>][] {
-    const rank = (t: Tap<T>) => this.pieces.findIndex((p) => p.step === t.step && p.request === t.request);
-    return [...this.taps.entries()].sort(([, a], [, b]) => rank(a) - rank(b) || stageOrder(a.stage, a.chunk) - stageOrder(b.stage, b.chunk));
+    const order = executionOrder(this.pieces);
+    return [...this.taps.entries()].sort(([, a], [, b]) => order(a, b));
   }
 
   protected trace(path: PathName, precision: PathTrace['precision'], stages: StageRecord[]): PathTrace {

@@ -8,9 +8,8 @@ import { compareCase } from '../compare/compare';
 import { checkExpectation } from '../compare/expect';
 import { softmaxScale } from '../model/config';
 import type { Recording } from '../probes/recorder';
-import { recordKey, TensorRecorder } from '../probes/recorder';
+import { executionOrder, recordKey, TensorRecorder } from '../probes/recorder';
 import type { PathName } from '../probes/stages';
-import { stageOrder } from '../probes/stages';
 import type { Runtime } from '../runtime/device';
 import type { CaseSpec, Scenario } from '../scenario/scenario';
 import type { PairDiff, Where } from './diff';
@@ -26,9 +25,7 @@ const PAIRS: [PathName, PathName][] = [['mha', 'mqa'], ['mha', 'cold'], ['mqa', 
 function orderedRecords(rec: Partial<Record<PathName, Recording>>, pieces: readonly PieceInput[]): Where[] {
   const seen = new Map<string, Where>();
   for (const r of Object.values(rec)) for (const s of r!.trace.stages) seen.set(recordKey(s), { step: s.step, request: s.request, stage: s.stage, ...(s.chunk === undefined ? {} : { chunk: s.chunk }) });
-  const order = new Map(pieces.map((p, i) => [`${p.step}/${p.request}`, i]));
-  const rank = (w: Where) => order.get(`${w.step}/${w.request}`)!;
-  return [...seen.values()].sort((x, y) => rank(x) - rank(y) || stageOrder(x.stage, x.chunk) - stageOrder(y.stage, y.chunk));
+  return [...seen.values()].sort(executionOrder(pieces));
 }
 
 async function diffAll(rt: Runtime, rec: Partial<Record<PathName, Recording>>, pieces: readonly PieceInput[]): Promise<PairDiff[]> {
