@@ -1,8 +1,8 @@
 import type { CheckName } from '../probes/probe';
-import { recordKey } from '../probes/recorder';
+import { executionOrder, recordKey } from '../probes/recorder';
 import type { Scope } from '../probes/recorder';
 import type { PathName, ScalarName, ScalarValue } from '../probes/stages';
-import { STAGES, stageOrder } from '../probes/stages';
+import { STAGES } from '../probes/stages';
 import type { PairDiff, Where } from '../run/diff';
 import type { CaseTrace } from '../run/trace';
 import type { Culprit } from '../scenario/scenario';
@@ -145,8 +145,8 @@ function records(trace: CaseTrace): RecordFacts[] {
       byKey.set(key, entry);
     }
   }
-  const rank = (w: Where) => trace.pieces.findIndex((p) => p.step === w.step && p.request === w.request);
-  return [...byKey.values()].sort((x, y) => rank(x.where) - rank(y.where) || stageOrder(x.where.stage, x.where.chunk) - stageOrder(y.where.stage, y.where.chunk));
+  const order = executionOrder(trace.pieces);
+  return [...byKey.values()].sort((x, y) => order(x.where, y.where));
 }
 
 export function compareCase(trace: CaseTrace, tolerances: ToleranceSpec): CaseComparison {
