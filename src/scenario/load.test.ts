@@ -478,16 +478,17 @@ describe('parseScenario: requests and schedule', () => {
     expect(s.requests.map((r) => r.name)).toEqual(['prompt']);
   });
 
-  it.each([
-    ['prompt and requests together', `${base()}requests:\n  - {name: a, steps: [{prefill: 1}]}\n`],
-    ['neither prompt nor requests', 'name: t\nmodel: {preset: tiny}\n'],
-  ])('%s → invalid-value naming both', (_what, text) => {
+  it.each<[string, string, string | undefined]>([
+    ['prompt and requests together', `${base()}requests:\n  - {name: a, steps: [{prefill: 1}]}\n`, 'requests'],
+    ['neither prompt nor requests', 'name: t\nmodel: {preset: tiny}\n', undefined],
+  ])('%s → invalid-value naming both', (_what, text, field) => {
     const e = parseError(text);
     expect(e.code).toBe('invalid-value');
     expect(e.message).toContain('prompt');
     expect(e.message).toContain('requests');
     expect(e.where.file).toBe('test.yaml');
     expect(e.where.line).toEqual(expect.any(Number));
+    expect(e.where.field || undefined).toBe(field);
   });
 
   it.each([

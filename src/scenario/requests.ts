@@ -18,8 +18,11 @@ export function syntheticIds(n: number, vocab: number, seed: number, name = 'pro
  */
 export function resolveRequests(f: ScenarioFile, config: MlaConfig, src: YamlSource): RequestPlan[] {
   const seed = f.weights.synthetic.seed;
-  if ((f.prompt === undefined) === (f.requests === undefined)) {
-    fail(src, 'invalid-value', [], 'give exactly one of prompt: (one prefill) or requests: (a schedule)');
+  if (f.prompt !== undefined && f.requests !== undefined) {
+    fail(src, 'invalid-value', ['requests'], 'give prompt: (one prefill) or requests: (a schedule), not both', 'move the prompt into requests: as its first request');
+  }
+  if (f.prompt === undefined && f.requests === undefined) {
+    fail(src, 'invalid-value', [], 'the scenario has neither prompt: nor requests:', 'add prompt: {ids: [...]} for one prefill, or requests: for a serving schedule');
   }
   let plans: { path: PropertyKey[]; plan: RequestPlan; offset: number }[];
   if (f.prompt) {
