@@ -248,7 +248,7 @@ describe('schedules', () => {
     expect(row.split('│')[2]!.trim()).toBe('NaN');
   });
 
-  it('oneLine names the step and request of the first divergence', () => {
-    expect(oneLine(report)).toBe('FAIL synthetic: all-heads first diverges at context_lse (step 1, b; culprit mha) on wasm');
+  it('oneLine names the step, request and chunk of the first divergence', () => {
+    expect(oneLine(report)).toBe('FAIL synthetic: all-heads first diverges at context_lse[chunk 1] (step 1, b; culprit mha) on wasm');
   });
 });

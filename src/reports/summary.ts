@@ -22,6 +22,9 @@ function scalarLines(c: CaseResult, piece: PieceInfo, s: Style): string {
   return `${line1}\n${rest.join(' · ')}`;
 }
 
+/** `context_lse[chunk 1]`: a record's stage, with its chunk when it has one. */
+const stageLabel = (f: { stage: string; chunk?: number }) => `${f.stage}${f.chunk === undefined ? '' : `[chunk ${f.chunk}]`}`;
+
 const WHO: Record<string, string> = {
   mha: 'mha is the wrong path',
   mqa: 'mqa is the wrong path',
@@ -41,7 +44,7 @@ function verdictLine(c: CaseResult, s: Style): string {
       (w ? `; largest mha↔mqa error ${err(w.relErr)} at ${w.stage} (step ${w.step}, ${w.request})` : '');
   }
   const f = cmp.firstDivergence!;
-  const at = `${f.stage}${f.chunk === undefined ? '' : `[chunk ${f.chunk}]`}, step ${f.step}, request ${f.request}`;
+  const at = `${stageLabel(f)}, step ${f.step}, request ${f.request}`;
   const measure = f.verdict === 'nan-introduced' ? '; NaN first appears here' : f.verdict === 'shape-mismatch' ? '' : `; rel err ${err(f.relErr)}, norm ratio ${num(f.normRatio)}`;
   return s.bad(`FAIL ${c.trace.name}: first divergence at ${at} (${f.verdict}) — ${WHO[f.culprit]}`) + measure;
 }
@@ -86,5 +89,5 @@ export function oneLine(r: RunReport): string {
   const bad = r.cases.filter((c) => c.comparison.verdict === 'diverge');
   if (!bad.length) return `PASS ${r.scenario.name}: ${r.cases.length} case(s) agree on ${r.device.name}`;
   const f = bad[0]!.comparison.firstDivergence!;
-  return `FAIL ${r.scenario.name}: ${bad[0]!.trace.name} first diverges at ${f.stage} (step ${f.step}, ${f.request}; culprit ${f.culprit}) on ${r.device.name}`;
+  return `FAIL ${r.scenario.name}: ${bad[0]!.trace.name} first diverges at ${stageLabel(f)} (step ${f.step}, ${f.request}; culprit ${f.culprit}) on ${r.device.name}`;
 }
