@@ -18,7 +18,18 @@ export type ErrorCode =
   | 'device-limit'
   | 'output-exists'
   | 'nan-weights'
-  | 'reference-too-large';
+  | 'reference-too-large'
+  /** Not a GGUF/safetensors file, or its header is inconsistent (bad magic, bad JSON, offsets out of order). */
+  | 'checkpoint-invalid'
+  /** The file ends before a header field or a tensor's bytes. */
+  | 'checkpoint-truncated'
+  /** A tensor type (ggml quant type, safetensors dtype) this tool cannot dequantize. */
+  | 'unsupported-dtype'
+  /** A tensor the layer needs is not in the checkpoint. */
+  | 'tensor-missing'
+  /** A tensor's shape does not match the config. */
+  | 'tensor-shape'
+  | 'tokenizer-invalid';
 
 export interface ErrorLocation {
   file?: string;
