@@ -14,6 +14,11 @@ export interface GgufEntry {
   /** Element type of an ARRAY. */
   itemType?: GgufValueType;
   value: GgufValue;
+  /**
+   * ARRAY of ARRAYs only: each inner array as an entry, since each stores its own element type
+   * (the reader fills it; the writer needs it for nested arrays, `value` mirrors it).
+   */
+  items?: GgufEntry[];
 }
 
 export interface GgufTensorInfo {
