@@ -62,17 +62,40 @@ export function slicedConfig(c: MlaConfig, heads: HeadSlice): MlaConfig {
   return { ...c, num_attention_heads: heads.count };
 }
 
+/** A tensor of the layer: a projection or a norm weight. */
+export type LayerTensor = LinearName | NormName;
+export const LAYER_TENSORS: readonly LayerTensor[] = [
+  'input_layernorm', 'q_a_proj', 'q_a_layernorm', 'q_b_proj', 'kv_a_proj_with_mqa', 'kv_a_layernorm', 'kv_b_proj', 'o_proj',
+];
+
+/** Where a layer tensor's values came from: the file's tensor names and their stored types. */
+export interface WeightOrigin {
+  tensors: string[];
+  /** e.g. `Q8_0`, `F8_E4M3×128²`, `F32`; `Q8_0+F16` when reassembled from two tensors. */
+  dtype: string;
+}
+
 /**
- * Where weights come from. Synthetic today; GGUF and safetensors readers implement the same
- * interface. Blocks are addressed in the full layer's [out, in] coordinates.
+ * Where weights come from: synthetic, or a GGUF / safetensors checkpoint. Blocks are addressed
+ * in the full layer's [out, in] coordinates.
  */
 export interface WeightSource {
-  /** e.g. `synthetic(seed=0)`. */
+  /** e.g. `synthetic(seed=0)`, `gguf tiny-q8_0.gguf layer 0`. */
   readonly label: string;
   readonly config: MlaConfig;
+  origin(name: LayerTensor): WeightOrigin;
+  /**
+   * Per element, in [out, in] order, the most its value can differ from the values it was
+   * quantized from (half a quantization step); null when stored exactly (synthetic, F32).
+   */
+  errorBound(name: LayerTensor): Float32Array | null;
   norm(name: NormName): Float32Array;
   /** Fill `dst` with W[rows, cols] in `layout`. */
   block(name: LinearName, rows: Range, cols: Range, layout: Layout, dst: Float32Array): void;
+  /** Where the embedding table comes from. */
+  embeddingOrigin(): WeightOrigin;
+  /** Quantization bound of these embedding rows, [T, hidden_size]; null when exact. */
+  embeddingBound(ids: readonly number[]): Float32Array | null;
   /** Embedding rows for these token ids, [T, hidden_size]; never the whole table. */
   embeddings(ids: readonly number[]): Float32Array;
 }

@@ -1,6 +1,6 @@
 import type { MlaConfig } from '../model/config';
 import { fillNormal, streamKey } from './normal';
-import type { Layout, LinearName, NormName, Range, WeightSource } from './layer';
+import type { LayerTensor, Layout, LinearName, NormName, Range, WeightOrigin, WeightSource } from './layer';
 import { linearShape, normLength } from './layer';
 
 /** Standard deviation of token-embedding entries (Hugging Face's initializer_range). */
@@ -17,6 +17,22 @@ export class SyntheticWeights implements WeightSource {
 
   constructor(readonly config: MlaConfig, readonly seed: number) {
     this.label = `synthetic(seed=${seed})`;
+  }
+
+  origin(name: LayerTensor): WeightOrigin {
+    return { tensors: [`${name} (seed ${this.seed})`], dtype: 'F32' };
+  }
+
+  errorBound(): null {
+    return null;
+  }
+
+  embeddingOrigin(): WeightOrigin {
+    return { tensors: [`embed_tokens (seed ${this.seed})`], dtype: 'F32' };
+  }
+
+  embeddingBound(): null {
+    return null;
   }
 
   norm(name: NormName): Float32Array {

@@ -1,0 +1,92 @@
+import { existsSync, statSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
+import { MlaDiffError } from '../errors';
+import { openSafetensors, readTensorF32, readWeightF32, weightBoundF32 } from '../formats/safetensors';
+import type { SafetensorsModel } from '../formats/safetensors';
+import type { MlaConfig } from '../model/config';
+import type { LayerTensor } from '../weights/layer';
+import { LAYER_TENSORS } from '../weights/layer';
+import type { CheckpointLayer, TensorReader } from './checkpoint-weights';
+import { configFromHf, fp8BlockSize, readConfigJson } from './config-hf';
+import { HF_EMBEDDINGS, hfName, hfScaleName, layerIndices } from './names';
+import { checkShape, expectedShape } from './shapes';
+
+export interface SafetensorsLayerOptions {
+  layer: number;
+  overrides?: Partial<MlaConfig>;
+}
+
+/** The directory of a checkpoint given as a file, an index or a directory: config.json lives there. */
+export function checkpointDir(path: string): string {
+  return existsSync(path) && statSync(path).isDirectory() ? path : dirname(path);
+}
+
+export function safetensorsConfig(path: string, overrides: Partial<MlaConfig> = {}): { config: MlaConfig; block: [number, number] } {
+  const file = join(checkpointDir(path), 'config.json');
+  const j = readConfigJson(file);
+  return { config: { ...configFromHf(j, file), ...overrides }, block: fp8BlockSize(j) };
+}
+
+function tensorOf(m: SafetensorsModel, name: string, layer: number) {
+  const t = m.tensors.get(name);
+  if (t) return t;
+  const layers = layerIndices(m.tensors.keys());
+  throw new MlaDiffError('tensor-missing', `no tensor ${name}`, { file: m.files[0], field: name },
+    layers.length ? `the checkpoint has layers ${layers[0]}–${layers[layers.length - 1]}${layers.includes(layer) ? '' : `, not ${layer}`}` : 'it holds no model.layers.N.* tensors');
+}
+
+/**
+ * One MLA layer of a Hugging Face safetensors checkpoint (single file, or shards with
+ * model.safetensors.index.json): F32/F16/BF16, and F8_E4M3 with `weight_scale_inv` block scales.
+ */
+export function openSafetensorsLayer(path: string, opts: SafetensorsLayerOptions): CheckpointLayer {
+  const { config, block } = safetensorsConfig(path, opts.overrides);
+  const m = openSafetensors(path);
+  const file = m.files[0]!;
+  const { layer } = opts;
+  const tensors = {} as Record<LayerTensor, TensorReader>;
+  for (const t of LAYER_TENSORS) {
+    const info = tensorOf(m, hfName(layer, t), layer);
+    checkShape(file, info.name, info.shape, expectedShape(config, t), t);
+    const scale = m.tensors.get(hfScaleName(info.name));
+    const names = scale ? [info.name, scale.name] : [info.name];
+    tensors[t] = {
+      origin: { tensors: names, dtype: scale ? `${info.dtype}×${block[0]}x${block[1]}` : info.dtype },
+      values: () => readWeightF32(m, info.name, block),
+      bound: () => (info.dtype === 'F32' ? null : weightBoundF32(m, info.name, block)),
+    };
+  }
+  const embd = tensorOf(m, HF_EMBEDDINGS, layer);
+  checkShape(file, embd.name, embd.shape, [config.vocab_size, config.hidden_size], 'token embeddings [vocab, hidden]');
+  return {
+    label: `safetensors ${basename(path)} layer ${layer}`, file, config, tensors,
+    embeddingRows: (ids) => {
+      const out = new Float32Array(ids.length * config.hidden_size);
+      ids.forEach((id, i) => out.set(readTensorF32(m, HF_EMBEDDINGS, [id, id + 1]), i * config.hidden_size));
+      return out;
+    },
+    embeddingOrigin: { tensors: [embd.name], dtype: embd.dtype },
+    embeddingBound: (ids) => {
+      if (embd.dtype === 'F32') return null;
+      const out = new Float32Array(ids.length * config.hidden_size);
+      ids.forEach((id, i) => out.set(storedHalfUlp(embd.dtype, readTensorF32(m, HF_EMBEDDINGS, [id, id + 1])), i * config.hidden_size));
+      return out;
+    },
+  };
+}
+
+/**
+ * Half an ulp of each stored value: the most a round-to-nearest F16/BF16 value can differ from
+ * what was rounded (F16 subnormals: 2^-25). Other dtypes have no per-value bound here.
+ */
+export function storedHalfUlp(dtype: string, v: Float32Array): Float32Array {
+  const mant = dtype === 'BF16' ? 7 : dtype === 'F16' ? 10 : -1;
+  if (mant < 0) throw new MlaDiffError('unsupported-dtype', `no rounding bound for ${dtype} embeddings`, {}, 'embeddings are expected in F32, F16 or BF16');
+  const out = new Float32Array(v.length);
+  for (let i = 0; i < v.length; i++) {
+    const a = Math.abs(v[i]!);
+    const e = a === 0 ? -126 : Math.floor(Math.log2(a));
+    out[i] = 2 ** ((mant === 10 ? Math.max(e, -14) : e) - mant - 1);
+  }
+  return out;
+}
