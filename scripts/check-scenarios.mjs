@@ -1,5 +1,6 @@
 // Runs each scenario through the built CLI and checks it against the outcome it declares under
-// `expect:` (agree → exit 0; diverge → exit 1 with the declared first divergence and culprit).
+// `expect:` (agree → exit 0; diverge → exit 1 with the declared first divergence and culprit;
+// with compare_weights:, the declared outcome across the two weight sources too).
 // Usage: node scripts/check-scenarios.mjs scenarios/*.yaml [-- extra mla-diff run flags]
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
@@ -21,9 +22,10 @@ for (const file of files) {
     const expect = report.scenario.expect;
     if (!expect) problems.push('declares no `expect:` outcome');
     else {
-      const want = expect.outcome === 'agree' ? 0 : 1;
+      const want = expect.outcome === 'agree' && (expect.weights?.outcome ?? 'agree') === 'agree' ? 0 : 1;
       if (r.status !== want) problems.push(`exit ${r.status}, expected ${want}`);
       for (const c of report.cases) if (!c.expectation?.met) problems.push(`case ${c.trace.name}: ${c.expectation?.misses.join('; ') ?? 'not checked'}`);
+      if (expect.weights && !report.weights?.expectation?.met) problems.push(`weights: ${report.weights?.expectation?.misses.join('; ') ?? 'not checked (no compare_weights run)'}`);
     }
   }
   if (problems.length) failed++;

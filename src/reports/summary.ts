@@ -2,6 +2,7 @@ import type { PathName, ScalarName } from '../probes/stages';
 import type { CaseResult, PieceInfo, RunReport } from '../run/trace';
 import { err, num } from './format';
 import type { Style } from './style';
+import { renderWeights } from './weights';
 import { normTraceTable, pathsOf, pieceLabel, pieceSummaryTable, samePiece } from './table';
 
 /** Schedules longer than this show a summary line per piece and full tables only where it matters. */
@@ -77,7 +78,7 @@ export function renderCase(r: RunReport, c: CaseResult, s: Style, all = false): 
 
 /** The whole run as text: every case, then timing. */
 export function renderRun(r: RunReport, s: Style, all = false): string {
-  const parts = r.cases.map((c) => renderCase(r, c, s, all));
+  const parts = [...(r.weights ? [renderWeights(r.weights, s)] : []), ...r.cases.map((c) => renderCase(r, c, s, all))];
   const per = r.cases.map((c) => `${c.trace.name} ${Object.entries(c.trace.seconds).map(([p, x]) => `${p} ${x!.toFixed(2)}`).join(' ')}`);
   const ref = r.seconds.reference === null ? '' : `; float64 reference ${r.seconds.reference.toFixed(2)} s on a worker thread`;
   parts.push(s.dim(`time: ${r.seconds.total.toFixed(2)} s (weights ${r.seconds.weights.toFixed(2)} s; ${per.join('; ')}${ref})`));
@@ -87,6 +88,11 @@ export function renderRun(r: RunReport, s: Style, all = false): string {
 /** One line per scenario, for stdout when the full report goes to a file. */
 export function oneLine(r: RunReport): string {
   const bad = r.cases.filter((c) => c.comparison.verdict === 'diverge');
+  const wc = r.weights?.comparison;
+  if (!bad.length && wc?.verdict === 'diverge') {
+    const moved = (['mha', 'mqa'] as const).filter((p) => wc.firstActivation[p]).map((p) => `${p} ${wc.firstActivation[p]!.stage}`);
+    return `FAIL ${r.scenario.name}: weights differ from ${r.weights!.compare!.label} at ${wc.firstWeight ?? 'no single weight'}${moved.length ? `, then ${moved.join(', ')}` : ''} on ${r.device.name}`;
+  }
   if (!bad.length) return `PASS ${r.scenario.name}: ${r.cases.length} case(s) agree on ${r.device.name}`;
   const f = bad[0]!.comparison.firstDivergence!;
   return `FAIL ${r.scenario.name}: ${bad[0]!.trace.name} first diverges at ${stageLabel(f)} (step ${f.step}, ${f.request}; culprit ${f.culprit}) on ${r.device.name}`;

@@ -1,12 +1,13 @@
 import { disposeLayer, sliceLayer, uploadLayer } from '../backends/layer';
 import type { Log, Runtime } from '../runtime/device';
 import type { ReferenceMode, Scenario } from '../scenario/scenario';
-import { SyntheticWeights } from '../weights/synthetic';
-import type { SourceSpec } from '../weights/source';
+import { openSource } from '../weights/source';
 import { planRun } from './pieces';
 import { checkDeviceLimits, planReference } from './plan';
 import { ReferenceRunner } from './reference-runner';
 import { runCase } from './run-case';
+import type { WeightsReport } from './run-weights';
+import { runWeights } from './run-weights';
 import type { CaseResult, RunReport } from './trace';
 import { RUN_FORMAT, RUN_VERSION } from './trace';
 
@@ -29,8 +30,7 @@ export async function runScenario(s: Scenario, opts: RunOptions): Promise<RunRep
   const t0 = performance.now();
   const rt = opts.runtime;
   const log = opts.log ?? (() => {});
-  const spec: SourceSpec = { kind: 'synthetic', config: s.config, seed: s.seed };
-  const source = new SyntheticWeights(s.config, s.seed);
+  const source = openSource(s.weights);
   const plan = planRun(s, source);
   const T = Math.max(...plan.pieces.map((p) => p.historySlots.length)); // longest key set
   const tokens = plan.pieces.reduce((n, p) => n + p.ids.length, 0);
@@ -43,10 +43,11 @@ export async function runScenario(s: Scenario, opts: RunOptions): Promise<RunRep
   const refPlan = planReference(mode, s.config, union, plan.pieces);
   // Submitted first: on its own thread the reference overlaps weight upload and both paths.
   const runner = refPlan.run ? new ReferenceRunner(opts.worker ?? true) : null;
-  const reference = runner?.submit({ source: spec, cases: s.cases.map((c) => c.heads), pieces: plan.pieces, kernels: plan.kernels }) ?? null;
+  const reference = runner?.submit({ source: s.weights, cases: s.cases.map((c) => c.heads), pieces: plan.pieces, kernels: plan.kernels }) ?? null;
   reference?.catch(() => {}); // awaited per case below; never an unhandled rejection
 
   const cases: CaseResult[] = [];
+  let weights: WeightsReport | null = null;
   let weightSeconds = 0;
   try {
     const tw = performance.now();
@@ -55,6 +56,8 @@ export async function runScenario(s: Scenario, opts: RunOptions): Promise<RunRep
     const full = uploadLayer(rt, source, union, tokens);
     weightSeconds = (performance.now() - tw) / 1000;
     try {
+      const job = { source, layer: full, pieces: plan.pieces, kernels: plan.kernels, numSlots: plan.tables.numSlots, heads: union, tokens };
+      weights = await runWeights(rt, s, job);
       for (const [i, c] of s.cases.entries()) {
         log(`case ${c.name}: ${c.label}, ${plan.pieces.length} pieces over ${plan.steps.length} steps, ${tokens} tokens`);
         const layer = c.heads.start === union.start && c.heads.count === union.count ? full : sliceLayer(rt, full, c.heads);
@@ -81,13 +84,15 @@ export async function runScenario(s: Scenario, opts: RunOptions): Promise<RunRep
     created: new Date().toISOString(),
     scenario: {
       name: s.name, file: s.file, description: s.description, preset: s.preset, config: s.config, seed: s.seed,
+      weights: s.weights, ...(s.compareWeights ? { compareWeights: s.compareWeights } : {}), ...(s.tokenizer ? { tokenizer: s.tokenizer } : {}),
       ...(s.text ? { text: s.text } : {}), requests: s.requests, schedule: s.schedule, reference: mode,
       faults: { mha: [...s.faults.mha], mqa: [...s.faults.mqa] },
       tolerances: { default: s.tolerances.default, stages: s.tolerances.stages as Record<string, number> },
       ...(s.expect ? { expect: s.expect } : {}),
     },
     device: rt.device,
-    verdict: cases.every((c) => c.comparison.verdict === 'agree') ? 'agree' : 'diverge',
+    verdict: cases.every((c) => c.comparison.verdict === 'agree') && weights?.comparison?.verdict !== 'diverge' ? 'agree' : 'diverge',
+    ...(weights ? { weights } : {}),
     seconds: { weights: weightSeconds, reference: reference ? (await reference).seconds : null, total: (performance.now() - t0) / 1000 },
     cases,
   };

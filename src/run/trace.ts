@@ -7,13 +7,14 @@ import type { DeviceInfo } from '../runtime/device';
 import type { Scenario } from '../scenario/scenario';
 import type { HeadSlice } from '../weights/layer';
 import type { PairDiff } from './diff';
+import type { WeightsReport } from './run-weights';
 
 /**
  * The versioned JSON that joins run → compare → report. Bump RUN_VERSION on any change a reader
  * could trip over; docs/trace-format.md documents the fields.
  */
 export const RUN_FORMAT = 'mla-diff/run';
-export const RUN_VERSION = 2;
+export const RUN_VERSION = 3;
 
 /** One request's share of one engine step, as the schedule made it. */
 export interface PieceInfo {
@@ -65,8 +66,10 @@ export interface RunReport {
   created: string;
   scenario: ScenarioEcho;
   device: DeviceInfo;
-  /** 'agree' when every case agrees. */
+  /** 'agree' when every case agrees and, with compare_weights:, the two weight sources agree. */
   verdict: 'agree' | 'diverge';
+  /** The weight stage W: per weight its source, dtype, shape, norm and checksum; across sources, their diffs. */
+  weights?: WeightsReport;
   /** Wall seconds: weight build and upload, the float64 reference (on its own thread), the whole run. */
   seconds: { weights: number; reference: number | null; total: number };
   cases: CaseResult[];

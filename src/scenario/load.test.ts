@@ -386,11 +386,16 @@ describe('parseScenario: bad input is an MlaDiffError with a code and a location
 
   it.each([
     ['both ids and length', 'name: t\nmodel: {preset: tiny}\nprompt:\n  ids: [1]\n  length: 3\n'],
-    ['neither ids nor length', 'name: t\nmodel: {preset: tiny}\nprompt:\n  text: hello\n'],
   ])('%s → invalid-value at prompt', (_what, text) => {
     const e = parseError(text);
     expect(e.code).toBe('invalid-value');
     expect(e.where).toMatchObject({ field: 'prompt', line: 4 });
+  });
+
+  it('text but neither ids nor length, and synthetic weights (no tokenizer) → invalid-value at prompt.text', () => {
+    const e = parseError('name: t\nmodel: {preset: tiny}\nprompt:\n  text: hello\n');
+    expect(e.code).toBe('invalid-value');
+    expect(e.where).toMatchObject({ field: 'prompt.text', line: 4 });
   });
 
   it.each([

@@ -4,17 +4,26 @@ import type { z } from 'zod';
 import { fieldPath, MlaDiffError } from '../errors';
 import type { ErrorCode } from '../errors';
 import type { FaultName } from '../faults/catalogue';
-import type { MlaConfig } from '../model/config';
 import { validateConfig } from '../model/config';
-import { preset } from '../model/presets';
 import { fail } from './fail';
 import { resolveRequests } from './requests';
 import type { StageName } from '../probes/stages';
-import type { CaseSpec, Culprit, Scenario } from './scenario';
+import type { CaseSpec, Culprit, Scenario, WeightsExpectation } from './scenario';
+import type { WeightName } from '../weights/records';
 import { allowedKeys } from './schema-keys';
 import type { ScenarioFile } from './schema';
 import { scenarioSchema } from './schema';
+import { resolveWeights } from './weights';
 import { YamlSource } from './yaml-source';
+
+function expectWeights(f: ScenarioFile, src: YamlSource): WeightsExpectation {
+  if (!f.compare_weights) fail(src, 'invalid-value', ['expect', 'weights'], 'expects a comparison across weight sources, but there is no compare_weights:');
+  const e = f.expect!.weights!;
+  return {
+    outcome: e.outcome, ...(e.first_divergence ? { first_divergence: e.first_divergence as WeightName } : {}),
+    ...(e.mha ? { mha: e.mha as StageName } : {}), ...(e.mqa ? { mqa: e.mqa as StageName } : {}),
+  };
+}
 
 /** Reads and validates a scenario file; every failure is one MlaDiffError naming file, line and field. */
 export function loadScenario(file: string): Scenario {
@@ -81,8 +90,8 @@ function valueAt(root: unknown, path: readonly PropertyKey[]): unknown {
 }
 
 function resolve(f: ScenarioFile, src: YamlSource): Scenario {
-  const { preset: presetName, ...overrides } = f.model;
-  const config = { ...preset(presetName), ...overrides } as MlaConfig;
+  const w = resolveWeights(f, src);
+  const config = w.config;
   try {
     validateConfig(config, { file: src.file });
   } catch (e) {
@@ -91,7 +100,7 @@ function resolve(f: ScenarioFile, src: YamlSource): Scenario {
     fail(src, 'invalid-config', ['model', ...key], e.message, e.hint);
   }
   const N = config.num_attention_heads;
-  const requests = resolveRequests(f, config, src);
+  const requests = resolveRequests(f, config, src, w.seed, w.tokenizer);
   const cases: CaseSpec[] = f.cases.map((c, i) => {
     if (c.heads && c.tp) fail(src, 'invalid-value', ['cases', i], 'give either heads: or tp:, not both');
     if (c.tp) {
@@ -118,8 +127,10 @@ function resolve(f: ScenarioFile, src: YamlSource): Scenario {
   const faults = { mha: new Set<FaultName>(), mqa: new Set<FaultName>() };
   for (const { path, fault } of f.faults) faults[path].add(fault as FaultName);
   return {
-    file: src.file, name: f.name, description: f.description, preset: presetName, config,
-    seed: f.weights.synthetic.seed, ...(f.prompt?.text ? { text: f.prompt.text } : {}), requests,
+    file: src.file, name: f.name, description: f.description, preset: w.presetLabel, config,
+    seed: w.seed, weights: w.weights, ...(w.compare ? { compareWeights: w.compare } : {}),
+    ...(w.tokenizer ? { tokenizer: w.tokenizer.source } : {}),
+    ...(f.prompt?.text ? { text: f.prompt.text } : {}), requests,
     schedule: {
       blockSize: f.schedule.block_size, decodeThreshold: f.schedule.decode_threshold, contextChunk: f.schedule.context_chunk,
       kvSplits: f.schedule.kv_splits, prefillKernel: f.schedule.prefill_kernel, cold: f.schedule.cold,
@@ -129,6 +140,7 @@ function resolve(f: ScenarioFile, src: YamlSource): Scenario {
     expect: f.expect && {
       outcome: f.expect.outcome, first_divergence: f.expect.first_divergence as StageName | undefined, culprit: f.expect.culprit as Culprit | undefined,
       ...(f.expect.step === undefined ? {} : { step: f.expect.step }), ...(f.expect.request === undefined ? {} : { request: f.expect.request }),
+      ...(f.expect.weights ? { weights: expectWeights(f, src) } : {}),
     },
   };
 }

@@ -5,6 +5,7 @@ import { fmix32, streamKey } from '../weights/normal';
 import { fail } from './fail';
 import type { ScenarioFile } from './schema';
 import type { YamlSource } from './yaml-source';
+import type { TextTokenizer } from '../tokenizer';
 
 /** Token ids drawn from the weight seed, uniform over the vocabulary, one stream per `name`. */
 export function syntheticIds(n: number, vocab: number, seed: number, name = 'prompt_ids'): number[] {
@@ -16,8 +17,7 @@ export function syntheticIds(n: number, vocab: number, seed: number, name = 'pro
  * The scenario's requests: `prompt:` is one request prefilled in one engine step (the one-shot
  * case); `requests:` a serving schedule. Ids beyond the given ones are drawn from the seed.
  */
-export function resolveRequests(f: ScenarioFile, config: MlaConfig, src: YamlSource): RequestPlan[] {
-  const seed = f.weights.synthetic.seed;
+export function resolveRequests(f: ScenarioFile, config: MlaConfig, src: YamlSource, seed: number, tokenizer?: TextTokenizer): RequestPlan[] {
   if (f.prompt !== undefined && f.requests !== undefined) {
     fail(src, 'invalid-value', ['requests'], 'give prompt: (one prefill) or requests: (a schedule), not both', 'move the prompt into requests: as its first request');
   }
@@ -27,10 +27,16 @@ export function resolveRequests(f: ScenarioFile, config: MlaConfig, src: YamlSou
   let plans: { path: PropertyKey[]; plan: RequestPlan; offset: number }[];
   if (f.prompt) {
     const p = f.prompt;
-    if ((p.ids === undefined) === (p.length === undefined)) {
-      fail(src, 'invalid-value', ['prompt'], 'give exactly one of ids: [..] or length: N', 'ids for a real prompt, length for a long synthetic one');
+    const tokenize = p.ids === undefined && p.length === undefined && p.text !== undefined;
+    if (tokenize && !tokenizer) {
+      fail(src, 'invalid-value', ['prompt', 'text'], 'prompt text needs a tokenizer, and these weights have none',
+        'give ids: [..], or weights from a GGUF with a vocabulary, or weights.tokenizer: path/to/tokenizer.json');
     }
-    const ids = p.ids ?? syntheticIds(p.length!, config.vocab_size, seed);
+    if (!tokenize && (p.ids === undefined) === (p.length === undefined)) {
+      fail(src, 'invalid-value', ['prompt'], 'give exactly one of ids: [..] or length: N (or text: with a tokenizer)', 'ids for a real prompt, length for a long synthetic one');
+    }
+    const ids = tokenize ? tokenizer!.encode(p.text!) : p.ids ?? syntheticIds(p.length!, config.vocab_size, seed);
+    if (!ids.length) fail(src, 'invalid-value', ['prompt', 'text'], 'the text tokenizes to no tokens');
     plans = [{ path: ['prompt', 'ids'], offset: p.start_position, plan: { name: 'prompt', ids, startStep: 0, positionOffset: p.start_position, phases: [{ kind: 'prefill', tokens: ids.length }] } }];
   } else {
     plans = f.requests!.map((r, i) => {

@@ -4,6 +4,8 @@ import type { MlaConfig } from '../model/config';
 import type { StageName } from '../probes/stages';
 import type { RequestPlan } from '../schedule/schedule';
 import type { HeadSlice } from '../weights/layer';
+import type { WeightName } from '../weights/records';
+import type { SourceSpec } from '../weights/source';
 
 export type ReferenceMode = 'auto' | 'on' | 'off';
 export type Culprit = 'mha' | 'mqa' | 'cold' | 'both' | 'shared' | 'unknown';
@@ -23,6 +25,15 @@ export interface Expectation {
   /** Engine step and request of the first divergence. */
   step?: number;
   request?: string;
+  weights?: WeightsExpectation;
+}
+
+/** The outcome across two weight sources (`compare_weights:`). */
+export interface WeightsExpectation {
+  outcome: 'agree' | 'diverge';
+  first_divergence?: WeightName;
+  mha?: StageName;
+  mqa?: StageName;
 }
 
 /** How the engine runs a schedule (scenario `schedule:`). */
@@ -40,9 +51,16 @@ export interface Scenario {
   file: string | null;
   name: string;
   description?: string;
+  /** The preset, or the checkpoint kind whose config runs. */
   preset: string;
   config: MlaConfig;
+  /** Seeds synthetic weights and ids, and shuffles the block tables. */
   seed: number;
+  weights: SourceSpec;
+  /** A second source of the same layer, compared weight by weight and activation by activation. */
+  compareWeights?: SourceSpec;
+  /** Where prompt text was tokenized, e.g. `GGUF vocabulary (…)`. */
+  tokenizer?: string;
   text?: string;
   requests: RequestPlan[];
   schedule: ScheduleOptions;

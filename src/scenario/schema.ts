@@ -1,7 +1,9 @@
 import { z } from 'zod';
+import { LOADER_FAULTS } from '../checkpoint/kv-b';
 import { FAULT_NAMES } from '../faults/catalogue';
 import { PRESET_NAMES } from '../model/presets';
 import { STAGE_NAMES } from '../probes/stages';
+import { WEIGHT_NAMES } from '../weights/records';
 
 /**
  * The scenario file format (YAML), version 1. zod gives typed parsing and issues with paths;
@@ -22,7 +24,8 @@ const yarn = z.strictObject({
 
 /** model: a preset plus any config.json field overridden inline. */
 export const modelSchema = z.strictObject({
-  preset: z.enum(PRESET_NAMES as [string, ...string[]]),
+  /** Required with synthetic weights; a checkpoint brings its own config. */
+  preset: z.enum(PRESET_NAMES as [string, ...string[]]).optional(),
   hidden_size: positiveInt.optional(),
   num_attention_heads: positiveInt.optional(),
   q_lora_rank: positiveInt.optional(),
@@ -38,6 +41,21 @@ export const modelSchema = z.strictObject({
   vocab_size: positiveInt.optional(),
 });
 
+/** Exactly one of synthetic:, gguf:, safetensors: (checked in resolve, with the line). */
+const weightsSchema = z.strictObject({
+  synthetic: z.strictObject({ seed: z.number().int().nonnegative() }).optional(),
+  /** A .gguf file or any shard of a split one, relative to the scenario file. */
+  gguf: z.string().min(1).optional(),
+  /** A .safetensors file, a model.safetensors.index.json, or their directory (config.json beside them). */
+  safetensors: z.string().min(1).optional(),
+  /** Which layer's attention (blk.N / model.layers.N). */
+  layer: z.number().int().nonnegative().optional(),
+  /** A tokenizer.json for prompt text (default: the GGUF's vocabulary, or tokenizer.json beside the safetensors). */
+  tokenizer: z.string().min(1).optional(),
+  /** A planted loader bug, for testing the weight stage. */
+  loader_fault: z.enum(LOADER_FAULTS as unknown as [string, ...string[]]).optional(),
+});
+
 const caseSchema = z.strictObject({
   name: z.string().regex(/^[A-Za-z0-9_.-]+$/, 'letters, digits, "_", "." and "-" only'),
   /** A contiguous run of heads. */
@@ -51,12 +69,12 @@ export const scenarioSchema = z.strictObject({
   name: z.string().min(1),
   description: z.string().optional(),
   model: modelSchema,
-  weights: z.strictObject({
-    synthetic: z.strictObject({ seed: z.number().int().nonnegative() }),
-  }).default({ synthetic: { seed: 0 } }),
+  weights: weightsSchema.default({ synthetic: { seed: 0 } }),
+  /** A second source of the same layer: every weight and every activation compared across the two. */
+  compare_weights: weightsSchema.optional(),
   /** One request prefilled in one step; or give `requests:` for a serving schedule. */
   prompt: z.strictObject({
-    /** A label: the text the ids stand for. */
+    /** The prompt: tokenized with the checkpoint's tokenizer when no ids are given, else a label for the ids. */
     text: z.string().optional(),
     ids: z.array(z.number().int().nonnegative()).min(1).optional(),
     /** Instead of ids: this many token ids drawn from the weight seed (long-context runs). */
@@ -107,6 +125,13 @@ export const scenarioSchema = z.strictObject({
   }).default({}),
   expect: z.strictObject({
     outcome: z.enum(['agree', 'diverge']),
+    /** With compare_weights: the outcome across the two sources, the first weight that differs, and where each path first moves. */
+    weights: z.strictObject({
+      outcome: z.enum(['agree', 'diverge']),
+      first_divergence: z.enum(WEIGHT_NAMES as unknown as [string, ...string[]]).optional(),
+      mha: z.enum(STAGE_NAMES as [string, ...string[]]).optional(),
+      mqa: z.enum(STAGE_NAMES as [string, ...string[]]).optional(),
+    }).optional(),
     first_divergence: z.enum(STAGE_NAMES as [string, ...string[]]).optional(),
     culprit: z.enum(['mha', 'mqa', 'cold', 'both', 'shared', 'unknown']).optional(),
     step: z.number().int().nonnegative().optional(),

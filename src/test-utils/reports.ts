@@ -69,7 +69,7 @@ export function runReport(cases: CaseResult[], extra: Partial<RunReport> = {}): 
     tool: { name: 'mla-diff', version: '0.0.0-test' },
     created: '2025-01-01T00:00:00.000Z',
     scenario: {
-      name: 'synthetic', file: null, preset: 'tiny', config: preset('tiny'), seed: 0,
+      name: 'synthetic', file: null, preset: 'tiny', config: preset('tiny'), seed: 0, weights: { kind: 'synthetic', config: preset('tiny'), seed: 0 },
       requests: [{ name: 'prompt', ids: [1, 2, 3], startStep: 0, positionOffset: 0, phases: [{ kind: 'prefill', tokens: 3 }] }],
       schedule: { blockSize: 16, decodeThreshold: 1, contextChunk: 65_536, kvSplits: 1, prefillKernel: 'fa3', cold: 'auto' },
       reference: 'on', faults: { mha: [], mqa: [] }, tolerances: {},

@@ -1,0 +1,8 @@
+// Writes the checkpoint fixtures (GGUF, safetensors, tokenizers) from synthetic weights with the
+// built writers: `npm run fixtures` (npm test runs it). Usage: node scripts/write-fixtures.mjs [dir]
+import { createRequire } from 'node:module';
+
+const require = createRequire(import.meta.url);
+const { writeFixtures } = require('../dist/checkpoint/fixtures.js');
+const dir = process.argv[2] ?? 'fixtures/checkpoints';
+for (const f of writeFixtures(dir)) console.log(`${f.path} (${(f.bytes / 1024).toFixed(1)} KiB)`);
