@@ -129,7 +129,7 @@ function resolve(f: ScenarioFile, src: YamlSource): Scenario {
   return {
     file: src.file, name: f.name, description: f.description, preset: w.presetLabel, config,
     seed: w.seed, weights: w.weights, ...(w.compare ? { compareWeights: w.compare } : {}),
-    ...(w.tokenizer ? { tokenizer: w.tokenizer.source } : {}),
+    ...(f.prompt?.text !== undefined && f.prompt.ids === undefined && f.prompt.length === undefined ? { tokenizer: w.tokenizer()!.source } : {}),
     ...(f.prompt?.text ? { text: f.prompt.text } : {}), requests,
     schedule: {
       blockSize: f.schedule.block_size, decodeThreshold: f.schedule.decode_threshold, contextChunk: f.schedule.context_chunk,

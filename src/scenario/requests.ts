@@ -17,7 +17,7 @@ export function syntheticIds(n: number, vocab: number, seed: number, name = 'pro
  * The scenario's requests: `prompt:` is one request prefilled in one engine step (the one-shot
  * case); `requests:` a serving schedule. Ids beyond the given ones are drawn from the seed.
  */
-export function resolveRequests(f: ScenarioFile, config: MlaConfig, src: YamlSource, seed: number, tokenizer?: TextTokenizer): RequestPlan[] {
+export function resolveRequests(f: ScenarioFile, config: MlaConfig, src: YamlSource, seed: number, tokenizerOf: () => TextTokenizer | undefined = () => undefined): RequestPlan[] {
   if (f.prompt !== undefined && f.requests !== undefined) {
     fail(src, 'invalid-value', ['requests'], 'give prompt: (one prefill) or requests: (a schedule), not both', 'move the prompt into requests: as its first request');
   }
@@ -28,6 +28,7 @@ export function resolveRequests(f: ScenarioFile, config: MlaConfig, src: YamlSou
   if (f.prompt) {
     const p = f.prompt;
     const tokenize = p.ids === undefined && p.length === undefined && p.text !== undefined;
+    const tokenizer = tokenize ? tokenizerOf() : undefined;
     if (tokenize && !tokenizer) {
       fail(src, 'invalid-value', ['prompt', 'text'], 'prompt text needs a tokenizer, and these weights have none',
         'give ids: [..], or weights from a GGUF with a vocabulary, or weights.tokenizer: path/to/tokenizer.json');

@@ -24,7 +24,8 @@ export interface ResolvedWeights {
   seed: number;
   weights: SourceSpec;
   compare?: SourceSpec;
-  tokenizer?: TextTokenizer;
+  /** The checkpoint's tokenizer, built on first use (a 154k-token vocabulary is not free). */
+  tokenizer: () => TextTokenizer | undefined;
 }
 
 /** Config values equal up to float32 storage (GGUF keeps rms_norm_eps and rope_theta as FLOAT32). */
@@ -109,7 +110,8 @@ export function resolveWeights(f: ScenarioFile, src: YamlSource): ResolvedWeight
       fail(src, 'invalid-value', ['compare_weights'], `its config differs from weights: in ${differ.join(', ')}`, 'compare two sources of the same layer of the same model');
     }
   }
-  const tokenizer = tokenizerFor(src, f.weights, weights);
+  let built: { t: TextTokenizer | undefined } | undefined;
+  const tokenizer = () => (built ??= { t: tokenizerFor(src, f.weights, weights) }).t;
   const seed = weights.kind === 'synthetic' ? weights.seed : 0;
-  return { config, presetLabel: presetName ?? weights.kind, seed, weights, ...(compare ? { compare } : {}), ...(tokenizer ? { tokenizer } : {}) };
+  return { config, presetLabel: presetName ?? weights.kind, seed, weights, ...(compare ? { compare } : {}), tokenizer };
 }
