@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 import yargs from 'yargs';
 import { hideBin } from 'yargs/helpers';
+import { inspectModule } from './commands/inspect';
 import { runModule } from './commands/run';
 import { stagesModule } from './commands/stages';
 import { EXIT } from './handle-errors';
@@ -13,6 +14,7 @@ export async function main(argv: string[]): Promise<void> {
     .usage('$0 <command> [options]\n\nDifferential debugging of Multi-head Latent Attention (GLM-5, DeepSeek-V3):\nthe reconstructed-head MHA path and the latent-absorbed MQA path side by side.')
     .command(runModule)
     .command(stagesModule)
+    .command(inspectModule)
     .option('verbose', { type: 'boolean', default: false, describe: 'progress on stderr; stack traces on errors' })
     .example('$0 run scenarios/tiny-smoke.yaml --device wasm', 'a tiny MLA layer on the CPU: both paths agree (exit 0)')
     .example('$0 run scenarios/fault-mqa-scale-576.yaml --format json', 'a planted fault: exit 1, first divergence logits, culprit mqa')
