@@ -22,6 +22,13 @@ export interface CheckpointLayer {
   embeddingBound(ids: readonly number[]): Float32Array | null;
 }
 
+/** Rows of a [vocab, width] table for these ids, one read per row: never the whole table. */
+export function gatherRows(ids: readonly number[], width: number, row: (id: number) => Float32Array): Float32Array {
+  const out = new Float32Array(ids.length * width);
+  ids.forEach((id, i) => out.set(row(id), i * width));
+  return out;
+}
+
 /** Throws `nan-weights` naming the tensor when a dequantized weight holds NaN or ±inf. */
 export function checkFinite(values: Float32Array, file: string, tensor: string): Float32Array {
   let bad = 0;

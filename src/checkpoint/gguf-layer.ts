@@ -7,6 +7,7 @@ import type { MlaConfig } from '../model/config';
 import type { LayerTensor } from '../weights/layer';
 import { LAYER_TENSORS } from '../weights/layer';
 import type { CheckpointLayer, TensorReader } from './checkpoint-weights';
+import { gatherRows } from './checkpoint-weights';
 import { configFromGguf } from './config-gguf';
 import type { LoaderFault } from './kv-b';
 import { mergeKvB } from './kv-b';
@@ -79,20 +80,13 @@ export function openGgufLayer(path: string, opts: GgufLayerOptions): CheckpointL
     throw new MlaDiffError('invalid-value', `loader fault ${opts.fault} needs split attn_k_b / attn_v_b tensors`, { file, field: ggufName(layer, 'kv_b_proj') });
   }
   const embd = tensorInfo(m, GGUF_EMBEDDINGS, layer);
-  checkShape(file, embd.name, embd.shape, [config.vocab_size, config.hidden_size], 'token embeddings [vocab, hidden]');
+  const H = config.hidden_size;
+  checkShape(file, embd.name, embd.shape, [config.vocab_size, H], 'token embeddings [vocab, hidden]');
   return {
     label: `gguf ${basename(file)} layer ${layer}`, file, config, tensors,
-    embeddingRows: (ids) => {
-      const out = new Float32Array(ids.length * config.hidden_size);
-      ids.forEach((id, i) => out.set(readTensorF32(m, GGUF_EMBEDDINGS, [id, id + 1]), i * config.hidden_size));
-      return out;
-    },
+    embeddingRows: (ids) => gatherRows(ids, H, (id) => readTensorF32(m, GGUF_EMBEDDINGS, [id, id + 1])),
     embeddingOrigin: { tensors: [embd.name], dtype: embd.type },
-    embeddingBound: (ids) => {
-      if (embd.type === 'F32') return null;
-      const out = new Float32Array(ids.length * config.hidden_size);
-      ids.forEach((id, i) => out.set(boundRows(embd.type, readTensorBytes(m, GGUF_EMBEDDINGS, [id, id + 1]), config.hidden_size), i * config.hidden_size));
-      return out;
-    },
+    embeddingBound: (ids) => (embd.type === 'F32' ? null
+      : gatherRows(ids, H, (id) => boundRows(embd.type, readTensorBytes(m, GGUF_EMBEDDINGS, [id, id + 1]), H))),
   };
 }

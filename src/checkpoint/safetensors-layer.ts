@@ -7,6 +7,7 @@ import type { MlaConfig } from '../model/config';
 import type { LayerTensor } from '../weights/layer';
 import { LAYER_TENSORS } from '../weights/layer';
 import type { CheckpointLayer, TensorReader } from './checkpoint-weights';
+import { gatherRows } from './checkpoint-weights';
 import { configFromHf, fp8BlockSize, readConfigJson } from './config-hf';
 import { HF_EMBEDDINGS, hfName, hfScaleName, layerIndices } from './names';
 import { checkShape, expectedShape } from './shapes';
@@ -57,21 +58,14 @@ export function openSafetensorsLayer(path: string, opts: SafetensorsLayerOptions
     };
   }
   const embd = tensorOf(m, HF_EMBEDDINGS, layer);
-  checkShape(file, embd.name, embd.shape, [config.vocab_size, config.hidden_size], 'token embeddings [vocab, hidden]');
+  const H = config.hidden_size;
+  checkShape(file, embd.name, embd.shape, [config.vocab_size, H], 'token embeddings [vocab, hidden]');
+  const row = (id: number) => readTensorF32(m, HF_EMBEDDINGS, [id, id + 1]);
   return {
     label: `safetensors ${basename(path)} layer ${layer}`, file, config, tensors,
-    embeddingRows: (ids) => {
-      const out = new Float32Array(ids.length * config.hidden_size);
-      ids.forEach((id, i) => out.set(readTensorF32(m, HF_EMBEDDINGS, [id, id + 1]), i * config.hidden_size));
-      return out;
-    },
+    embeddingRows: (ids) => gatherRows(ids, H, row),
     embeddingOrigin: { tensors: [embd.name], dtype: embd.dtype },
-    embeddingBound: (ids) => {
-      if (embd.dtype === 'F32') return null;
-      const out = new Float32Array(ids.length * config.hidden_size);
-      ids.forEach((id, i) => out.set(storedHalfUlp(embd.dtype, readTensorF32(m, HF_EMBEDDINGS, [id, id + 1])), i * config.hidden_size));
-      return out;
-    },
+    embeddingBound: (ids) => (embd.dtype === 'F32' ? null : gatherRows(ids, H, (id) => storedHalfUlp(embd.dtype, row(id)))),
   };
 }
 

@@ -19,7 +19,7 @@ export async function main(argv: string[]): Promise<void> {
     .example('$0 run scenarios/tiny-smoke.yaml --device wasm', 'a tiny MLA layer on the CPU: both paths agree (exit 0)')
     .example('$0 run scenarios/fault-mqa-scale-576.yaml --format json', 'a planted fault: exit 1, first divergence logits, culprit mqa')
     .example('$0 stages', 'every probe stage and plantable fault')
-    .demandCommand(1, 'name a command: run or stages')
+    .demandCommand(1, 'name a command: run, inspect or stages')
     .strict()
     .version(toolVersion())
     .help()

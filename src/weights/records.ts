@@ -63,7 +63,7 @@ export function weightValues(src: WeightSource, ids: readonly number[]): WeightV
   const uniq = [...new Set(ids)].sort((a, b) => a - b);
   const emb = src.embeddings(uniq);
   const eo = src.embeddingOrigin();
-  out.push(record('embed_tokens', eo.tensors.map((t) => `${t} (${uniq.length} rows)`), eo.dtype, [uniq.length, c.hidden_size], emb, src.embeddingBound(uniq)));
+  out.push(record('embed_tokens', eo.tensors.map((t) => `${t} (${uniq.length} row${uniq.length === 1 ? '' : 's'})`), eo.dtype, [uniq.length, c.hidden_size], emb, src.embeddingBound(uniq)));
   for (const t of LAYER_TENSORS) {
     const o = src.origin(t);
     if (t === 'input_layernorm' || t === 'q_a_layernorm' || t === 'kv_a_layernorm') {

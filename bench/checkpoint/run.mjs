@@ -1,0 +1,54 @@
+// Checkpoint load bench: GLM-5-sized GGUF files written by our writer (Q8_0 and Q4_K; 1 layer and
+// 78 layers, the full token_embd and a GLM-5-sized vocabulary in the header), then one layer
+// loaded in a fresh process per measurement (page cache dropped first when allowed): time, peak
+// RSS and bytes read must follow the layer, not the file. Writes bench/checkpoint/results.{json,md}.
+// Usage: npm run build && node bench/checkpoint/run.mjs [--dir /tmp/mla-bench] [--rounds 3]
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import { join } from 'node:path';
+
+const arg = (n, d) => { const i = process.argv.indexOf(`--${n}`); return i > 0 ? process.argv[i + 1] : d; };
+const dir = arg('dir', '/tmp/mla-bench');
+const rounds = Number(arg('rounds', '3'));
+mkdirSync(dir, { recursive: true });
+const node = (args) => {
+  const r = spawnSync(process.execPath, args, { encoding: 'utf8', maxBuffer: 1 << 26 });
+  if (r.status !== 0) throw new Error(`node ${args.join(' ')}: exit ${r.status}\n${r.stderr}`);
+  return r.stdout.trim().split('\n').pop();
+};
+const dropCaches = () => spawnSync('sh', ['-c', 'sync; echo 3 > /proc/sys/vm/drop_caches'], { stdio: 'ignore' }).status === 0;
+
+const rows = [];
+for (const type of ['Q8_0', 'Q4_K']) {
+  for (const layers of [1, 78]) {
+    const file = join(dir, `glm5-${type.toLowerCase()}-L${layers}.gguf`);
+    const w = JSON.parse(node(['bench/checkpoint/write-glm5.mjs', file, type, String(layers)]));
+    const fileBytes = statSync(file).size;
+    console.log(`wrote ${file}: ${(fileBytes / 2 ** 30).toFixed(2)} GiB in ${w.seconds.toFixed(1)} s`);
+    for (const layer of layers === 1 ? [0] : [0, 77]) {
+      for (let i = 0; i < rounds; i++) {
+        const cold = dropCaches();
+        const m = JSON.parse(node(['bench/checkpoint/load-one.mjs', file, String(layer)]));
+        const t = performance.now();
+        node(['dist/cli/main.js', 'inspect', file, '--format', 'json']);
+        const inspectSeconds = (performance.now() - t) / 1000;
+        rows.push({ type, layers, layer, round: i + 1, cold, fileBytes, writeSeconds: w.seconds, ...m, inspectSeconds });
+        console.log(`  layer ${layer} round ${i + 1}${cold ? ' (cold cache)' : ''}: load ${m.loadSeconds.toFixed(2)} s (header ${m.openSeconds.toFixed(2)} s), ` +
+          `${(m.bytesRead / 2 ** 20).toFixed(0)} MiB read, peak RSS ${m.maxRssMiB.toFixed(0)} MiB; inspect ${inspectSeconds.toFixed(2)} s`);
+      }
+    }
+    rmSync(file);
+  }
+}
+const machine = { cpus: os.cpus().length, model: os.cpus()[0]?.model, memGiB: os.totalmem() / 2 ** 30, node: process.version };
+writeFileSync('bench/checkpoint/results.json', `${JSON.stringify({ command: 'node bench/checkpoint/run.mjs', created: new Date().toISOString(), machine, rows }, null, 2)}\n`);
+const med = (xs) => { const s = [...xs].sort((a, b) => a - b); return s[Math.floor(s.length / 2)]; };
+const lines = ['| type | layers in file | file size | layer | load (median) | header parse | bytes read | peak RSS | `inspect` |', '|---|---|---|---|---|---|---|---|---|'];
+for (const type of ['Q8_0', 'Q4_K']) for (const layers of [1, 78]) for (const layer of layers === 1 ? [0] : [0, 77]) {
+  const r = rows.filter((x) => x.type === type && x.layers === layers && x.layer === layer);
+  lines.push(`| ${type} | ${layers} | ${(r[0].fileBytes / 2 ** 30).toFixed(2)} GiB | ${layer} | ${med(r.map((x) => x.loadSeconds)).toFixed(2)} s | ${med(r.map((x) => x.openSeconds)).toFixed(2)} s | ` +
+    `${(med(r.map((x) => x.bytesRead)) / 2 ** 20).toFixed(0)} MiB | ${med(r.map((x) => x.maxRssMiB)).toFixed(0)} MiB | ${med(r.map((x) => x.inspectSeconds)).toFixed(2)} s |`);
+}
+writeFileSync('bench/checkpoint/results.table.md', `${lines.join('\n')}\n`);
+console.log(lines.join('\n'));

@@ -1,0 +1,57 @@
+// A GLM-5-shaped GGUF of ~400 GB that costs no disk: the real header (78 layers: MLA attention with
+// split attn_k_b / attn_v_b, and routed experts ffn_{gate,up,down}_exps [256 × 2048 × 6144] in
+// Q4_K from layer 3 on, as GLM-5's MoE has them; GLM-5's vocabulary size in the tokenizer keys),
+// written by our FileWriter, then the file extended to its full size with ftruncate: the tensor
+// data is a hole that reads as zeros. Shows that inspect and one-layer loads read the header and
+// one layer, whatever the file's size. Usage: node bench/checkpoint/sparse-glm5.mjs OUT
+import { closeSync, ftruncateSync, openSync } from 'node:fs';
+import { createRequire } from 'node:module';
+const require = createRequire(import.meta.url);
+const { preset } = require('../../dist/model/presets.js');
+const { LAYER_TENSORS, linearShape, normLength } = require('../../dist/weights/layer.js');
+const { GGML_TYPES } = require('../../dist/formats/gguf/ggml-types.js');
+const { FileWriter } = require('../../dist/formats/gguf/file-writer.js');
+const { writeEntry } = require('../../dist/formats/gguf/metadata-write.js');
+const { tensorBytes } = require('../../dist/formats/gguf/write.js');
+const { fallbackType, mlaMetadata } = require('../../dist/checkpoint/write-gguf.js');
+const { GGUF_EMBEDDINGS, ggufKB, ggufName, ggufVB } = require('../../dist/checkpoint/names.js');
+
+const out = process.argv[2];
+const c = preset('glm-5');
+const LAYERS = 78;
+const meta = mlaMetadata(c, 'glm-dsa', LAYERS);
+meta.set('tokenizer.ggml.model', { type: 'STRING', value: 'gpt2' });
+meta.set('tokenizer.ggml.tokens', { type: 'ARRAY', itemType: 'STRING', value: Array.from({ length: c.vocab_size }, (_, i) => `tok${i}`) });
+const infos = [];
+const add = (name, shape, type) => { const ne = [...shape].reverse(); infos.push({ name, ne, type: fallbackType(type, ne[0]) }); };
+add(GGUF_EMBEDDINGS, [c.vocab_size, c.hidden_size], 'Q4_K');
+for (let n = 0; n < LAYERS; n++) {
+  for (const t of LAYER_TENSORS) {
+    if (t.endsWith('layernorm')) { add(ggufName(n, t), [normLength(c, t)], 'F32'); continue; }
+    if (t === 'kv_b_proj') {
+      add(ggufKB(n), [c.num_attention_heads, c.kv_lora_rank, c.qk_nope_head_dim], 'Q8_0');
+      add(ggufVB(n), [c.num_attention_heads, c.v_head_dim, c.kv_lora_rank], 'Q8_0');
+      continue;
+    }
+    add(ggufName(n, t), linearShape(c, t), 'Q4_K');
+  }
+  if (n >= 3) for (const f of ['gate', 'up']) add(`blk.${n}.ffn_${f}_exps.weight`, [256, 2048, c.hidden_size], 'Q4_K');
+  if (n >= 3) add(`blk.${n}.ffn_down_exps.weight`, [256, c.hidden_size, 2048], 'Q4_K');
+}
+const fd = openSync(out, 'w');
+const w = new FileWriter(fd);
+const entries = [...meta.entries()];
+w.u32(0x46554747); w.u32(3); w.u64(infos.length); w.u64(entries.length);
+for (const [k, e] of entries) writeEntry(w, k, e);
+let offset = 0;
+for (const t of infos) {
+  w.str(t.name); w.u32(t.ne.length); for (const d of t.ne) w.u64(d); w.u32(GGML_TYPES[t.type].id); w.u64(offset);
+  offset += tensorBytes(t.name, t.ne, t.type);
+  offset = Math.ceil(offset / 32) * 32;
+}
+w.pad(32);
+w.flush();
+const header = w.pos;
+ftruncateSync(fd, header + offset);
+closeSync(fd);
+console.log(JSON.stringify({ file: out, tensors: infos.length, headerBytes: header, fileBytes: header + offset }));

@@ -1,0 +1,31 @@
+// The 416 GB case: a GLM-5-shaped GGUF whose tensor data is a hole (bench/checkpoint/sparse-glm5.mjs),
+// `mla-diff inspect` on it and layers 0, 40, 77 loaded in fresh processes (page cache dropped first
+// when allowed). Writes bench/checkpoint/sparse-results.json. Usage: node bench/checkpoint/sparse-run.mjs [--rounds 3]
+import { spawnSync } from 'node:child_process';
+import { rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+
+const arg = (n, d) => { const i = process.argv.indexOf(`--${n}`); return i > 0 ? process.argv[i + 1] : d; };
+const rounds = Number(arg('rounds', '3'));
+const file = '/tmp/mla-diff-sparse-glm5.gguf';
+const node = (args) => {
+  const t = performance.now();
+  const r = spawnSync(process.execPath, args, { encoding: 'utf8', maxBuffer: 1 << 26 });
+  if (r.status !== 0) throw new Error(`node ${args.join(' ')}: exit ${r.status}\n${r.stderr}`);
+  return { out: r.stdout.trim().split('\n').pop(), seconds: (performance.now() - t) / 1000 };
+};
+const dropCaches = () => spawnSync('sh', ['-c', 'sync; echo 3 > /proc/sys/vm/drop_caches'], { stdio: 'ignore' }).status === 0;
+const made = JSON.parse(node(['bench/checkpoint/sparse-glm5.mjs', file]).out);
+const rows = [];
+for (let i = 0; i < rounds; i++) {
+  const cold = dropCaches();
+  rows.push({ what: 'inspect', round: i + 1, cold, seconds: node(['dist/cli/main.js', 'inspect', file]).seconds });
+  for (const layer of [0, 40, 77]) {
+    const coldL = dropCaches();
+    rows.push({ what: `load layer ${layer}`, round: i + 1, cold: coldL, ...JSON.parse(node(['bench/checkpoint/load-one.mjs', file, String(layer)]).out) });
+  }
+}
+rmSync(file);
+const machine = { cpus: os.cpus().length, model: os.cpus()[0]?.model, memGiB: os.totalmem() / 2 ** 30, node: process.version };
+writeFileSync('bench/checkpoint/sparse-results.json', `${JSON.stringify({ command: 'node bench/checkpoint/sparse-run.mjs', created: new Date().toISOString(), machine, file: made, rows }, null, 2)}\n`);
+for (const r of rows) console.log(r.what, r.round, r.seconds?.toFixed(2) ?? `${r.loadSeconds.toFixed(2)} s, ${(r.bytesRead / 2 ** 20).toFixed(0)} MiB read, RSS ${r.maxRssMiB.toFixed(0)} MiB`);
