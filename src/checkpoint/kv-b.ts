@@ -15,6 +15,15 @@ export interface KvBDims { heads: number; nope: number; v: number; rank: number 
 export type LoaderFault = 'k-b-wrong-axis';
 export const LOADER_FAULTS: readonly LoaderFault[] = ['k-b-wrong-axis'];
 
+/** What each loader fault models, for `mla-diff stages`. */
+export const LOADER_FAULT_DOCS: Record<LoaderFault, { enters: string; summary: string; bug: string }> = {
+  'k-b-wrong-axis': {
+    enters: 'W kv_b_proj (its W_UK rows), then k_nope / ql_nope',
+    summary: 'attn_k_b [H, L, P] reassembled into kv_b_proj as if it were [H, P, L] (a view where the inverse of the converter transposes)',
+    bug: 'loaders rebuilding kv_b_proj from split GGUFs: kvcache-ai/ktransformers#1333, ikawrakow/ik_llama.cpp#394 (split from ggml-org/llama.cpp#12801)',
+  },
+};
+
 /** kv_b_proj [H·(P+V), L] from k_b [H, L, P] and v_b [H, V, L] (all row-major). */
 export function mergeKvB(kB: Float32Array, vB: Float32Array, d: KvBDims, fault?: LoaderFault): Float32Array {
   const { heads: H, nope: P, v: V, rank: L } = d;

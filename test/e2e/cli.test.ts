@@ -323,6 +323,8 @@ describe('mla-diff CLI (e2e)', () => {
       expect(r.stdout).toContain('ql_nope');
       expect(r.stdout).toContain('W_UK_T');
       expect(r.stdout).toContain('softmax-scale-latent');
+      expect(r.stdout).toContain('k-b-wrong-axis'); // the loader fault
+      expect(r.stdout).toMatch(/Weight stage W .*kv_b_proj, W_UK, W_UV/);
     });
 
     it('stages --format json is parseable', async () => {
@@ -331,6 +333,7 @@ describe('mla-diff CLI (e2e)', () => {
       const j = JSON.parse(r.stdout) as { stages: Record<string, unknown>; faults: Record<string, unknown> };
       expect(Object.keys(j.stages)).toEqual(expect.arrayContaining(['ql_nope', 'W_UK_T', 'logits']));
       expect(Object.keys(j.faults)).toEqual(expect.arrayContaining(['rope-neox', 'lse-base-2']));
+      expect(Object.keys((j as unknown as { loaderFaults: object }).loaderFaults)).toEqual(['k-b-wrong-axis']);
     });
   });
 
