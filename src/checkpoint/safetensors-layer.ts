@@ -65,22 +65,7 @@ export function openSafetensorsLayer(path: string, opts: SafetensorsLayerOptions
     label: `safetensors ${basename(path)} layer ${layer}`, file, config, tensors,
     embeddingRows: (ids) => gatherRows(ids, H, row),
     embeddingOrigin: { tensors: [embd.name], dtype: embd.dtype },
-    embeddingBound: (ids) => (embd.dtype === 'F32' ? null : gatherRows(ids, H, (id) => storedHalfUlp(embd.dtype, row(id)))),
+    embeddingBound: (ids) => (embd.dtype === 'F32' ? null : gatherRows(ids, H, (id) => weightBoundF32(m, HF_EMBEDDINGS, block, [id, id + 1]))),
   };
 }
 
-/**
- * Half an ulp of each stored value: the most a round-to-nearest F16/BF16 value can differ from
- * what was rounded (F16 subnormals: 2^-25). Other dtypes have no per-value bound here.
- */
-export function storedHalfUlp(dtype: string, v: Float32Array): Float32Array {
-  const mant = dtype === 'BF16' ? 7 : dtype === 'F16' ? 10 : -1;
-  if (mant < 0) throw new MlaDiffError('unsupported-dtype', `no rounding bound for ${dtype} embeddings`, {}, 'embeddings are expected in F32, F16 or BF16');
-  const out = new Float32Array(v.length);
-  for (let i = 0; i < v.length; i++) {
-    const a = Math.abs(v[i]!);
-    const e = a === 0 ? -126 : Math.floor(Math.log2(a));
-    out[i] = 2 ** ((mant === 10 ? Math.max(e, -14) : e) - mant - 1);
-  }
-  return out;
-}

@@ -61,3 +61,15 @@ describe('FP8 block scales', () => {
     expectCode(() => readWeightF32(m, 'x'), 'tensor-shape'); // read with the default 128×128
   });
 });
+
+describe('bounds of row ranges (embedding rows)', () => {
+  it.each(['F32', 'BF16', 'F16', 'F8_E4M3'] as const)('%s: the bound of rows [5, 9) is those rows of the whole bound', (dtype) => {
+    const x = testMatrix(20, 48, 11);
+    const p = join(t.dir, `rows-${dtype}.safetensors`);
+    writeSafetensors(p, [{ name: 'e', dtype, shape: [20, 48], data: x }], undefined, [8, 16]);
+    const m = openSafetensors(p);
+    const whole = weightBoundF32(m, 'e', [8, 16]);
+    expect(Array.from(weightBoundF32(m, 'e', [8, 16], [5, 9]))).toEqual(Array.from(whole.subarray(5 * 48, 9 * 48)));
+    expectCode(() => weightBoundF32(m, 'e', [8, 16], [19, 21]), 'invalid-value');
+  });
+});

@@ -1,6 +1,6 @@
 import { MlaDiffError } from '../../errors';
 import { elementCount } from './dtypes';
-import { decodeTensor, readRawBits } from './decode';
+import { decodeTensor, elementRange, readRawBits } from './decode';
 import { E4M3_HALF_SPACING } from './fp8';
 import { DEFAULT_BLOCK, forEachBlockScale, readBlockScales, tensorInfo } from './scales';
 import type { SafetensorsModel } from './types';
@@ -24,26 +24,30 @@ const F16_HALF_ULP = halfUlpTable(5, 10);
 const F32_SLACK = 2 ** -23;
 
 /**
- * Max |error| per element of a weight as stored versus the float32 it was quantized from by our writer:
+ * Max |error| per element of a weight (or of rows [r0, r1) of its first dim) as stored versus the float32 it was quantized from by our writer:
  * F32 → 0; BF16/F16 → half an ulp of the stored value (Infinity where it overflowed to Inf);
  * F8_E4M3 → h·s + 2^-23·(|w| + h·s), h = half the E4M3 spacing at the stored byte (E4M3_HALF_SPACING),
  * s = its block scale (1 without `_scale_inv`), w = the dequantized value; the 2^-23 term covers the
  * float32 roundings of x/s and of q·s. Every bound is rounded up to float32.
  */
-export function weightBoundF32(model: SafetensorsModel, name: string, blockSize: [number, number] = DEFAULT_BLOCK): Float32Array {
+export function weightBoundF32(model: SafetensorsModel, name: string, blockSize: [number, number] = DEFAULT_BLOCK,
+  rows?: [number, number]): Float32Array {
   const info = tensorInfo(model, name);
+  if (rows && info.dtype === 'F8_E4M3') { // block scales are indexed from row 0: bound the whole tensor, keep the rows
+    const [first, count] = elementRange(info, rows);
+    return weightBoundF32(model, name, blockSize).slice(first, first + count);
+  }
+  if (info.dtype === 'F32') return new Float32Array(elementRange(info, rows)[1]);
+  if (info.dtype === 'BF16' || info.dtype === 'F16') {
+    const table = info.dtype === 'BF16' ? BF16_HALF_ULP : F16_HALF_ULP;
+    const raw = readRawBits(info, rows);
+    const out = new Float32Array(raw.length);
+    for (let i = 0; i < raw.length; i++) out[i] = table[raw[i]!]!;
+    return out;
+  }
   const n = elementCount(info.shape)!;
   const out = new Float32Array(n);
   switch (info.dtype) {
-    case 'F32':
-      return out;
-    case 'BF16':
-    case 'F16': {
-      const table = info.dtype === 'BF16' ? BF16_HALF_ULP : F16_HALF_ULP;
-      const raw = readRawBits(info);
-      for (let i = 0; i < n; i++) out[i] = table[raw[i]!]!;
-      return out;
-    }
     case 'F8_E4M3': {
       const raw = readRawBits(info);
       const q = decodeTensor(info, ['F8_E4M3']);

@@ -25,7 +25,8 @@ export function withTensorFile<T>(info: SafetensorsTensorInfo, body: (f: RandomA
 }
 
 /** The element range [first, first+count) a row range of the first dim covers; the whole tensor without one. */
-function elementRange(info: SafetensorsTensorInfo, rows?: [number, number]): [number, number] {
+/** [first element, count] of rows [r0, r1) of the first dim (the whole tensor without rows); 'invalid-value' out of range. */
+export function elementRange(info: SafetensorsTensorInfo, rows?: [number, number]): [number, number] {
   const total = elementCount(info.shape)!;
   if (!rows) return [0, total];
   const [r0, r1] = rows;
@@ -76,10 +77,10 @@ export function decodeTensor(info: SafetensorsTensorInfo, allowed: readonly Safe
 }
 
 /** Raw 16-bit words or bytes of a tensor (for error bounds that depend on the stored bits). */
-export function readRawBits(info: SafetensorsTensorInfo): Uint8Array | Uint16Array {
-  const n = elementCount(info.shape)!;
+export function readRawBits(info: SafetensorsTensorInfo, rows?: [number, number]): Uint8Array | Uint16Array {
+  const [first, n] = elementRange(info, rows);
   const eb = DTYPE_BITS[info.dtype] / 8;
   const raw = eb === 2 ? new Uint16Array(n) : new Uint8Array(n * eb);
-  if (n > 0) withTensorFile(info, (f) => f.read(info.offset, n * eb, `tensor ${info.name}`, new Uint8Array(raw.buffer)));
+  if (n > 0) withTensorFile(info, (f) => f.read(info.offset + first * eb, n * eb, `tensor ${info.name}`, new Uint8Array(raw.buffer)));
   return raw;
 }
