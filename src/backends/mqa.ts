@@ -23,8 +23,8 @@ export interface AbsorbedWeights {
  * Element form: W_UK_T[h,p,l] = W[h(P+V)+p, l], W_UV[h,l,v] = W[h(P+V)+P+v, l]. With W stored
  * [out, in] the same values come from a view of W, without moving its 14.7M floats twice.
  */
-export function absorbKvB(c: MlaConfig, kv_b: DeviceLinear): AbsorbedWeights {
-  return tf.tidy(() => {
+export function absorbKvB(c: MlaConfig, kv_b: DeviceLinear, faults: FaultSet = new Set()): AbsorbedWeights {
+  const w = tf.tidy(() => {
     const [N, P, V, L] = [c.num_attention_heads, c.qk_nope_head_dim, c.v_head_dim, c.kv_lora_rank];
     if (kv_b.layout === 'out_in') {
       const W3 = tf.reshape(kv_b.w, [N, P + V, L]); // [N,P+V,L]
@@ -37,6 +37,12 @@ export function absorbKvB(c: MlaConfig, kv_b: DeviceLinear): AbsorbedWeights {
     const W_UV = tf.slice(Wt3, [0, 0, P], [L, N, V]); // [L,N,V]
     return { W_UK_T: tf.transpose(W_UK, [1, 2, 0]) as tf.Tensor3D, W_UV: tf.transpose(W_UV, [1, 0, 2]) as tf.Tensor3D }; // [N,P,L], [N,L,V]
   });
+  if (!faults.has('w-uk-wrong-axis')) return w;
+  const [N, P, L] = w.W_UK_T.shape;
+  // The planted bug: the [N,P,L] block reshaped to [N,L,P] (memory reinterpreted) and transposed back.
+  const W_UK_T = tf.tidy(() => tf.transpose(tf.reshape(w.W_UK_T, [N, L, P]), [0, 2, 1]) as tf.Tensor3D); // [N,P,L], scrambled
+  w.W_UK_T.dispose();
+  return { ...w, W_UK_T };
 }
 
 /**
@@ -53,7 +59,7 @@ export class MqaBackend implements MlaBackend<tf.Tensor> {
   private weightsTapped = false;
 
   constructor(private readonly layer: DeviceLayer, private readonly faults: FaultSet, numSlots: number, private readonly kernels: KernelOptions) {
-    this.absorbed = absorbKvB(layer.config, layer.linear.kv_b_proj);
+    this.absorbed = absorbKvB(layer.config, layer.linear.kv_b_proj, faults);
     this.cache = new PagedLatentCache(numSlots, latentWidth(layer.config));
   }
 

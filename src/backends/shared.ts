@@ -1,7 +1,8 @@
 import * as tf from '@tensorflow/tfjs-core';
 import type { FaultSet } from '../faults/catalogue';
+import { K_SCALE } from '../faults/catalogue';
 import type { MlaConfig } from '../model/config';
-import { latentWidth, qkHeadDim, softmaxScale } from '../model/config';
+import { latentWidth, qkHeadDim, softmaxScale, yarnGetMscale } from '../model/config';
 import type { RopeStyle, RopeTables } from '../model/rope';
 import { ropeTables } from '../model/rope';
 import type { TensorProbe } from '../probes/probe';
@@ -80,9 +81,19 @@ export async function onHost(step: () => tf.Tensor2D): Promise<Float32Array> {
   return values;
 }
 
-/** The softmax scale a path uses: the config's, or (L+R)^-0.5 when that fault is planted in it. */
+/**
+ * The softmax scale a path uses: the config's, unless a planted fault computes it the way a real
+ * bug did — from the 576-wide latent, without YaRN's mscale², with the log term misread 10× too
+ * small, or with a BF16 cache's k_scale multiplied in.
+ */
 export function pathScale(c: MlaConfig, faults: FaultSet): number {
-  return faults.has('softmax-scale-latent') ? latentWidth(c) ** -0.5 : softmaxScale(c);
+  const y = c.rope_scaling;
+  let scale = softmaxScale(c);
+  if (faults.has('softmax-scale-latent')) scale = latentWidth(c) ** -0.5;
+  if (faults.has('yarn-mscale-missing')) scale = qkHeadDim(c) ** -0.5;
+  if (faults.has('yarn-log-mul-misread') && y) scale = qkHeadDim(c) ** -0.5 * yarnGetMscale(y.factor, y.mscale_all_dim / 10) ** 2;
+  if (faults.has('k-scale-bf16-cache')) scale *= K_SCALE;
+  return scale;
 }
 
 /** The facts every path records about a piece. */
@@ -101,6 +112,15 @@ export function reportedLse<T extends tf.Tensor>(lse: T, faults: FaultSet): T {
   return faults.has('lse-base-2') ? tf.div(lse, Math.LN2) : lse;
 }
 
+/** RoPE tables; under `rope-mscale-inflated` cos/sin carry get_mscale(factor, mscale_all_dim) instead of the ratio. */
+function pathRopeTables(c: MlaConfig, positions: readonly number[], faults: FaultSet): RopeTables {
+  const t = ropeTables(c, positions);
+  const y = c.rope_scaling;
+  if (!faults.has('rope-mscale-inflated') || !y) return t;
+  const k = yarnGetMscale(y.factor, y.mscale_all_dim) / t.mscale;
+  return { ...t, cos: t.cos.map((x) => x * k), sin: t.sin.map((x) => x * k), mscale: t.mscale * k };
+}
+
 /** Cache index of each query token of a piece (its RoPE position may be offset). */
 export const queryIndices = (piece: Pick<PieceInput, 'start' | 'positions'>): number[] => piece.positions.map((_, t) => piece.start + t);
 
@@ -117,7 +137,7 @@ export function preAttention(layer: DeviceLayer, input: Pick<PieceInput, 'positi
   const c: MlaConfig = layer.config;
   const T = input.positions.length;
   const embeddings = tf.tensor2d(input.embeddings, [T, c.hidden_size]); // [T,H]
-  const rope = ropeTensors(ropeTables(c, input.positions), T);
+  const rope = ropeTensors(pathRopeTables(c, input.positions, faults), T);
   const N = c.num_attention_heads;
   const P = c.qk_nope_head_dim;
   const R = c.qk_rope_head_dim;

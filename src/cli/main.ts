@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 import yargs from 'yargs';
 import { hideBin } from 'yargs/helpers';
+import { faultsModule } from './commands/faults';
 import { inspectModule } from './commands/inspect';
 import { runModule } from './commands/run';
 import { stagesModule } from './commands/stages';
@@ -15,11 +16,13 @@ export async function main(argv: string[]): Promise<void> {
     .command(runModule)
     .command(stagesModule)
     .command(inspectModule)
+    .command(faultsModule)
     .option('verbose', { type: 'boolean', default: false, describe: 'progress on stderr; stack traces on errors' })
     .example('$0 run scenarios/tiny-smoke.yaml --device wasm', 'a tiny MLA layer on the CPU: both paths agree (exit 0)')
     .example('$0 run scenarios/fault-mqa-scale-576.yaml --format json', 'a planted fault: exit 1, first divergence logits, culprit mqa')
     .example('$0 stages', 'every probe stage and plantable fault')
-    .demandCommand(1, 'name a command: run, inspect or stages')
+    .example('$0 faults', 'the fault catalogue: where each fault enters and the real bug it models')
+    .demandCommand(1, 'name a command: run, inspect, stages or faults')
     .strict()
     .version(toolVersion())
     .help()

@@ -4,6 +4,7 @@ import type { z } from 'zod';
 import { fieldPath, MlaDiffError } from '../errors';
 import type { ErrorCode } from '../errors';
 import type { FaultName } from '../faults/catalogue';
+import { FAULTS } from '../faults/catalogue';
 import { validateConfig } from '../model/config';
 import { fail } from './fail';
 import { resolveRequests } from './requests';
@@ -125,7 +126,13 @@ function resolve(f: ScenarioFile, src: YamlSource): Scenario {
     seen.add(c.name);
   });
   const faults = { mha: new Set<FaultName>(), mqa: new Set<FaultName>() };
-  for (const { path, fault } of f.faults) faults[path].add(fault as FaultName);
+  f.faults.forEach(({ path, fault }, i) => {
+    const def = FAULTS[fault as FaultName];
+    if (!def.paths.includes(path)) {
+      fail(src, 'invalid-value', ['faults', i, 'path'], `${fault} breaks code that only the ${def.paths.join(' and ')} path has`, `plant it in path: ${def.paths[0]}`);
+    }
+    faults[path].add(fault as FaultName);
+  });
   return {
     file: src.file, name: f.name, description: f.description, preset: w.presetLabel, config,
     seed: w.seed, weights: w.weights, ...(w.compare ? { compareWeights: w.compare } : {}),

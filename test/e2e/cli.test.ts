@@ -327,6 +327,17 @@ describe('mla-diff CLI (e2e)', () => {
       expect(r.stdout).toMatch(/Weight stage W .*kv_b_proj, W_UK, W_UV/);
     });
 
+    it('faults lists the catalogue with bug references; --format json is versioned', async () => {
+      const r = await mla(['faults']);
+      expect(r.exitCode).toBe(0);
+      expect(r.stdout).toMatch(/k-scale-bf16-cache .*sglang#18396/);
+      expect(r.stdout).toContain('k-b-wrong-axis');
+      const j = JSON.parse((await mla(['faults', '--format', 'json'])).stdout) as { format: string; faults: Record<string, { enters: string; needs: string }> };
+      expect(j.format).toBe('mla-diff/faults');
+      expect(Object.keys(j.faults).length).toBeGreaterThanOrEqual(12);
+      expect(j.faults['yarn-mscale-missing']).toMatchObject({ enters: 'logits', needs: 'yarn' });
+    });
+
     it('stages --format json is parseable', async () => {
       const r = await mla(['stages', '--format', 'json']);
       expect(r.exitCode).toBe(0);

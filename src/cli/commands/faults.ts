@@ -1,0 +1,18 @@
+import type { Argv, CommandModule } from 'yargs';
+import { renderFaults } from '../../reports/faults';
+import { colorWanted, makeStyle } from '../../reports/style';
+import { EXIT } from '../handle-errors';
+import { processIO } from '../io';
+
+export const faultsModule: CommandModule<object, { format: 'table' | 'json' }> = {
+  command: 'faults',
+  describe: 'list the plantable faults: where each enters, what it needs, the real bug it models',
+  builder: (y: Argv) =>
+    y.option('format', { choices: ['table', 'json'] as const, default: 'table' as const })
+      .example('$0 faults', 'the fault catalogue with bug references')
+      .example('$0 faults --format json', 'the same as JSON') as unknown as Argv<{ format: 'table' | 'json' }>,
+  handler: (args) => {
+    processIO.out(renderFaults(args.format, makeStyle(colorWanted())));
+    process.exitCode = EXIT.agree;
+  },
+};
