@@ -4,6 +4,7 @@ import { hideBin } from 'yargs/helpers';
 import { faultsModule } from './commands/faults';
 import { inspectModule } from './commands/inspect';
 import { runModule } from './commands/run';
+import { selftestModule } from './commands/selftest';
 import { stagesModule } from './commands/stages';
 import { EXIT } from './handle-errors';
 import { toolVersion } from './io';
@@ -17,12 +18,14 @@ export async function main(argv: string[]): Promise<void> {
     .command(stagesModule)
     .command(inspectModule)
     .command(faultsModule)
+    .command(selftestModule)
     .option('verbose', { type: 'boolean', default: false, describe: 'progress on stderr; stack traces on errors' })
     .example('$0 run scenarios/tiny-smoke.yaml --device wasm', 'a tiny MLA layer on the CPU: both paths agree (exit 0)')
     .example('$0 run scenarios/fault-mqa-scale-576.yaml --format json', 'a planted fault: exit 1, first divergence logits, culprit mqa')
     .example('$0 stages', 'every probe stage and plantable fault')
     .example('$0 faults', 'the fault catalogue: where each fault enters and the real bug it models')
-    .demandCommand(1, 'name a command: run, inspect, stages or faults')
+    .example('$0 selftest', 'plant every fault; score detection, localization and attribution')
+    .demandCommand(1, 'name a command: run, inspect, stages, faults or selftest')
     .strict()
     .version(toolVersion())
     .help()

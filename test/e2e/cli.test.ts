@@ -338,6 +338,13 @@ describe('mla-diff CLI (e2e)', () => {
       expect(j.faults['yarn-mscale-missing']).toMatchObject({ enters: 'logits', needs: 'yarn' });
     });
 
+    it('selftest --help shows its examples; an unknown selftest option is a usage error (exit 2)', async () => {
+      const r = await mla(['selftest', '--help']);
+      expect(r.exitCode).toBe(0);
+      expect(r.stdout).toContain('selftest --full');
+      expect((await mla(['selftest', '--fast'])).exitCode).toBe(2);
+    });
+
     it('stages --format json is parseable', async () => {
       const r = await mla(['stages', '--format', 'json']);
       expect(r.exitCode).toBe(0);

@@ -1,0 +1,68 @@
+import type { FaultName, FaultPath } from '../faults/catalogue';
+import { FAULT_NAMES } from '../faults/catalogue';
+import type { StageName } from '../probes/stages';
+import { runScenario } from '../run/run-scenario';
+import type { DeviceInfo, Log, Runtime } from '../runtime/device';
+import { parseScenario } from '../scenario/load';
+import type { Culprit } from '../scenario/scenario';
+import type { SelftestOptions } from './cases';
+import { selftestCases } from './cases';
+
+export interface SelftestRow {
+  name: string;
+  fault: FaultName | null;
+  path: FaultPath | null;
+  /** Fault runs: the run diverged. Clean runs: it diverged too (a false positive). */
+  detected: boolean;
+  /** The first divergence is the stage the fault enters. */
+  localized: boolean;
+  /** The culprit named is the path the fault was planted in. */
+  attributed: boolean;
+  first: { step: number; request: string; stage: StageName; culprit: Culprit } | null;
+  seconds: number;
+}
+
+export interface FaultRates { runs: number; detected: number; localized: number; attributed: number }
+
+export interface SelftestReport {
+  format: 'mla-diff/selftest';
+  version: 1;
+  device: DeviceInfo;
+  options: SelftestOptions;
+  rows: SelftestRow[];
+  perFault: Record<string, FaultRates>;
+  total: FaultRates;
+  clean: { runs: number; falsePositives: number };
+  /** 100 % detection, localization and attribution, and no false positive. */
+  goalMet: boolean;
+  seconds: number;
+}
+
+/** Runs every case of the plan on `rt` and scores it. */
+export async function runSelftest(rt: Runtime, options: SelftestOptions, log: Log = () => {}): Promise<SelftestReport> {
+  const t0 = performance.now();
+  const rows: SelftestRow[] = [];
+  for (const c of selftestCases(options)) {
+    const t = performance.now();
+    const r = await runScenario(parseScenario(c.yaml, `<selftest ${c.name}>`), { runtime: rt, toolVersion: 'selftest', worker: false });
+    const f = r.cases[0]!.comparison.firstDivergence;
+    const first = f && { step: f.step, request: f.request, stage: f.stage, culprit: f.culprit };
+    const detected = r.verdict === 'diverge';
+    rows.push({
+      name: c.name, fault: c.fault?.fault ?? null, path: c.fault?.path ?? null, detected,
+      localized: Boolean(c.expect && first?.stage === c.expect.stage), attributed: Boolean(c.expect && first?.culprit === c.expect.culprit),
+      first, seconds: (performance.now() - t) / 1000,
+    });
+    log(`${c.name}: ${detected ? `diverge at ${first?.stage} (${first?.culprit})` : 'agree'}`);
+  }
+  const rate = (rs: SelftestRow[]): FaultRates => ({
+    runs: rs.length, detected: rs.filter((x) => x.detected).length, localized: rs.filter((x) => x.localized).length, attributed: rs.filter((x) => x.attributed).length,
+  });
+  const faultRows = rows.filter((x) => x.fault);
+  const perFault = Object.fromEntries(FAULT_NAMES.map((n) => [n, rate(faultRows.filter((x) => x.fault === n))]));
+  const total = rate(faultRows);
+  const cleanRows = rows.filter((x) => !x.fault);
+  const clean = { runs: cleanRows.length, falsePositives: cleanRows.filter((x) => x.detected).length };
+  const goalMet = total.detected === total.runs && total.localized === total.runs && total.attributed === total.runs && clean.falsePositives === 0;
+  return { format: 'mla-diff/selftest', version: 1, device: rt.device, options, rows, perFault, total, clean, goalMet, seconds: (performance.now() - t0) / 1000 };
+}
