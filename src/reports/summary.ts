@@ -72,6 +72,9 @@ export function renderCase(r: RunReport, c: CaseResult, s: Style, all = false): 
   if (faults.length) lines.push(s.warn(`planted faults: ${faults.join(', ')}`));
   for (const n of t.notes) lines.push(s.dim(`note: ${n}`));
   lines.push(verdictLine(c, s));
+  const [top, ...rest] = c.diagnosis ?? [];
+  if (top) lines.push(s.warn(`likely cause: ${top.summary} (${top.evidence})`));
+  for (const d of rest) lines.push(s.dim(`also consistent with: ${d.summary} (${d.evidence})`));
   if (c.expectation) lines.push(c.expectation.met ? s.ok('expectation met') : s.bad(`expectation NOT met: ${c.expectation.misses.join('; ')}`));
   return lines.join('\n');
 }

@@ -5,6 +5,7 @@ import type { DeviceLayer } from '../backends/layer';
 import { MhaBackend } from '../backends/mha';
 import { MqaBackend } from '../backends/mqa';
 import { compareCase } from '../compare/compare';
+import { diagnose } from '../compare/diagnose';
 import { checkExpectation } from '../compare/expect';
 import { softmaxScale } from '../model/config';
 import type { Recording } from '../probes/recorder';
@@ -93,7 +94,7 @@ export async function runCase(rt: Runtime, s: Scenario, run: CaseRun): Promise<C
       expectedSoftmaxScale: softmaxScale(s.config), seconds, notes: run.notes,
     };
     const comparison = compareCase(trace, s.tolerances);
-    return { trace, comparison, ...(s.expect ? { expectation: checkExpectation(s.expect, comparison) } : {}) };
+    return { trace, comparison, diagnosis: diagnose(trace, comparison, s.config), ...(s.expect ? { expectation: checkExpectation(s.expect, comparison) } : {}) };
   } finally {
     recorders.forEach((r) => r.dispose());
     paths.forEach((p) => p.dispose());

@@ -1,4 +1,5 @@
 import type { CaseComparison } from '../compare/compare';
+import type { Diagnosis } from '../compare/diagnose';
 import type { ExpectationResult } from '../compare/expect';
 import type { FaultName } from '../faults/catalogue';
 import type { PathTrace } from '../probes/recorder';
@@ -50,6 +51,8 @@ export interface CaseTrace {
 export interface CaseResult {
   trace: CaseTrace;
   comparison: CaseComparison;
+  /** Likely causes of the first divergence, most specific first (empty when the paths agree). */
+  diagnosis: Diagnosis[];
   expectation?: ExpectationResult;
 }
 

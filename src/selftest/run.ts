@@ -18,11 +18,14 @@ export interface SelftestRow {
   localized: boolean;
   /** The culprit named is the path the fault was planted in. */
   attributed: boolean;
+  /** The first likely cause names the planted fault. */
+  diagnosed: boolean;
+  cause: string | null;
   first: { step: number; request: string; stage: StageName; culprit: Culprit } | null;
   seconds: number;
 }
 
-export interface FaultRates { runs: number; detected: number; localized: number; attributed: number }
+export interface FaultRates { runs: number; detected: number; localized: number; attributed: number; diagnosed: number }
 
 export interface SelftestReport {
   format: 'mla-diff/selftest';
@@ -48,15 +51,18 @@ export async function runSelftest(rt: Runtime, options: SelftestOptions, log: Lo
     const f = r.cases[0]!.comparison.firstDivergence;
     const first = f && { step: f.step, request: f.request, stage: f.stage, culprit: f.culprit };
     const detected = r.verdict === 'diverge';
+    const top = r.cases[0]!.diagnosis[0];
     rows.push({
       name: c.name, fault: c.fault?.fault ?? null, path: c.fault?.path ?? null, detected,
       localized: Boolean(c.expect && first?.stage === c.expect.stage), attributed: Boolean(c.expect && first?.culprit === c.expect.culprit),
+      diagnosed: Boolean(c.fault && top?.matches === c.fault.fault), cause: top ? `${top.cause}${top.matches ? ` (${top.matches})` : ''}` : null,
       first, seconds: (performance.now() - t) / 1000,
     });
     log(`${c.name}: ${detected ? `diverge at ${first?.stage} (${first?.culprit})` : 'agree'}`);
   }
   const rate = (rs: SelftestRow[]): FaultRates => ({
-    runs: rs.length, detected: rs.filter((x) => x.detected).length, localized: rs.filter((x) => x.localized).length, attributed: rs.filter((x) => x.attributed).length,
+    runs: rs.length, detected: rs.filter((x) => x.detected).length, localized: rs.filter((x) => x.localized).length,
+    attributed: rs.filter((x) => x.attributed).length, diagnosed: rs.filter((x) => x.diagnosed).length,
   });
   const faultRows = rows.filter((x) => x.fault);
   const perFault = Object.fromEntries(FAULT_NAMES.map((n) => [n, rate(faultRows.filter((x) => x.fault === n))]));

@@ -1,4 +1,5 @@
 import { compareCase } from '../compare/compare';
+import { diagnose } from '../compare/diagnose';
 import type { ToleranceSpec } from '../compare/tolerance';
 import { preset } from '../model/presets';
 import type { PathTrace, StageRecord } from '../probes/recorder';
@@ -59,7 +60,8 @@ export function caseResult(opts: {
     paths: trace0,
     seconds: { mha: 0.5, mqa: 0.25, ...(withCold ? { cold: 0.125 } : {}) },
   });
-  return { trace, comparison: compareCase(trace, opts.tolerances ?? {}) };
+  const comparison = compareCase(trace, opts.tolerances ?? {});
+  return { trace, comparison, diagnosis: diagnose(trace, comparison, preset('tiny')) };
 }
 
 export function runReport(cases: CaseResult[], extra: Partial<RunReport> = {}): RunReport {
