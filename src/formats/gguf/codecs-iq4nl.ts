@@ -18,13 +18,13 @@ export const IQ4_NL_HALF_GAP = 12;
 const KV_LO = -127;
 const KV_HI = 113;
 /** Midpoints between adjacent grid values: the index of t is the number of midpoints below it. */
-const MIDS: Float64Array = Float64Array.from({ length: 15 }, (_, i) => (IQ4_NL_VALUES[i]! + IQ4_NL_VALUES[i + 1]!) / 2);
+export const IQ4_NL_MIDS: Float64Array = Float64Array.from({ length: 15 }, (_, i) => (IQ4_NL_VALUES[i]! + IQ4_NL_VALUES[i + 1]!) / 2);
 
 const { max, min } = Math;
 
 function nearest(t: number): number {
   let k = 0;
-  while (k < 15 && t > MIDS[k]!) k++;
+  while (k < 15 && t > IQ4_NL_MIDS[k]!) k++;
   return k;
 }
 

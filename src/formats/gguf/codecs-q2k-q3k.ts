@@ -6,7 +6,8 @@
  */
 import type { Codec } from './ggml-types';
 import { fitAffine, fitSymmetric, newFit, uniformLevels, type KFit } from './kquant-fit';
-import { checkSuperBlocks, f16At, fillBound, packQ3Scales, putF16, unpackQ3Scales } from './kquant-scales';
+import { readF16, writeF16 } from './codecs-legacy-scales';
+import { checkSuperBlocks, fillBound, packQ3Scales, unpackQ3Scales } from './kquant-scales';
 
 const { abs, max } = Math;
 
@@ -24,8 +25,8 @@ export const Q2_K_CODEC: Codec = {
   dequantize(src, srcOffset, dst, dstOffset, n) {
     checkSuperBlocks(n, 'Q2_K');
     for (let o = srcOffset, y = dstOffset, end = dstOffset + n; y < end; o += 84) {
-      const d = f16At(src, o + 80);
-      const dmin = f16At(src, o + 82);
+      const d = readF16(src, o + 80);
+      const dmin = readF16(src, o + 82);
       let is = o;
       for (let q = o + 16; q < o + 80; q += 32) {
         for (let shift = 0; shift < 8; shift += 2) {
@@ -48,15 +49,15 @@ export const Q2_K_CODEC: Codec = {
       fitAffine(src, x, 16, 16, 3, 15, f);
       for (let j = 0; j < 16; j++) dst[o + j] = f.k[j]! | (f.m[j]! << 4);
       pack2(f.L, dst, o + 16);
-      putF16(dst, o + 80, f.dBits);
-      putF16(dst, o + 82, f.dminBits);
+      writeF16(dst, o + 80, f.dBits);
+      writeF16(dst, o + 82, f.dminBits);
     }
   },
   bound(src, srcOffset, dst, dstOffset, n) {
     checkSuperBlocks(n, 'Q2_K');
     for (let o = srcOffset, y = dstOffset, end = dstOffset + n; y < end; o += 84) {
-      const d = f16At(src, o + 80);
-      const dmin = f16At(src, o + 82);
+      const d = readF16(src, o + 80);
+      const dmin = readF16(src, o + 82);
       for (let j = 0; j < 16; j++, y += 16) {
         const s = d * (src[o + j]! & 0xf);
         const m = dmin * (src[o + j]! >> 4);
@@ -71,7 +72,7 @@ export const Q3_K_CODEC: Codec = {
     checkSuperBlocks(n, 'Q3_K');
     const scales = new Int32Array(16);
     for (let o = srcOffset, y = dstOffset, end = dstOffset + n; y < end; o += 110) {
-      const d = f16At(src, o + 108);
+      const d = readF16(src, o + 108);
       unpackQ3Scales(src, o + 96, scales);
       let is = 0;
       let bit = 0; // hmask bit m = 1 << bit; q2 − (h ? 0 : 4) = (q2 | h << 2) − 4
@@ -102,14 +103,14 @@ export const Q3_K_CODEC: Codec = {
       pack2(L, dst, o + 32);
       for (let j = 0; j < 16; j++) signed[j] = f.k[j]! * f.m[j]!;
       packQ3Scales(signed, dst, o + 96);
-      putF16(dst, o + 108, f.dBits);
+      writeF16(dst, o + 108, f.dBits);
     }
   },
   bound(src, srcOffset, dst, dstOffset, n) {
     checkSuperBlocks(n, 'Q3_K');
     const scales = new Int32Array(16);
     for (let o = srcOffset, y = dstOffset, end = dstOffset + n; y < end; o += 110) {
-      const d = f16At(src, o + 108);
+      const d = readF16(src, o + 108);
       unpackQ3Scales(src, o + 96, scales);
       for (let j = 0; j < 16; j++, y += 16) {
         const s = abs(d * scales[j]!);

@@ -7,7 +7,8 @@
  */
 import type { Codec } from './ggml-types';
 import { fitAffine, newFit, type KFit } from './kquant-fit';
-import { checkSuperBlocks, f16At, fillBound, minK4, packScaleMinK4, putF16, scaleK4 } from './kquant-scales';
+import { readF16, writeF16 } from './codecs-legacy-scales';
+import { checkSuperBlocks, fillBound, minK4, packScaleMinK4, scaleK4 } from './kquant-scales';
 
 const { abs, max } = Math;
 
@@ -15,8 +16,8 @@ const { abs, max } = Math;
 function dequantK(src: Uint8Array, so: number, dst: Float32Array, dO: number, n: number, bytes: number, qh: number): void {
   const qsAt = qh < 0 ? 16 : 48;
   for (let o = so, y = dO, end = dO + n; y < end; o += bytes) {
-    const d = f16At(src, o);
-    const dmin = f16At(src, o + 2);
+    const d = readF16(src, o);
+    const dmin = readF16(src, o + 2);
     for (let c = 0; c < 4; c++, y += 64) {
       const d1 = d * scaleK4(src, o + 4, 2 * c);
       const m1 = dmin * minK4(src, o + 4, 2 * c);
@@ -51,8 +52,8 @@ function quantK(src: Float32Array, so: number, n: number, dst: Uint8Array, dO: n
   for (let x = so, o = dO, end = so + n; x < end; x += 256, o += bytes) {
     fitAffine(src, x, 32, 8, nmax, 63, f);
     const L = f.L;
-    putF16(dst, o, f.dBits);
-    putF16(dst, o + 2, f.dminBits);
+    writeF16(dst, o, f.dBits);
+    writeF16(dst, o + 2, f.dminBits);
     packScaleMinK4(f.k, f.m, dst, o + 4);
     if (q5) {
       for (let l = 0; l < 32; l++) {
@@ -71,8 +72,8 @@ function quantK(src: Float32Array, so: number, n: number, dst: Uint8Array, dO: n
 
 function boundK(src: Uint8Array, so: number, dst: Float32Array, dO: number, n: number, bytes: number, nmax: number): void {
   for (let o = so, y = dO, end = dO + n; y < end; o += bytes) {
-    const d = f16At(src, o);
-    const dmin = f16At(src, o + 2);
+    const d = readF16(src, o);
+    const dmin = readF16(src, o + 2);
     for (let j = 0; j < 8; j++, y += 32) {
       const s = d * scaleK4(src, o + 4, j);
       const m = dmin * minK4(src, o + 4, j);

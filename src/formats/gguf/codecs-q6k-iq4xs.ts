@@ -8,24 +8,24 @@
  * y = d·(ls − 32)·KV[nibble] on the non-uniform IQ4_NL grid KV.
  */
 import { F16_TABLE } from '../half';
+import { IQ4_NL_HALF_GAP, IQ4_NL_MIDS, IQ4_NL_VALUES } from './codecs-iq4nl';
 import type { Codec } from './ggml-types';
 import { fitSymmetric, newFit, uniformLevels, type KFit } from './kquant-fit';
-import { checkSuperBlocks, f16At, fillBound, putF16 } from './kquant-scales';
+import { readF16, writeF16 } from './codecs-legacy-scales';
+import { checkSuperBlocks, fillBound } from './kquant-scales';
 
 const { abs } = Math;
 
-/** kvalues_iq4nl (ggml-common.h). */
-const KV: Int8Array = Int8Array.of(-127, -104, -83, -65, -49, -35, -22, -10, 1, 13, 25, 38, 53, 69, 89, 113);
-/** Midpoints of adjacent KV: a value's grid index is the number of midpoints below it. */
-const MIDS: Float64Array = Float64Array.from({ length: 15 }, (_, i) => (KV[i]! + KV[i + 1]!) / 2);
-/** Half the largest gap of KV (89 → 113). */
-const KV_HALF_GAP = 12;
+/** kvalues_iq4nl (ggml-common.h), its midpoints and half its largest gap: shared with IQ4_NL. */
+const KV = IQ4_NL_VALUES;
+const MIDS = IQ4_NL_MIDS;
+const KV_HALF_GAP = IQ4_NL_HALF_GAP;
 
 export const Q6_K_CODEC: Codec = {
   dequantize(src, srcOffset, dst, dstOffset, n) {
     checkSuperBlocks(n, 'Q6_K');
     for (let o = srcOffset, y = dstOffset, end = dstOffset + n; y < end; o += 210) {
-      const d = f16At(src, o + 208);
+      const d = readF16(src, o + 208);
       for (let h = 0; h < 2; h++, y += 128) {
         const ql = o + 64 * h;
         const qh = o + 128 + 32 * h;
@@ -63,13 +63,13 @@ export const Q6_K_CODEC: Codec = {
         }
       }
       for (let j = 0; j < 16; j++) dst[o + 192 + j] = (f.k[j]! * f.m[j]!) & 0xff;
-      putF16(dst, o + 208, f.dBits);
+      writeF16(dst, o + 208, f.dBits);
     }
   },
   bound(src, srcOffset, dst, dstOffset, n) {
     checkSuperBlocks(n, 'Q6_K');
     for (let o = srcOffset, y = dstOffset, end = dstOffset + n; y < end; o += 210) {
-      const d = f16At(src, o + 208);
+      const d = readF16(src, o + 208);
       for (let j = 0; j < 16; j++, y += 16) {
         const s = abs(d * ((src[o + 192 + j]! << 24) >> 24));
         fillBound(dst, y, 16, s / 2, 32 * s);
@@ -86,7 +86,7 @@ export const IQ4_XS_CODEC: Codec = {
   dequantize(src, srcOffset, dst, dstOffset, n) {
     checkSuperBlocks(n, 'IQ4_XS');
     for (let o = srcOffset, y = dstOffset, end = dstOffset + n; y < end; o += 136) {
-      const d = f16At(src, o);
+      const d = readF16(src, o);
       for (let ib = 0, qs = o + 8; ib < 8; ib++, qs += 16, y += 32) {
         const dl = d * iq4xsScale(src, o, ib);
         for (let j = 0; j < 16; j++) {
@@ -103,7 +103,7 @@ export const IQ4_XS_CODEC: Codec = {
     for (let x = srcOffset, o = dstOffset, end = srcOffset + n; x < end; x += 256, o += 136) {
       fitSymmetric(src, x, 32, 8, 127, 113, 31, f);
       const d = F16_TABLE[f.dBits]!;
-      putF16(dst, o, f.dBits);
+      writeF16(dst, o, f.dBits);
       let sh = 0;
       dst.fill(0, o + 4, o + 8);
       for (let ib = 0; ib < 8; ib++) {
@@ -116,13 +116,13 @@ export const IQ4_XS_CODEC: Codec = {
           dst[o + 8 + 16 * ib + j] = nearestKv(src[x + 32 * ib + j]!, dl) | (nearestKv(src[x + 32 * ib + 16 + j]!, dl) << 4);
         }
       }
-      putF16(dst, o + 2, sh);
+      writeF16(dst, o + 2, sh);
     }
   },
   bound(src, srcOffset, dst, dstOffset, n) {
     checkSuperBlocks(n, 'IQ4_XS');
     for (let o = srcOffset, y = dstOffset, end = dstOffset + n; y < end; o += 136) {
-      const d = f16At(src, o);
+      const d = readF16(src, o);
       for (let ib = 0; ib < 8; ib++, y += 32) {
         const dl = abs(d * iq4xsScale(src, o, ib));
         fillBound(dst, y, 32, KV_HALF_GAP * dl, 127 * dl);

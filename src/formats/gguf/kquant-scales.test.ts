@@ -1,6 +1,7 @@
 import { isMlaDiffError } from '../../errors';
+import { f16CeilBits } from './codecs-legacy-scales';
 import {
-  chooseScales, f16AtLeast, fillBound, minK4, packQ3Scales, packScaleMinK4, scaleK4, unpackQ3Scales,
+  chooseScales, fillBound, minK4, packQ3Scales, packScaleMinK4, scaleK4, unpackQ3Scales,
 } from './kquant-scales';
 
 /** Hand-built Q4_K/Q5_K scales: sc = [1,2,3,4,17,33,50,63], m = [0,1,2,3,20,40,5,63]. */
@@ -69,14 +70,14 @@ describe('K-quant sub-scales', () => {
 });
 
 describe('super-scale search', () => {
-  it('f16AtLeast rounds up to the next binary16 and rejects overflow', () => {
+  it('f16CeilBits rounds up to the next binary16 and rejects overflow', () => {
     // 0.1 is between the f16 values 0.0999755859375 and that + 2^-14
-    expect(f16AtLeast(0.1)).toBe(0x2e67);
-    expect(f16AtLeast(1)).toBe(0x3c00);
-    expect(f16AtLeast(0)).toBe(0);
-    expect(f16AtLeast(1e-9)).toBe(1); // the smallest subnormal, 2^-24
+    expect(f16CeilBits(0.1)).toBe(0x2e67);
+    expect(f16CeilBits(1)).toBe(0x3c00);
+    expect(f16CeilBits(0)).toBe(0);
+    expect(f16CeilBits(1e-9)).toBe(1); // the smallest subnormal, 2^-24
     try {
-      f16AtLeast(70000);
+      f16CeilBits(70000);
       throw new Error('no throw');
     } catch (e) {
       expect(isMlaDiffError(e) && e.code).toBe('invalid-value');

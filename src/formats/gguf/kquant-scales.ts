@@ -1,23 +1,16 @@
 /**
  * Shared pieces of the K-quant codecs (QK_K = 256 super-blocks): the packed 6-bit sub-scales of
- * Q4_K/Q5_K (get_scale_min_k4) and Q3_K, f16 fields, the f16 super-scale search of our quantizer,
+ * Q4_K/Q5_K (get_scale_min_k4) and Q3_K, the f16 super-scale search (f16 fields: codecs-legacy-scales.ts) of our quantizer,
  * and the bound writer. Layouts follow ggml-common.h / ggml-quants.c.
  */
 import { MlaDiffError } from '../../errors';
-import { F16_TABLE, f32ToF16 } from '../half';
+import { F16_TABLE } from '../half';
+import { f16CeilBits } from './codecs-legacy-scales';
 
 const { ceil } = Math;
 
 export const QK_K = 256;
 
-/** The f16 at byte o of b (little-endian), as a number. */
-export const f16At = (b: Uint8Array, o: number): number => F16_TABLE[b[o]! | (b[o + 1]! << 8)]!;
-
-/** Writes f16 bits h at byte o of b (little-endian). */
-export function putF16(b: Uint8Array, o: number, h: number): void {
-  b[o] = h & 0xff;
-  b[o + 1] = (h >>> 8) & 0xff;
-}
 
 /** get_scale_min_k4's scale of sub-block j (0..7) from the 12 bytes at q[o..o+12). */
 export const scaleK4 = (q: Uint8Array, o: number, j: number): number =>
@@ -84,14 +77,6 @@ function tooLarge(v: number): MlaDiffError {
     'quantize only finite values whose per-block scale fits binary16 (≤ 65504)');
 }
 
-/** Bits of the smallest f16 ≥ v (v ≥ 0, finite); throws when it is not finite. */
-export function f16AtLeast(v: number): number {
-  let h = f32ToF16(v) & 0x7fff;
-  if (F16_TABLE[h]! < v) h++;
-  if (h >= 0x7c00) throw tooLarge(v);
-  return h;
-}
-
 /**
  * Our quantizer's scale search. Picks the smallest f16 d ≥ max(need)/kMax for which every
  * sub-block has an integer k_j ≤ kMax with k_j·d ≥ need_j, and writes the least such k_j
@@ -105,7 +90,7 @@ export function chooseScales(need: Float64Array, count: number, kMax: number, k:
     k.fill(0, 0, count);
     return 0;
   }
-  for (let h = f16AtLeast(top / kMax); h < 0x7c00; h++) {
+  for (let h = f16CeilBits(top / kMax); h < 0x7c00; h++) {
     const d = F16_TABLE[h]!;
     let j = 0;
     for (; j < count; j++) {
