@@ -1,10 +1,12 @@
 import * as tf from '@tensorflow/tfjs-core';
 import type { FaultSet } from '../faults/catalogue';
+import { qkHeadDim } from '../model/config';
 import type { TensorProbe } from '../probes/probe';
 import { NULL_PROBE } from '../probes/probe';
 import type { Attended } from './attention';
 import { attend, lseBoundViolations, mergeAttnStates } from './attention';
 import type { KernelOptions, MlaBackend, PieceInput } from './backend';
+import { kPePerHead, readUnpaddedAsDense } from './fault-kernels';
 import type { DeviceLayer } from './layer';
 import { matmul } from './matmul';
 import { PagedLatentCache } from './paged-cache';
@@ -48,14 +50,15 @@ export class MhaBackend implements MlaBackend<tf.Tensor> {
     pieceScalars(probe, piece, scale, this.faults);
     probe.scalar('context_chunks', piece.chunks.length);
     probe.scalar('empty_lse', this.kernels.emptyLse);
-    const { q_nope, q_pe, kv_c_normed, k_pe, rows } = preAttention(this.layer, piece, probe, this.faults);
+    const { q_nope, q_pe, kv_c_normed, k_pe, k_pe_raw, style, rows } = preAttention(this.layer, piece, probe, this.faults);
     this.write(piece, rows);
     if (probe.wants('kv_cache')) probe.tap('kv_cache', this.cache.gather(piece.historySlots)); // [S,L+R]
 
     const kv_nope = probe.tap('kv_nope', tf.reshape(linear(kv_c_normed, this.layer.linear.kv_b_proj), [T, N, P + V])); // [T,N,P+V]
     const k_nope = probe.tap('k_nope', tf.slice(kv_nope, [0, 0, 0], [T, N, P])); // [T,N,P]
     const v = probe.tap('v', tf.slice(kv_nope, [0, 0, P], [T, N, V])); // [T,N,V]
-    const k = probe.tap('k', tf.concat([k_nope, tf.broadcastTo(tf.reshape(k_pe, [T, 1, R]), [T, N, R])], -1)); // [T,N,D]
+    const k_pe_heads = this.faults.has('k-pe-per-head') ? kPePerHead(c, k_pe_raw, piece.positions, style) : tf.broadcastTo(tf.reshape(k_pe, [T, 1, R]), [T, N, R]); // [T,N,R]
+    const k = probe.tap('k', tf.concat([k_nope, k_pe_heads], -1)); // [T,N,D]
     const qh = swap01(tf.concat([q_nope, q_pe], -1) as tf.Tensor3D); // [N,T,D]
 
     // New tokens: FlashAttention varlen, causal, heads-major [N,T,D]·[N,T,D]ᵀ.
@@ -92,12 +95,17 @@ export class MhaBackend implements MlaBackend<tf.Tensor> {
       probe.tap('chunk_lse', kernelLse, transposed ? 't h' : 'h t', i);
       if (len && probe.wants('chunk_lse')) probe.check('chunk_lse', 'lse_bounds', lseBoundViolations(reported, part.max, tf.scalar(len)), i);
       const merged: Attended = { ...part, lse: transposed ? (tf.reshape(kernelLse, [N, T]) as tf.Tensor2D) : kernelLse };
-      running = running === null ? merged : mergeAttnStates(running, merged, !this.faults.has('merge-inf-unhandled'));
+      running = running === null ? merged : mergeAttnStates(i === 1 ? this.mergeIn(running) : running, this.mergeIn(merged), !this.faults.has('merge-inf-unhandled'));
       probe.tap('context_output', swap01(running.out), undefined, i); // [T,N,V]
       probe.tap('context_lse', running.lse, undefined, i); // [N,T]
     });
-    const final = mergeAttnStates(running!, { ...suffix, lse: suffixLse }, !this.faults.has('merge-inf-unhandled'));
+    const final = mergeAttnStates(piece.chunks.length === 1 ? this.mergeIn(running!) : running!, this.mergeIn({ ...suffix, lse: suffixLse }), !this.faults.has('merge-inf-unhandled'));
     return this.finish(piece, probe, final, null, null, null, T, N, V);
+  }
+
+  /** A kernel output as merge_attn_states reads it (read densely from the V-padded buffer under v-unpadded-before-merge). */
+  private mergeIn(a: Attended): Attended {
+    return this.faults.has('v-unpadded-before-merge') ? readUnpaddedAsDense(a, qkHeadDim(this.layer.config)) : a;
   }
 
   /** lse (with its bounds), attn_out_heads, attn_out, o_proj_out; logits/probs without context only. */

@@ -7,15 +7,13 @@ import { NULL_PROBE } from '../probes/probe';
 import { attend, lseBoundViolations } from './attention';
 import type { KernelOptions, MlaBackend, PieceInput } from './backend';
 import type { DeviceLinear, DeviceLayer } from './layer';
+import type { AbsorbedWeights } from './fault-kernels';
+export type { AbsorbedWeights } from './fault-kernels';
+import { plantAbsorbedFaults } from './fault-kernels';
 import { matmul } from './matmul';
 import { PagedLatentCache } from './paged-cache';
 import { causalBias, causalKeyCounts, queryIndices, linear, onHost, oProj, pathScale, pieceScalars, preAttention, reportedLse } from './shared';
 import { splitRanges } from './splits';
-
-export interface AbsorbedWeights {
-  W_UK_T: tf.Tensor3D; // [N,P,L]
-  W_UV: tf.Tensor3D; // [N,L,V]
-}
 
 /**
  * W_UK_T and W_UV from kv_b_proj as vLLM's process_weights_after_loading:
@@ -37,12 +35,7 @@ export function absorbKvB(c: MlaConfig, kv_b: DeviceLinear, faults: FaultSet = n
     const W_UV = tf.slice(Wt3, [0, 0, P], [L, N, V]); // [L,N,V]
     return { W_UK_T: tf.transpose(W_UK, [1, 2, 0]) as tf.Tensor3D, W_UV: tf.transpose(W_UV, [1, 0, 2]) as tf.Tensor3D }; // [N,P,L], [N,L,V]
   });
-  if (!faults.has('w-uk-wrong-axis')) return w;
-  const [N, P, L] = w.W_UK_T.shape;
-  // The planted bug: the [N,P,L] block reshaped to [N,L,P] (memory reinterpreted) and transposed back.
-  const W_UK_T = tf.tidy(() => tf.transpose(tf.reshape(w.W_UK_T, [N, L, P]), [0, 2, 1]) as tf.Tensor3D); // [N,P,L], scrambled
-  w.W_UK_T.dispose();
-  return { ...w, W_UK_T };
+  return plantAbsorbedFaults(w, faults);
 }
 
 /**

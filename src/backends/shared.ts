@@ -69,6 +69,8 @@ export interface PreAttention {
   q_pe: tf.Tensor3D; // [T,N,R]
   kv_c_normed: tf.Tensor2D; // [T,L]
   k_pe: tf.Tensor2D; // [T,R]
+  k_pe_raw: tf.Tensor2D; // [T,R], before RoPE
+  style: RopeStyle;
   /** The piece's latent cache rows [kv_c_normed | k_pe], to be written before attention. */
   rows: tf.Tensor2D; // [T,L+R]
 }
@@ -158,7 +160,7 @@ export function preAttention(layer: DeviceLayer, input: Pick<PieceInput, 'positi
   const q_pe = probe.tap('q_pe', applyRope(q_pe_raw, rope, style)); // [T,N,R]
   const k_pe = probe.tap('k_pe', applyRope(k_pe_raw, rope, style)); // [T,R]
   probe.tap('q', tf.concat([q_nope, q_pe], -1)); // [T,N,D]
-  return { q_nope, q_pe, kv_c_normed, k_pe, rows: tf.concat([kv_c_normed, k_pe], -1) }; // rows [T,L+R]
+  return { q_nope, q_pe, kv_c_normed, k_pe, k_pe_raw, style, rows: tf.concat([kv_c_normed, k_pe], -1) }; // rows [T,L+R]
 }
 
 /**

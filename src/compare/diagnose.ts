@@ -4,10 +4,12 @@ import type { MlaConfig } from '../model/config';
 import { latentWidth, qkHeadDim, softmaxScale, yarnGetMscale } from '../model/config';
 import { ropeMscale } from '../model/rope';
 import type { StageName } from '../probes/stages';
-import type { CaseTrace } from '../run/trace';
+import type { CaseDetail, CaseTrace } from '../run/trace';
 import type { CaseComparison } from './compare';
 import type { Facts } from './diagnose-facts';
-import { facts, near } from './diagnose-facts';
+import { facts, fmt, near } from './diagnose-facts';
+import type { Signature } from './diagnose-detail';
+import { flatSoftmaxSig, headSubsetSig, normRatioSig, positionZeroSig, swappedWeightsSig, unpaddedMergeSig } from './diagnose-detail';
 
 /**
  * Diagnosis: known causes checked against the first divergence, each with the evidence that
@@ -16,7 +18,8 @@ import { facts, near } from './diagnose-facts';
  */
 export type CauseName =
   | 'softmax-scale' | 'lse-base' | 'split-merge' | 'rope-convention' | 'rope-magnitude' | 'norm-skipped'
-  | 'absorbed-weights' | 'empty-context-lse' | 'merge-inputs' | 'context-only' | 'nan-origin';
+  | 'absorbed-weights' | 'empty-context-lse' | 'merge-inputs' | 'context-only' | 'nan-origin'
+  | 'head-subset' | 'flat-softmax' | 'norm-ratio';
 
 export interface Diagnosis {
   cause: CauseName;
@@ -26,10 +29,8 @@ export interface Diagnosis {
   matches?: FaultName;
 }
 
-const fmt = (x: number) => (Math.abs(x) >= 1e-3 && Math.abs(x) < 1e4 ? String(Number(x.toPrecision(4))) : x.toExponential(3));
 const LSE_STAGES: readonly StageName[] = ['lse', 'suffix_lse', 'chunk_lse', 'split_lse', 'context_lse'];
 
-type Signature = (f: Facts, c: MlaConfig, t: CaseTrace) => Diagnosis | null;
 
 /** The softmax scale a path recorded, against the config's, matched to the constants of known bugs. */
 const softmaxScaleSig: Signature = (f, c) => {
@@ -113,7 +114,8 @@ const mergeInputsSig: Signature = (f) => {
   if (f.culprit !== 'mha' || !['context_output', 'context_lse'].includes(f.first.stage)) return null;
   const ok = (s: StageName) => f.verdict(s, f.first.chunk)?.verdict === 'ok';
   if (!ok('chunk_lse') || !ok('chunk_output')) return null;
-  return { cause: 'merge-inputs', summary: 'merge_attn_states reads its inputs in another layout (e.g. LSE [T, N] as [N, T])', evidence: `chunk ${f.first.chunk}'s output and LSE agree, their merge does not`, matches: 'lse-layout-transposed' };
+  const lse = f.first.stage === 'context_lse';
+  return { cause: 'merge-inputs', summary: `merge_attn_states reads its inputs in another layout${lse ? ' (e.g. LSE [T, N] as [N, T])' : ''}`, evidence: `chunk ${f.first.chunk}'s output and LSE agree, their merged ${lse ? 'LSE' : 'output'} does not`, ...(lse ? { matches: 'lse-layout-transposed' as const } : {}) };
 };
 
 const contextOnlySig: Signature = (f) => (f.scalar(f.culprit ?? 'mha', 'has_context') === true && f.earlierPiecesAgree
@@ -124,10 +126,14 @@ const nanSig: Signature = (f) => (f.first.verdict === 'nan-introduced'
   ? { cause: 'nan-origin', summary: `NaN/Inf first appears at ${f.first.stage}`, evidence: `in ${f.culprit ?? 'a path'}, step ${f.first.step}, ${f.first.request}` } : null);
 
 /** Most specific first: a scalar or an exact constant beats a pattern of neighbours beats a fallback. */
-const SIGNATURES: readonly Signature[] = [ropeSig, normSkippedSig, absorbedSig, lseBaseSig, splitMergeSig, emptyContextSig, mergeInputsSig, softmaxScaleSig, contextOnlySig, nanSig];
+const SIGNATURES: readonly Signature[] = [
+  ropeSig, normSkippedSig, swappedWeightsSig, absorbedSig, lseBaseSig, splitMergeSig, emptyContextSig, unpaddedMergeSig, mergeInputsSig, softmaxScaleSig,
+  normRatioSig, flatSoftmaxSig, headSubsetSig, positionZeroSig, contextOnlySig, nanSig,
+];
 
-export function diagnose(trace: CaseTrace, comparison: CaseComparison, config: MlaConfig): Diagnosis[] {
-  const f = facts(trace, comparison);
+/** `detail` (the run's per-token, per-head and entropy measurements) feeds the signatures that need it; without it they stay silent. */
+export function diagnose(trace: CaseTrace, comparison: CaseComparison, config: MlaConfig, detail?: CaseDetail): Diagnosis[] {
+  const f = facts(trace, comparison, detail);
   if (!f) return [];
   return SIGNATURES.map((s) => s(f, config, trace)).filter((d): d is Diagnosis => d !== null);
 }

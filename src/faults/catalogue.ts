@@ -8,14 +8,16 @@ import type { StageName } from '../probes/stages';
 export type FaultName =
   | 'softmax-scale-latent' | 'rope-neox' | 'kv-norm-skipped' | 'lse-base-2'
   | 'merge-inf-unhandled' | 'lse-layout-transposed' | 'split-merge-base-2'
-  | 'k-scale-bf16-cache' | 'yarn-mscale-missing' | 'yarn-log-mul-misread' | 'rope-mscale-inflated' | 'w-uk-wrong-axis';
+  | 'k-scale-bf16-cache' | 'yarn-mscale-missing' | 'yarn-log-mul-misread' | 'rope-mscale-inflated' | 'w-uk-wrong-axis'
+  | 'k-pe-per-head' | 'w-uk-uv-swapped' | 'v-unpadded-before-merge';
 export type FaultPath = 'mha' | 'mqa';
 
 /**
  * What a scenario needs for the fault to change anything: any prefill; a YaRN config (rope_scaling);
- * a prefill with cached context (and FA2's +inf empty-chunk LSE for merge-inf-unhandled); KV splits.
+ * a prefill with cached context (and FA2's +inf empty-chunk LSE for merge-inf-unhandled); KV splits;
+ * qk_nope_head_dim = v_head_dim (W_UK and W_UV of one shape); context with v_head_dim < qk_head_dim.
  */
-export type FaultNeeds = 'prefill' | 'yarn' | 'context' | 'context-fa2' | 'kv-splits';
+export type FaultNeeds = 'prefill' | 'yarn' | 'context' | 'context-fa2' | 'kv-splits' | 'p-eq-v' | 'context-v-lt-d';
 
 export interface FaultDef {
   enters: StageName;
@@ -102,6 +104,24 @@ export const FAULTS: Record<FaultName, FaultDef> = {
     summary: 'W_UK_T built from kv_b_proj\'s [N, P, L] K block by a reshape to [N, L, P] and a transpose (a view where a permute was due)',
     bug: 'ikawrakow/ik_llama.cpp#259 (wk_b computed on the fly broke generation); vllm-project/vllm#13181 (absorbed weights derived separately from the GEMM weights)',
     needs: 'prefill', paths: ['mqa'],
+  },
+  'k-pe-per-head': {
+    enters: 'k',
+    summary: 'k_pe broadcast to every head before RoPE, rotated by a kernel that walks the head axis as the sequence axis: head h at position + h (head 0 right)',
+    bug: 'elixir-nx/emlx#121 (mlx fast::rope on [B,T,H,D] rotates head h by position + h; only head 0 right)',
+    needs: 'prefill', paths: ['mha'],
+  },
+  'w-uk-uv-swapped': {
+    enters: 'W_UK_T',
+    summary: 'W_UK and W_UV swapped when both blocks have one shape (qk_nope_head_dim = v_head_dim, DeepSeek-V3 128/128): W_UK_T built from the V block, W_UV from the K block',
+    bug: 'issue 5 catalogue example; split attn_k_b/attn_v_b GGUF tensors (ggml-org/llama.cpp#12801) hand a loader two same-shaped blocks; no public report of this swap found',
+    needs: 'p-eq-v', paths: ['mqa'],
+  },
+  'v-unpadded-before-merge': {
+    enters: 'context_output',
+    summary: 'FlashAttention\'s V-padded [T,N,qk_head_dim] outputs unpadded to v_head_dim before merge_attn_states, which reads them as dense [T,N,V]',
+    bug: 'vllm-project/vllm#42642 (V unpadding moved inside the prefill backend, before the chunked-context merge; DeepSeek 192/128)',
+    needs: 'context-v-lt-d', paths: ['mha'],
   },
 };
 

@@ -109,7 +109,7 @@ function hostDiff(a: ArrayLike<number>, b: ArrayLike<number>): Sums {
 }
 
 /** A captured value on the host, in the stage's canonical layout (zero-copy where possible). */
-async function toHost(tf: typeof tfc, view: HostView, c: Captured, canonical: string): Promise<{ data: Float32Array | Float64Array; shape: number[] }> {
+export async function toHost(tf: typeof tfc, view: HostView, c: Captured, canonical: string): Promise<{ data: Float32Array | Float64Array; shape: number[] }> {
   const perm = permutation(c.layout, canonical);
   if (c.where === 'host') return transposeHost(c.data, c.shape, perm);
   const v = view(c.tensor);

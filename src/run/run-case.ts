@@ -13,6 +13,7 @@ import { executionOrder, recordKey, TensorRecorder } from '../probes/recorder';
 import type { PathName } from '../probes/stages';
 import type { Runtime } from '../runtime/device';
 import type { CaseSpec, Scenario } from '../scenario/scenario';
+import { measureDetail } from './detail';
 import type { PairDiff, Where } from './diff';
 import { diffCaptured } from './diff';
 import type { ReferenceCase } from './reference-job';
@@ -94,7 +95,8 @@ export async function runCase(rt: Runtime, s: Scenario, run: CaseRun): Promise<C
       expectedSoftmaxScale: softmaxScale(s.config), seconds, notes: run.notes,
     };
     const comparison = compareCase(trace, s.tolerances);
-    return { trace, comparison, diagnosis: diagnose(trace, comparison, s.config), ...(s.expect ? { expectation: checkExpectation(s.expect, comparison) } : {}) };
+    const detail = comparison.firstDivergence ? await measureDetail(rt.tf, (t) => rt.hostView(t), rec, run.pieces, comparison.stages) : undefined;
+    return { trace, comparison, ...(detail ? { detail } : {}), diagnosis: diagnose(trace, comparison, s.config, detail), ...(s.expect ? { expectation: checkExpectation(s.expect, comparison) } : {}) };
   } finally {
     recorders.forEach((r) => r.dispose());
     paths.forEach((p) => p.dispose());

@@ -2,12 +2,12 @@ import type { CaseComparison } from '../compare/compare';
 import type { Diagnosis } from '../compare/diagnose';
 import type { ExpectationResult } from '../compare/expect';
 import type { FaultName } from '../faults/catalogue';
-import type { PathTrace } from '../probes/recorder';
+import type { PathTrace, Scope } from '../probes/recorder';
 import type { PathName } from '../probes/stages';
 import type { DeviceInfo } from '../runtime/device';
 import type { Scenario } from '../scenario/scenario';
 import type { HeadSlice } from '../weights/layer';
-import type { PairDiff } from './diff';
+import type { PairDiff, Where } from './diff';
 import type { WeightsReport } from './run-weights';
 
 /**
@@ -15,7 +15,7 @@ import type { WeightsReport } from './run-weights';
  * could trip over; docs/trace-format.md documents the fields.
  */
 export const RUN_FORMAT = 'mla-diff/run';
-export const RUN_VERSION = 3;
+export const RUN_VERSION = 4;
 
 /** One request's share of one engine step, as the schedule made it. */
 export interface PieceInfo {
@@ -48,9 +48,31 @@ export interface CaseTrace {
   notes: string[];
 }
 
+/** Where inside one divergent record it diverges: per query token and per head, culprit against witness. */
+export interface RecordDetail extends Where {
+  /** The pair measured: the culprit (or the first engine path) and the reference (or another engine path). */
+  a: PathName;
+  b: PathName;
+  /** RoPE positions of the piece's query tokens: the `t` axis. */
+  positions: number[];
+  /** ‖a_t − b_t‖ / max(‖a_t‖, ‖b_t‖) per query token; null without a `t` axis. */
+  perToken: number[] | null;
+  /** The same per head; null without an `h` axis. */
+  perHead: number[] | null;
+}
+
+/** Measurements of the first divergent records taken while their values were alive (version 4). */
+export interface CaseDetail {
+  records: RecordDetail[];
+  /** Per piece of those records: each path's mean attn_probs row entropy / ln(keys seen) (1 = uniform). */
+  entropy: (Scope & { paths: Partial<Record<PathName, number>> })[];
+}
+
 export interface CaseResult {
   trace: CaseTrace;
   comparison: CaseComparison;
+  /** Per-token, per-head errors and attention entropy at the first divergent records (absent when they agree). */
+  detail?: CaseDetail;
   /** Likely causes of the first divergence, most specific first (empty when the paths agree). */
   diagnosis: Diagnosis[];
   expectation?: ExpectationResult;

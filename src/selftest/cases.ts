@@ -1,5 +1,7 @@
 import type { FaultName, FaultPath } from '../faults/catalogue';
 import { FAULT_NAMES, FAULTS } from '../faults/catalogue';
+import { qkHeadDim } from '../model/config';
+import { preset } from '../model/presets';
 import type { StageName } from '../probes/stages';
 
 /**
@@ -10,11 +12,12 @@ import type { StageName } from '../probes/stages';
 export type SelftestSchedule = 'prefill' | 'schedule' | 'schedule-fa2';
 
 /** Tiny layers that differ where bugs hide: V ≠ D (tiny), V = D (GLM-5's qk = v), fewer heads. */
-export const SHAPES: Readonly<Record<string, string>> = {
-  tiny: 'preset: tiny',
-  'tiny-v-eq-d': 'preset: tiny, v_head_dim: 24',
-  'tiny-2-heads': 'preset: tiny, num_attention_heads: 2, q_lora_rank: 32',
+export const SHAPES: Readonly<Record<string, Readonly<Record<string, string | number>>>> = {
+  tiny: { preset: 'tiny' },
+  'tiny-v-eq-d': { preset: 'tiny', v_head_dim: 24 },
+  'tiny-2-heads': { preset: 'tiny', num_attention_heads: 2, q_lora_rank: 32 },
 };
+const TINY = preset('tiny');
 const YARN = 'rope_scaling: {type: yarn, factor: 40, mscale: 1, mscale_all_dim: 1, original_max_position_embeddings: 256}';
 
 /**
@@ -46,9 +49,18 @@ export interface SelftestOptions {
   shapes: readonly string[];
 }
 
-function scenario(name: string, shape: string, yarn: boolean, seed: number, schedule: SelftestSchedule, fault: SelftestCase['fault']): SelftestCase {
+/** The shape as the fault needs it: W_UK and W_UV of one shape for p-eq-v (v_head_dim = qk_nope_head_dim). */
+function model(shape: string, pEqV: boolean): string {
+  const m = { ...SHAPES[shape], ...(pEqV ? { v_head_dim: TINY.qk_nope_head_dim } : {}) };
+  return Object.entries(m).map(([k, v]) => `${k}: ${v}`).join(', ');
+}
+
+/** Shapes where a fault can act: context-v-lt-d needs v_head_dim < qk_head_dim. */
+const actsOn = (f: FaultName, shape: string) => FAULTS[f].needs !== 'context-v-lt-d' || ((SHAPES[shape]!.v_head_dim as number | undefined) ?? TINY.v_head_dim) < qkHeadDim(TINY);
+
+function scenario(name: string, shape: string, yarn: boolean, seed: number, schedule: SelftestSchedule, fault: SelftestCase['fault'], pEqV = false): SelftestCase {
   const yaml = [
-    `name: ${name}`, `model: {${SHAPES[shape]}${yarn ? `, ${YARN}` : ''}}`, `weights: {synthetic: {seed: ${seed}}}`,
+    `name: ${name}`, `model: {${model(shape, pEqV || (fault !== null && FAULTS[fault.fault].needs === 'p-eq-v'))}${yarn ? `, ${YARN}` : ''}}`, `weights: {synthetic: {seed: ${seed}}}`,
     ...scheduleYaml(schedule), 'reference: on', fault ? `faults: [{path: ${fault.path}, fault: ${fault.fault}}]` : 'faults: []',
   ].join('\n');
   return { name, yaml, fault, expect: fault && { stage: FAULTS[fault.fault].enters, culprit: fault.path } };
@@ -57,7 +69,7 @@ function scenario(name: string, shape: string, yarn: boolean, seed: number, sche
 /** The schedules a fault can act in: a prefill suffices for most; merges need context; the +inf one FA2. */
 function schedulesFor(f: FaultName): SelftestSchedule[] {
   switch (FAULTS[f].needs) {
-    case 'context': case 'kv-splits': return ['schedule'];
+    case 'context': case 'kv-splits': case 'context-v-lt-d': return ['schedule'];
     case 'context-fa2': return ['schedule-fa2'];
     default: return ['prefill', 'schedule'];
   }
@@ -67,7 +79,7 @@ export function selftestCases(opts: SelftestOptions): SelftestCase[] {
   const out: SelftestCase[] = [];
   for (const shape of opts.shapes) {
     for (const seed of opts.seeds) {
-      for (const f of FAULT_NAMES) {
+      for (const f of FAULT_NAMES.filter((x) => actsOn(x, shape))) {
         const yarn = FAULTS[f].needs === 'yarn';
         for (const schedule of schedulesFor(f)) {
           for (const path of FAULTS[f].paths) out.push(scenario(`${f}.${path}.${shape}.s${seed}.${schedule}`, shape, yarn, seed, schedule, { path, fault: f }));
@@ -76,6 +88,7 @@ export function selftestCases(opts: SelftestOptions): SelftestCase[] {
       for (const schedule of ['prefill', 'schedule', 'schedule-fa2'] as const) {
         for (const yarn of [false, true]) out.push(scenario(`clean.${shape}.s${seed}.${schedule}${yarn ? '.yarn' : ''}`, shape, yarn, seed, schedule, null));
       }
+      out.push(scenario(`clean.${shape}.s${seed}.prefill.p-eq-v`, shape, false, seed, 'prefill', null, true));
     }
   }
   return out;
