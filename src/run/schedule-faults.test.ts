@@ -38,6 +38,9 @@ describe('serving faults are localized on a schedule (tiny, wasm)', () => {
     ['mha', 'lse-layout-transposed', 'fa3', 'on', { step: 1, request: 'chat', stage: 'context_lse', chunk: 0, culprit: 'mha' }],
     ['mha', 'merge-inf-unhandled', 'fa2', 'on', { step: 1, request: 'chat', stage: 'context_output', chunk: 1, culprit: 'mha' }],
     ['mha', 'merge-inf-unhandled', 'fa2', 'off', { step: 1, request: 'chat', stage: 'context_output', chunk: 1, culprit: 'mha' }],
+    ['mha', 'v-unpadded-before-merge', 'fa3', 'on', { step: 1, request: 'chat', stage: 'context_output', chunk: 1, culprit: 'mha' }],
+    // without the reference nothing judges the MHA-only merge records: the first shared record after them
+    ['mha', 'v-unpadded-before-merge', 'fa3', 'off', { step: 1, request: 'chat', stage: 'attn_out_heads', culprit: 'mha' }],
   ])('%s %s (%s, reference %s)', async (path, fault, kernel, reference, want) => {
     const before = rt.tf.memory().numTensors;
     const r = await runScenario(parseScenario(schedule(kernel, reference, path, fault)), { runtime: rt, toolVersion: 'test', worker: false });
