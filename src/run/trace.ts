@@ -1,4 +1,5 @@
 import type { CaseComparison } from '../compare/compare';
+import type { ExternalInfo } from '../external/external';
 import type { Diagnosis } from '../compare/diagnose';
 import type { ExpectationResult } from '../compare/expect';
 import type { FaultName } from '../faults/catalogue';
@@ -15,7 +16,7 @@ import type { WeightsReport } from './run-weights';
  * could trip over; docs/trace-format.md documents the fields.
  */
 export const RUN_FORMAT = 'mla-diff/run';
-export const RUN_VERSION = 3;
+export const RUN_VERSION = 4;
 
 /** One request's share of one engine step, as the schedule made it. */
 export interface PieceInfo {
@@ -46,6 +47,8 @@ export interface CaseTrace {
   /** Seconds per device path over all pieces, recording included. */
   seconds: Partial<Record<PathName, number>>;
   notes: string[];
+  /** The external path's origin (a backend's command or an engine dump), when the case has one. */
+  external?: ExternalInfo;
 }
 
 export interface CaseResult {
