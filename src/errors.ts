@@ -29,7 +29,15 @@ export type ErrorCode =
   | 'tensor-missing'
   /** A tensor's shape does not match the config. */
   | 'tensor-shape'
-  | 'tokenizer-invalid';
+  | 'tokenizer-invalid'
+  /** An external backend's command exited non-zero (its exit code and stderr tail in the message). */
+  | 'external-failed'
+  /** An external backend ran past its timeout_s and was killed. */
+  | 'external-timeout'
+  /** response.json (or an engine dump) is missing, not JSON, or of the wrong format/version. */
+  | 'external-bad-response'
+  /** A returned tensor or statistic names an unknown stage, step or request, or has the wrong shape or layout. */
+  | 'external-bad-output';
 
 export interface ErrorLocation {
   file?: string;

@@ -8,6 +8,7 @@ import type { CaseTrace } from '../run/trace';
 import type { Culprit } from '../scenario/scenario';
 import type { ToleranceSpec } from './tolerance';
 import { toleranceFor } from './tolerance';
+import { externalCulprit, isExt } from './external-culprit';
 
 /**
  * Compare: a pure function of a recorded case and tolerances. No tfjs, no I/O; it can re-judge a
@@ -22,6 +23,8 @@ export interface PairVerdict {
   verdict: Verdict;
   relErr: number | null;
   normRatio: number | null;
+  /** One side known by its norm only: relErr is a lower bound (PairDiff.normOnly). */
+  normOnly?: true;
 }
 
 export interface CheckResult {
@@ -75,12 +78,15 @@ const find = (pairs: PairVerdict[], a: PathName, b: PathName) => pairs.find((p) 
 const named = (set: PathName[]): Culprit => (set.includes('mha') && set.includes('mqa') ? 'both' : (set[0] as Culprit));
 
 /**
- * Who is wrong at a divergent record: the paths that break an invariant; else those that disagree
- * with the float64 reference; else the odd one out of three fp32 paths; else the side with NaN.
+ * Who is wrong at a divergent record: the paths that break an invariant; else the external path
+ * when it alone departs; else those that disagree with the float64 reference; else the odd one out
+ * of three fp32 paths; else the side with NaN.
  */
 export function culpritOf(pairs: PairVerdict[], checks: CheckResult[], diffs: PairDiff[]): Culprit {
   const violating = [...new Set(checks.filter((c) => c.violations > 0).map((c) => c.path))].filter((p) => p !== 'reference');
   if (violating.length) return named(violating);
+  const ext = externalCulprit(pairs);
+  if (ext) return ext;
   const present = ENGINES.filter((p) => pairs.some((x) => x.a === p || x.b === p));
   const vsRef = present.map((p) => [p, find(pairs, p, 'reference')] as const).filter(([, v]) => v);
   if (vsRef.length) {
@@ -103,7 +109,8 @@ export function culpritOf(pairs: PairVerdict[], checks: CheckResult[], diffs: Pa
     if (d.nan[1] > 0) nanSides.add(d.b);
   }
   nanSides.delete('reference');
-  return nanSides.size ? named(ENGINES.filter((p) => nanSides.has(p))) : 'unknown';
+  const nanEngines = ENGINES.filter((p) => nanSides.has(p));
+  return nanEngines.length ? named(nanEngines) : nanSides.has('external') ? 'external' : 'unknown';
 }
 
 const SCALARS_COMPARED: ScalarName[] = ['softmax_scale', 'lse_base', 'rope_style', 'has_context', 'causal', 'num_tokens', 'num_context_tokens'];
@@ -157,7 +164,7 @@ export function compareCase(trace: CaseTrace, tolerances: ToleranceSpec): CaseCo
   for (const { where, checks, nan } of records(trace)) {
     const diffs = diffsByKey.get(recordKey(where)) ?? [];
     const tolerance = toleranceFor(where.stage, tolerances);
-    const pairs = diffs.map((d) => ({ a: d.a, b: d.b, verdict: pairVerdict(d, tolerance), relErr: d.relErr, normRatio: d.normRatio }));
+    const pairs = diffs.map((d): PairVerdict => ({ a: d.a, b: d.b, verdict: pairVerdict(d, tolerance), relErr: d.relErr, normRatio: d.normRatio, ...(d.normOnly ? { normOnly: true } : {}) }));
     let verdict = pairs.reduce<Verdict>((w, p) => (SEVERITY[p.verdict] > SEVERITY[w] ? p.verdict : w), 'ok');
     if (checks.some((c) => c.violations > 0 && c.path !== 'reference') && SEVERITY[verdict] < SEVERITY['invariant-violated']) verdict = 'invariant-violated';
     if (nan.length) verdict = SEVERITY[verdict] > SEVERITY['nan-introduced'] ? verdict : 'nan-introduced';
@@ -171,7 +178,9 @@ export function compareCase(trace: CaseTrace, tolerances: ToleranceSpec): CaseCo
   const first = stages.find((s) => s.verdict !== 'ok');
   let firstDivergence: Divergence | null = null;
   if (first) {
-    const measure = find(first.pairs, 'mha', 'mqa') ?? first.pairs.find((p) => p.verdict !== 'ok') ?? first.pairs[0];
+    const extBad = first.culprit === 'external'
+      ? first.pairs.filter((p) => isExt(p) && p.verdict !== 'ok').sort((x, y) => Number(y.b === 'reference') - Number(x.b === 'reference'))[0] : undefined;
+    const measure = extBad ?? find(first.pairs, 'mha', 'mqa') ?? first.pairs.find((p) => p.verdict !== 'ok') ?? first.pairs[0];
     const { verdict, culprit, pairs: _p, checks: _c, tolerance: _t, ...where } = first;
     firstDivergence = { ...where, verdict, culprit: culprit ?? 'unknown', relErr: measure?.relErr ?? null, normRatio: measure?.normRatio ?? null };
   }

@@ -15,6 +15,8 @@ export interface StageRecord extends Scope {
   stage: StageName;
   chunk?: number;
   stats: TensorStats;
+  /** Only statistics are known (an external backend's norms, a jsonl dump): no values to diff; `mean`, and `maxAbs` unless given, are NaN. */
+  statsOnly?: true;
   /** Invariant checks on this stage, e.g. LSE bounds: rows that break it. */
   checks?: { name: CheckName; violations: number }[];
 }

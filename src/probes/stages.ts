@@ -10,12 +10,14 @@
  *
  * Paths: `mha` vLLM forward_mha (context through chunked workspace gathers and LSE merges), `mqa`
  * vLLM forward_mqa (absorbed, over the paged latent cache, split-KV), `cold` Hugging Face eager in
- * fp32 (expanded K/V cache, one softmax over every key), `reference` the same in float64.
+ * fp32 (expanded K/V cache, one softmax over every key), `reference` the same in float64,
+ * `external` a user's backend or an engine's dump (docs/external-backends.md): it is in no stage's
+ * `paths` list; it records whatever it returns.
  */
-export type PathName = 'mha' | 'mqa' | 'cold' | 'reference';
-export const PATH_NAMES: readonly PathName[] = ['mha', 'mqa', 'cold', 'reference'];
+export type PathName = 'mha' | 'mqa' | 'cold' | 'reference' | 'external';
+export const PATH_NAMES: readonly PathName[] = ['mha', 'mqa', 'cold', 'reference', 'external'];
 /** The fp32 paths that run on the tfjs device. */
-export type DevicePath = Exclude<PathName, 'reference'>;
+export type DevicePath = Exclude<PathName, 'reference' | 'external'>;
 
 /**
  * How the paths meet at a stage: `elementwise` same layout; `up-to-layout` after permuting to the

@@ -3,7 +3,7 @@ import type { CaseResult, PieceInfo, RunReport } from '../run/trace';
 import { err, num } from './format';
 import type { Style } from './style';
 import { renderWeights } from './weights';
-import { normTraceTable, pathsOf, pieceLabel, pieceSummaryTable, samePiece } from './table';
+import { normTraceTable, pathLabel, pathsOf, pieceLabel, pieceSummaryTable, samePiece } from './table';
 
 /** Schedules longer than this show a summary line per piece and full tables only where it matters. */
 export const FULL_TABLES_UP_TO = 3;
@@ -15,7 +15,7 @@ function scalarLines(c: CaseResult, piece: PieceInfo, s: Style): string {
   const show = (name: ScalarName, f: (v: unknown) => string = String) => {
     const have = paths.filter((p) => sc(p)?.[name] !== undefined);
     if (!have.length) return null;
-    const text = have.map((p) => `${p} ${f(sc(p)?.[name])}`).join(', ');
+    const text = have.map((p) => `${pathLabel(c, p)} ${f(sc(p)?.[name])}`).join(', ');
     return mismatched.has(name) ? s.bad(`${name}: ${text}  ✗ differ`) : `${name}: ${text}`;
   };
   const line1 = `${show('softmax_scale', (v) => num(v as number))} (config: ${num(c.trace.expectedSoftmaxScale)})`;
@@ -32,20 +32,32 @@ const WHO: Record<string, string> = {
   cold: 'the cold fp32 path disagrees',
   both: 'mha and mqa are both wrong',
   shared: 'mha and mqa agree with each other but not with the reference: shared code',
+  external: 'the external path departs from paths that agree',
   unknown: 'no reference or majority to tell which path',
 };
 
+/** Honesty about norm-only records: their agreement bounds the norms, not the values. */
+function normOnlyNote(c: CaseResult): string {
+  const n = c.trace.external?.statsOnly ?? 0;
+  return n ? `; ${pathLabel(c, 'external')} known by norms only at ${n} record(s): ‖a‖ and ‖b‖ agree there, the values are unchecked` : '';
+}
+
 function verdictLine(c: CaseResult, s: Style): string {
   const cmp = c.comparison;
-  const paths = pathsOf(c).join(' ≡ ');
+  const paths = pathsOf(c).map((p) => pathLabel(c, p)).join(' ≡ ');
   const compared = cmp.stages.filter((v) => v.pairs.length).length;
   if (cmp.verdict === 'agree') {
     const w = cmp.worstEngine;
     return s.ok(`PASS ${c.trace.name}: ${paths} at ${compared} records of ${c.trace.pieces.filter((p) => p.kind !== 'cached').length} piece(s)`) +
-      (w ? `; largest mha↔mqa error ${err(w.relErr)} at ${w.stage} (step ${w.step}, ${w.request})` : '');
+      (w ? `; largest mha↔mqa error ${err(w.relErr)} at ${w.stage} (step ${w.step}, ${w.request})` : '') + normOnlyNote(c);
   }
   const f = cmp.firstDivergence!;
   const at = `${stageLabel(f)}, step ${f.step}, request ${f.request}`;
+  if (f.culprit === 'external') {
+    const how = c.trace.diffs.find((d) => d.a === 'external' && d.step === f.step && d.request === f.request && d.stage === f.stage && d.chunk === f.chunk)?.normOnly ? ' (norms only: the error is at least this)' : '';
+    return s.bad(`FAIL ${c.trace.name}: first divergence at ${at} (${f.verdict}) — ${pathLabel(c, 'external')} departs from paths that agree`) +
+      (f.relErr === null ? '' : `; rel err ${err(f.relErr)}${how}, norm ratio ${num(f.normRatio)}`);
+  }
   const measure = f.verdict === 'nan-introduced' ? '; NaN first appears here' : f.verdict === 'shape-mismatch' ? '' : `; rel err ${err(f.relErr)}, norm ratio ${num(f.normRatio)}`;
   return s.bad(`FAIL ${c.trace.name}: first divergence at ${at} (${f.verdict}) — ${WHO[f.culprit]}`) + measure;
 }

@@ -9,12 +9,24 @@ import type { TensorStats } from '../probes/stats';
 import { err, num } from './format';
 import type { Style } from './style';
 
-const ENGINE_PATHS: PathName[] = ['mha', 'mqa', 'cold', 'reference'];
+const ENGINE_PATHS: PathName[] = ['mha', 'mqa', 'cold', 'reference', 'external'];
 
 export const samePiece = (a: { step: number; request: string }, b: { step: number; request: string }) => a.step === b.step && a.request === b.request;
 
 /** The paths a case recorded, in column order. */
 export const pathsOf = (c: CaseResult): PathName[] => ENGINE_PATHS.filter((p) => c.trace.paths[p]);
+
+/** A path as the report names it: the external one with its label, e.g. `external (torch-mha)`. */
+export const pathLabel = (c: CaseResult, p: PathName): string => (p === 'external' && c.trace.external ? `external (${c.trace.external.name})` : p);
+
+/** The external path's error against the judge (reference, else mha): `≥` marks a norm-only lower bound. */
+function externalCell(diffs: PairDiff[]): string {
+  const d = ['reference', 'mha', 'mqa', 'cold'].map((b) => diffs.find((x) => x.a === 'external' && x.b === b)).find(Boolean);
+  if (!d) return '—';
+  if (!d.shapeMatch) return 'shape';
+  if (d.nan[0] || d.nan[1]) return 'NaN';
+  return `${d.normOnly ? '≥' : ''}${err(d.relErr)}${d.b === 'reference' ? 'ᴿ' : ` vs ${d.b}`}`;
+}
 
 function verdictCell(v: StageVerdict, first: boolean, s: Style): string {
   if (v.verdict === 'ok') return s.ok('ok');
@@ -42,11 +54,13 @@ function mainPair(diffs: PairDiff[]): [PairDiff | undefined, string] {
 export function normTraceTable(c: CaseResult, piece: PieceInfo, s: Style): string {
   const paths = pathsOf(c);
   const judge: PathName | null = c.trace.paths.reference ? 'reference' : c.trace.paths.cold ? 'cold' : null;
-  const head = ['stage', ...paths.map((p) => `‖${p}‖`), 'rel err', ...(judge ? [judge === 'reference' ? 'vs ref' : 'vs cold'] : []), 'max|Δ|', 'verdict'];
+  const ext = c.trace.paths.external !== undefined;
+  const head = ['stage', ...paths.map((p) => `‖${pathLabel(c, p)}‖`), 'rel err', ...(judge ? [judge === 'reference' ? 'vs ref' : 'vs cold'] : []),
+    ...(ext ? ['external err'] : []), 'max|Δ|', 'verdict'];
   const t = new Table({
     head: head.map((h) => s.bold(h)),
     style: { head: [], border: [], compact: true },
-    colAligns: ['left', ...paths.map(() => 'right' as const), 'right', ...(judge ? ['right' as const] : []), 'right', 'left'],
+    colAligns: ['left', ...paths.map(() => 'right' as const), 'right', ...(judge ? ['right' as const] : []), ...(ext ? ['right' as const] : []), 'right', 'left'],
   });
   const first = c.comparison.firstDivergence;
   const norms = new Map<string, TensorStats>();
@@ -59,7 +73,7 @@ export function normTraceTable(c: CaseResult, piece: PieceInfo, s: Style): strin
     const key = recordKey(v);
     const diffs = c.trace.diffs.filter((d) => recordKey(d) === key);
     const [main, mark] = mainPair(diffs);
-    const vsJudge = judge ? diffs.filter((d) => d.b === judge && d.a !== 'cold' && d.relErr != null).map((d) => d.relErr!) : [];
+    const vsJudge = judge ? diffs.filter((d) => d.b === judge && d.a !== 'cold' && d.a !== 'external' && d.relErr != null).map((d) => d.relErr!) : [];
     const isFirst = first !== null && recordKey(first) === key;
     const label = `${v.stage}${v.chunk === undefined ? '' : `[${v.chunk}]`}`;
     const relText = main?.relErr == null ? '—' : `${main.nan[0] || main.nan[1] ? 'NaN' : err(main.relErr)}${mark}`;
@@ -68,6 +82,7 @@ export function normTraceTable(c: CaseResult, piece: PieceInfo, s: Style): strin
       ...paths.map((p) => norm(norms.get(`${p}:${key}`))),
       v.verdict === 'ok' ? relText : s.bad(relText),
       ...(judge ? [vsJudge.length ? err(Math.max(...vsJudge)) : '—'] : []),
+      ...(ext ? [externalCell(diffs)] : []),
       err(main?.maxAbsErr),
       verdictCell(v, isFirst, s),
     ]);

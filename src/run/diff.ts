@@ -32,6 +32,11 @@ export interface PairDiff extends Where {
   nan: [number, number];
   /** Positions where an infinity of one side is not matched by the same infinity on the other. */
   infMismatch: number;
+  /**
+   * One side is known only by its statistics (src/run/norm-diff.ts): relErr is |‖a‖ − ‖b‖| / max(‖a‖, ‖b‖),
+   * a lower bound of the relative error; it can prove a divergence, never agreement beyond it.
+   */
+  normOnly?: true;
 }
 
 interface Sums { dd: number; aa: number; bb: number; ab: number; maxAbs: number; at: number; nanA: number; nanB: number; inf: number }

@@ -16,12 +16,15 @@ import type { CaseSpec, Scenario } from '../scenario/scenario';
 import { measureDetail } from './detail';
 import type { PairDiff, Where } from './diff';
 import { diffCaptured } from './diff';
+import { normDiff } from './norm-diff';
+import type { ExternalRun } from '../external/external';
 import type { ReferenceCase } from './reference-job';
 import { RETAINED } from './reference-job';
 import type { CaseResult, CaseTrace, PieceInfo } from './trace';
 
-/** Pairs compared at every record both paths have, engine pair first. */
-const PAIRS: [PathName, PathName][] = [['mha', 'mqa'], ['mha', 'cold'], ['mqa', 'cold'], ['mha', 'reference'], ['mqa', 'reference'], ['cold', 'reference']];
+/** Pairs compared at every record both paths have, engine pair first, the external path last. */
+const PAIRS: [PathName, PathName][] = [['mha', 'mqa'], ['mha', 'cold'], ['mqa', 'cold'], ['mha', 'reference'], ['mqa', 'reference'], ['cold', 'reference'],
+  ['external', 'mha'], ['external', 'mqa'], ['external', 'cold'], ['external', 'reference']];
 
 /** Every record any path made, in order: piece order of the schedule, then pipeline order. */
 function orderedRecords(rec: Partial<Record<PathName, Recording>>, pieces: readonly PieceInput[]): Where[] {
@@ -32,12 +35,16 @@ function orderedRecords(rec: Partial<Record<PathName, Recording>>, pieces: reado
 
 async function diffAll(rt: Runtime, rec: Partial<Record<PathName, Recording>>, pieces: readonly PieceInput[]): Promise<PairDiff[]> {
   const diffs: PairDiff[] = [];
+  const statsOnly = new Map((rec.external?.trace.stages ?? []).filter((r) => r.statsOnly).map((r) => [recordKey(r), r]));
   for (const w of orderedRecords(rec, pieces)) {
     const key = recordKey(w);
     for (const [a, b] of PAIRS) {
       const ca = rec[a]?.captured.get(key);
       const cb = rec[b]?.captured.get(key);
       if (ca && cb) diffs.push(await diffCaptured(rt.tf, (t) => rt.hostView(t), w, [a, ca], [b, cb]));
+      const so = a === 'external' ? statsOnly.get(key) : undefined;
+      const rb = so && rec[b]?.trace.stages.find((r) => recordKey(r) === key);
+      if (so && rb) diffs.push(normDiff(w, a, so, b, rb));
     }
   }
   return diffs;
@@ -57,6 +64,8 @@ export interface CaseRun {
   numSlots: number;
   cold: boolean;
   reference: Promise<ReferenceCase> | null;
+  /** An external backend or an engine dump, run after the device paths (path `external`). */
+  external?: (() => Promise<ExternalRun>) | null;
   notes: string[];
 }
 
@@ -87,12 +96,17 @@ export async function runCase(rt: Runtime, s: Scenario, run: CaseRun): Promise<C
       const r = await run.reference;
       rec.reference = { trace: r.trace, captured: new Map(r.captured.map((c) => [c.key, { where: 'host', data: c.data, shape: c.shape, layout: c.layout }])) };
     }
+    const ext = run.external ? await run.external() : null; // after the device paths: a GPU backend has the device to itself
+    if (ext) {
+      rec.external = ext.recording;
+      seconds.external = ext.seconds;
+    }
     const trace: CaseTrace = {
       name: run.spec.name, label: run.spec.label, heads: run.spec.heads, totalHeads: s.config.num_attention_heads,
       pieces: run.pieces.map(pieceInfo),
       paths: Object.fromEntries(Object.entries(rec).map(([p, r]) => [p, r!.trace])),
       diffs: await diffAll(rt, rec, run.pieces),
-      expectedSoftmaxScale: softmaxScale(s.config), seconds, notes: run.notes,
+      expectedSoftmaxScale: softmaxScale(s.config), seconds, notes: run.notes, ...(ext ? { external: ext.info } : {}),
     };
     const comparison = compareCase(trace, s.tolerances);
     const detail = comparison.firstDivergence ? await measureDetail(rt.tf, (t) => rt.hostView(t), rec, run.pieces, comparison.stages) : undefined;

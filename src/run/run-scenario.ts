@@ -2,6 +2,7 @@ import { disposeLayer, sliceLayer, uploadLayer } from '../backends/layer';
 import type { Log, Runtime } from '../runtime/device';
 import type { ReferenceMode, Scenario } from '../scenario/scenario';
 import { openSource } from '../weights/source';
+import { externalFor } from '../external/join';
 import { planRun } from './pieces';
 import { checkDeviceLimits, planReference } from './plan';
 import { ReferenceRunner } from './reference-runner';
@@ -20,6 +21,8 @@ export interface RunOptions {
   /** Progress lines for --verbose. */
   log?: Log;
   toolVersion: string;
+  /** Keep the external backend's exchange directory (--keep-external). */
+  keepExternal?: boolean;
 }
 
 /**
@@ -66,6 +69,7 @@ export async function runScenario(s: Scenario, opts: RunOptions): Promise<RunRep
           cases.push(await runCase(rt, s, {
             spec: c, layer, pieces: plan.pieces, kernels: plan.kernels, numSlots: plan.tables.numSlots, cold: plan.cold,
             reference: ref, notes: refPlan.note ? [refPlan.note] : [],
+            external: externalFor(s, source, c, plan.pieces, plan.kernels.kvSplits, opts.keepExternal ?? false, log),
           }));
         } finally {
           if (layer !== full) disposeLayer(layer, full);
@@ -89,6 +93,7 @@ export async function runScenario(s: Scenario, opts: RunOptions): Promise<RunRep
       faults: { mha: [...s.faults.mha], mqa: [...s.faults.mqa] },
       tolerances: { default: s.tolerances.default, stages: s.tolerances.stages as Record<string, number> },
       ...(s.expect ? { expect: s.expect } : {}),
+      ...(s.external ? { external: s.external } : {}), ...(s.trace ? { trace: s.trace } : {}),
     },
     device: rt.device,
     verdict: cases.every((c) => c.comparison.verdict === 'agree') && weights?.comparison?.verdict !== 'diverge' ? 'agree' : 'diverge',

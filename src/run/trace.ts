@@ -1,4 +1,5 @@
 import type { CaseComparison } from '../compare/compare';
+import type { ExternalInfo } from '../external/external';
 import type { Diagnosis } from '../compare/diagnose';
 import type { ExpectationResult } from '../compare/expect';
 import type { FaultName } from '../faults/catalogue';
@@ -46,6 +47,8 @@ export interface CaseTrace {
   /** Seconds per device path over all pieces, recording included. */
   seconds: Partial<Record<PathName, number>>;
   notes: string[];
+  /** The external path's origin (a backend's command or an engine dump), when the case has one. */
+  external?: ExternalInfo;
 }
 
 /** Where inside one divergent record it diverges: per query token and per head, culprit against witness. */

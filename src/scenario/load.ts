@@ -14,6 +14,7 @@ import type { WeightName } from '../weights/records';
 import { allowedKeys } from './schema-keys';
 import type { ScenarioFile } from './schema';
 import { scenarioSchema } from './schema';
+import { resolveExternal } from './external';
 import { resolveWeights } from './weights';
 import { YamlSource } from './yaml-source';
 
@@ -149,5 +150,6 @@ function resolve(f: ScenarioFile, src: YamlSource): Scenario {
       ...(f.expect.step === undefined ? {} : { step: f.expect.step }), ...(f.expect.request === undefined ? {} : { request: f.expect.request }),
       ...(f.expect.weights ? { weights: expectWeights(f, src) } : {}),
     },
+    ...resolveExternal(f, src),
   };
 }

@@ -8,7 +8,29 @@ import type { WeightName } from '../weights/records';
 import type { SourceSpec } from '../weights/source';
 
 export type ReferenceMode = 'auto' | 'on' | 'off';
-export type Culprit = 'mha' | 'mqa' | 'cold' | 'both' | 'shared' | 'unknown';
+export type Culprit = 'mha' | 'mqa' | 'cold' | 'both' | 'shared' | 'external' | 'unknown';
+export const CULPRITS: readonly Culprit[] = ['mha', 'mqa', 'cold', 'both', 'shared', 'external', 'unknown'];
+
+/** An external backend (scenario `external:`): a command computing the layer over the schedule. */
+export interface ExternalSpec {
+  command: string;
+  /** Label in reports (default "external"). */
+  name: string;
+  timeoutS: number;
+  /** Stages asked for (default: every stage). */
+  stages: StageName[] | null;
+  /** Layouts the backend writes where they differ from the canonical ones. */
+  layouts: Record<string, string>;
+  /** Backend tensor names → mla-diff stage names. */
+  names: Record<string, string>;
+}
+
+/** An engine's dump of named tensors or norms (scenario `trace:`, or `--trace`). */
+export interface TraceSpec {
+  file: string;
+  layouts: Record<string, string>;
+  names: Record<string, string>;
+}
 
 /** One run of both paths: all heads, or a head slice such as one tensor-parallel rank. */
 export interface CaseSpec {
@@ -69,4 +91,6 @@ export interface Scenario {
   faults: { mha: ReadonlySet<FaultName>; mqa: ReadonlySet<FaultName> };
   tolerances: ToleranceSpec;
   expect?: Expectation;
+  external?: ExternalSpec;
+  trace?: TraceSpec;
 }

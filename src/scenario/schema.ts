@@ -4,6 +4,7 @@ import { FAULT_NAMES } from '../faults/catalogue';
 import { PRESET_NAMES } from '../model/presets';
 import { STAGE_NAMES } from '../probes/stages';
 import { WEIGHT_NAMES } from '../weights/records';
+import { CULPRITS } from './scenario';
 
 /**
  * The scenario file format (YAML), version 1. zod gives typed parsing and issues with paths;
@@ -54,6 +55,27 @@ const weightsSchema = z.strictObject({
   tokenizer: z.string().min(1).optional(),
   /** A planted loader bug, for testing the weight stage. */
   loader_fault: z.enum(LOADER_FAULTS as unknown as [string, ...string[]]).optional(),
+});
+
+/** Layouts and names of tensors an external backend or an engine dump writes (docs/external-backends.md). */
+const layoutsSchema = z.record(z.string(), z.string().min(1)).default({});
+const namesSchema = z.record(z.string().min(1), z.enum(STAGE_NAMES as [string, ...string[]])).default({});
+
+/** external: a user's command computing the layer over the schedule (protocol version 1). */
+const externalSchema = z.strictObject({
+  command: z.string().min(1).optional(),
+  name: z.string().min(1).default('external'),
+  timeout_s: z.number().positive().default(600),
+  stages: z.array(z.enum(STAGE_NAMES as [string, ...string[]])).min(1).optional(),
+  layouts: layoutsSchema,
+  names: namesSchema,
+});
+
+/** trace: an engine's dump of named tensors (.safetensors) or norms (.jsonl), relative to the scenario file. */
+const traceSchema = z.strictObject({
+  file: z.string().min(1).optional(),
+  layouts: layoutsSchema,
+  names: namesSchema,
 });
 
 const caseSchema = z.strictObject({
@@ -123,6 +145,8 @@ export const scenarioSchema = z.strictObject({
     default: tolerance.optional(),
     stages: z.partialRecord(z.enum(STAGE_NAMES as [string, ...string[]]), tolerance).optional(),
   }).default({}),
+  external: externalSchema.optional(),
+  trace: traceSchema.optional(),
   expect: z.strictObject({
     outcome: z.enum(['agree', 'diverge']),
     /** With compare_weights: the outcome across the two sources, the first weight that differs, and where each path first moves. */
@@ -133,7 +157,7 @@ export const scenarioSchema = z.strictObject({
       mqa: z.enum(STAGE_NAMES as [string, ...string[]]).optional(),
     }).optional(),
     first_divergence: z.enum(STAGE_NAMES as [string, ...string[]]).optional(),
-    culprit: z.enum(['mha', 'mqa', 'cold', 'both', 'shared', 'unknown']).optional(),
+    culprit: z.enum(CULPRITS as unknown as [string, ...string[]]).optional(),
     step: z.number().int().nonnegative().optional(),
     request: z.string().optional(),
   }).optional(),

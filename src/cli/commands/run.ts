@@ -8,6 +8,7 @@ import type { DeviceRequest } from '../../runtime/device';
 import { DEVICE_REQUESTS } from '../../runtime/device';
 import { selectRuntime } from '../../runtime/select';
 import { loadScenario } from '../../scenario/load';
+import { withExternalFlags } from '../../external/join';
 import type { ReferenceMode, Scenario } from '../../scenario/scenario';
 import { EXIT, handleErrors } from '../handle-errors';
 import type { IO } from '../io';
@@ -23,6 +24,9 @@ export interface RunArgs {
   case?: string[];
   verbose: boolean;
   quiet: boolean;
+  external?: string;
+  keepExternal?: boolean;
+  trace?: string;
 }
 
 function pickCases(s: Scenario, names: string[] | undefined): Scenario {
@@ -37,12 +41,13 @@ function pickCases(s: Scenario, names: string[] | undefined): Scenario {
 
 /** `mla-diff run`: load every scenario first (bad input fails before any work), run, report. */
 export async function runCommand(args: RunArgs, io: IO = processIO): Promise<number> {
-  const scenarios = args.scenarios.map((f) => pickCases(loadScenario(f), args.case));
+  const flags = { external: args.external, trace: args.trace };
+  const scenarios = args.scenarios.map((f) => withExternalFlags(pickCases(loadScenario(f), args.case), flags));
   const log = args.verbose ? (m: string) => io.err(`mla-diff: ${m}`) : () => {};
   const runtime = await selectRuntime(args.device, log);
   log(`device: ${runtime.device.description} (${runtime.device.reason})`);
   const reports: RunReport[] = [];
-  for (const s of scenarios) reports.push(await runScenario(s, { runtime, reference: args.reference, log, toolVersion: toolVersion() }));
+  for (const s of scenarios) reports.push(await runScenario(s, { runtime, reference: args.reference, log, toolVersion: toolVersion(), keepExternal: args.keepExternal ?? false }));
   const text = args.format === 'json'
     ? JSON.stringify(reports.length === 1 ? reports[0] : { format: 'mla-diff/runs', version: 1, runs: reports }, null, 2)
     : ['mla-diff report', ...reports.map((r) => renderRun(r, makeStyle(!args.out && colorWanted()), args.verbose))].join('\n\n');
@@ -67,9 +72,14 @@ export const runModule: CommandModule<object, RunArgs> = {
       .option('force', { type: 'boolean', default: false, describe: 'let --out overwrite a file mla-diff did not write' })
       .option('reference', { choices: ['auto', 'on', 'off'] as const, describe: "override the scenario's float64 reference setting" })
       .option('case', { type: 'string', array: true, describe: 'run only these cases of the scenario' })
+      .option('external', { type: 'string', describe: 'an external backend\'s command (sets or overrides the scenario\'s external: command; docs/external-backends.md)' })
+      .option('keep-external', { type: 'boolean', default: false, describe: 'keep the external backend\'s exchange directory (request, weights, inputs, out/)' })
+      .option('trace', { type: 'string', describe: 'an engine\'s dump (.safetensors tensors or .jsonl norms) compared as path external (docs/engine-trace.md)' })
       .option('quiet', { alias: 'q', type: 'boolean', default: false, describe: 'print nothing but errors; the exit code tells' })
       .example('$0 run scenarios/capital-of-france.yaml', 'GLM-5 layer, 5 tokens, all 64 heads and TP rank 0 of 8')
       .example('$0 run scenarios/*.yaml --device webgpu --format json --out trace.json', 'every scenario on the GPU, JSON report to a file')
+      .example('$0 run scenarios/external-node.yaml', 'an external backend (examples/backends/node-mla.mjs) against mha, mqa and the reference')
+      .example('$0 run scenarios/tiny-smoke.yaml --trace dump.safetensors', "an engine's dump of named stage tensors, localized against our paths")
       .example('$0 run scenarios/fault-mqa-scale-576.yaml; echo $?', 'a planted fault: exits 1 and names logits / mqa') as unknown as Argv<RunArgs>,
   handler: async (args) => {
     process.exitCode = await handleErrors(args.verbose, processIO, () => runCommand(args));

@@ -13,7 +13,7 @@ const MIN_SCALE = 2 ** -149;
 /** One header entry of a file being written; `encode` produces its bytes when the file is streamed. */
 export interface PlannedEntry {
   name: string;
-  dtype: 'F32' | 'F16' | 'BF16' | 'F8_E4M3';
+  dtype: 'F32' | 'F16' | 'BF16' | 'F8_E4M3' | 'I32';
   shape: number[];
   bytes: number;
   encode(): Uint8Array;
@@ -27,7 +27,7 @@ function bad(name: string, message: string, code: 'invalid-value' | 'tensor-shap
  * DeepSeek-V3 block scales: per bm×bn block (partial at the edges) s = fround(absmax/448), 1 for an
  * all-zero block. Stored as `_scale_inv` (= s; the reader multiplies).
  */
-export function blockScales(t: TensorToWrite, block: [number, number]): Float32Array {
+export function blockScales(t: TensorToWrite & { data: Float32Array }, block: [number, number]): Float32Array {
   const [m, n] = matrixView(t.shape);
   const [gr, gc] = scaleGrid(t.shape, block);
   const absmax = new Float64Array(gr * gc);
@@ -50,7 +50,7 @@ export function blockScales(t: TensorToWrite, block: [number, number]): Float32A
   return s;
 }
 
-function encodeF8(t: TensorToWrite, scales: Float32Array, block: [number, number]): Uint8Array {
+function encodeF8(t: TensorToWrite & { data: Float32Array }, scales: Float32Array, block: [number, number]): Uint8Array {
   const [m, n] = matrixView(t.shape);
   const gc = scaleGrid(t.shape, block)[1];
   const out = new Uint8Array(m * n);
@@ -74,16 +74,21 @@ function encode16(d: Float32Array, conv: (x: number) => number): Uint8Array {
 
 /** The header entries one tensor becomes (an F8_E4M3 weight is followed by its F32 `_scale_inv`). Little-endian host. */
 export function planTensor(t: TensorToWrite, block: [number, number]): PlannedEntry[] {
-  const { name, dtype, shape, data } = t;
+  const { name, dtype, shape } = t;
   if (name === '' || name === '__metadata__') throw bad(name, `${JSON.stringify(name)} cannot name a tensor`);
-  if (!['F32', 'F16', 'BF16', 'F8_E4M3'].includes(dtype)) throw bad(name, `cannot write dtype ${dtype}`);
+  if (!['F32', 'F16', 'BF16', 'F8_E4M3', 'I32'].includes(dtype)) throw bad(name, `cannot write dtype ${dtype}`);
   if (!Array.isArray(shape) || !shape.every((x) => Number.isSafeInteger(x) && x >= 0)) {
     throw bad(name, `shape [${String(shape)}] is not a list of non-negative integers`, 'tensor-shape');
   }
   const count = elementCount(shape);
-  if (count !== data.length) throw bad(name, `shape [${shape.join(', ')}] has ${count} elements but data has ${data.length}`, 'tensor-shape');
+  if (count !== t.data.length) throw bad(name, `shape [${shape.join(', ')}] has ${count} elements but data has ${t.data.length}`, 'tensor-shape');
   const sh = [...shape];
-  switch (dtype) {
+  if (t.dtype === 'I32') {
+    const ints = t.data;
+    return [{ name, dtype: 'I32', shape: sh, bytes: count * 4, encode: () => new Uint8Array(ints.buffer, ints.byteOffset, ints.byteLength) }];
+  }
+  const data = t.data;
+  switch (t.dtype) {
     case 'F32':
       return [{ name, dtype, shape: sh, bytes: count * 4, encode: () => new Uint8Array(data.buffer, data.byteOffset, data.byteLength) }];
     case 'F16':
