@@ -1,5 +1,6 @@
 import type { CaseComparison } from '../compare/compare';
 import type { Diagnosis } from '../compare/diagnose';
+import type { ToleranceRule } from '../compare/tolerance';
 import type { ExpectationResult } from '../compare/expect';
 import type { FaultName } from '../faults/catalogue';
 import type { PathTrace } from '../probes/recorder';
@@ -15,7 +16,7 @@ import type { WeightsReport } from './run-weights';
  * could trip over; docs/trace-format.md documents the fields.
  */
 export const RUN_FORMAT = 'mla-diff/run';
-export const RUN_VERSION = 3;
+export const RUN_VERSION = 4;
 
 /** One request's share of one engine step, as the schedule made it. */
 export interface PieceInfo {
@@ -59,7 +60,8 @@ export interface CaseResult {
 /** The resolved scenario as JSON: sets become arrays, cases live in `cases[].trace`. */
 export type ScenarioEcho = Omit<Scenario, 'cases' | 'faults' | 'tolerances'> & {
   faults: { mha: FaultName[]; mqa: FaultName[] };
-  tolerances: { default?: number; stages?: Record<string, number> };
+  /** A number is a relative bound (`{rel: x}`), `{floor: k}` k × the record's noise floor. */
+  tolerances: { default?: ToleranceRule; stages?: Record<string, ToleranceRule> };
 };
 
 export interface RunReport {
