@@ -6,6 +6,7 @@ import { STAGES } from '../probes/stages';
 import type { PairDiff } from '../run/diff';
 import type { CaseResult, PieceInfo } from '../run/trace';
 import type { TensorStats } from '../probes/stats';
+import { FLOOR_LEGEND, floorBased, floorText } from './floors';
 import { err, num } from './format';
 import type { Style } from './style';
 
@@ -37,16 +38,18 @@ function mainPair(diffs: PairDiff[]): [PairDiff | undefined, string] {
 /**
  * The norm-trace table of one piece: every recorded stage (chunked ones per chunk) in pipeline
  * order, the norm of each path, the main pair's relative error, the worst engine error against
- * the reference (or against cold without one), max|Δ| and the verdict.
+ * the reference (or against cold without one), the noise floor when tolerances are floor-based,
+ * max|Δ| and the verdict.
  */
 export function normTraceTable(c: CaseResult, piece: PieceInfo, s: Style): string {
   const paths = pathsOf(c);
   const judge: PathName | null = c.trace.paths.reference ? 'reference' : c.trace.paths.cold ? 'cold' : null;
-  const head = ['stage', ...paths.map((p) => `‖${p}‖`), 'rel err', ...(judge ? [judge === 'reference' ? 'vs ref' : 'vs cold'] : []), 'max|Δ|', 'verdict'];
+  const floors = floorBased(c.comparison.stages);
+  const head = ['stage', ...paths.map((p) => `‖${p}‖`), 'rel err', ...(judge ? [judge === 'reference' ? 'vs ref' : 'vs cold'] : []), ...(floors ? ['floor'] : []), 'max|Δ|', 'verdict'];
   const t = new Table({
     head: head.map((h) => s.bold(h)),
     style: { head: [], border: [], compact: true },
-    colAligns: ['left', ...paths.map(() => 'right' as const), 'right', ...(judge ? ['right' as const] : []), 'right', 'left'],
+    colAligns: ['left', ...paths.map(() => 'right' as const), 'right', ...(judge ? ['right' as const] : []), ...(floors ? ['right' as const] : []), 'right', 'left'],
   });
   const first = c.comparison.firstDivergence;
   const norms = new Map<string, TensorStats>();
@@ -68,11 +71,12 @@ export function normTraceTable(c: CaseResult, piece: PieceInfo, s: Style): strin
       ...paths.map((p) => norm(norms.get(`${p}:${key}`))),
       v.verdict === 'ok' ? relText : s.bad(relText),
       ...(judge ? [vsJudge.length ? err(Math.max(...vsJudge)) : '—'] : []),
+      ...(floors ? [floorText(v)] : []),
       err(main?.maxAbsErr),
       verdictCell(v, isFirst, s),
     ]);
   }
-  return t.toString();
+  return floors ? `${t.toString()}\n${s.dim(FLOOR_LEGEND)}` : t.toString();
 }
 
 /** ‖x‖ of a record; NaN when any value is, ±inf when no value is finite (an empty chunk's LSE). */
