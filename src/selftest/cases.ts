@@ -44,12 +44,15 @@ export interface SelftestCase {
 export interface SelftestOptions {
   seeds: readonly number[];
   shapes: readonly string[];
+  /** Judge with `tolerances: {default: {floor: k}}` (the cold path then runs for the floors); default: the rel default. */
+  floor?: number;
 }
 
-function scenario(name: string, shape: string, yarn: boolean, seed: number, schedule: SelftestSchedule, fault: SelftestCase['fault']): SelftestCase {
+function scenario(name: string, shape: string, yarn: boolean, seed: number, schedule: SelftestSchedule, fault: SelftestCase['fault'], floor?: number): SelftestCase {
   const yaml = [
     `name: ${name}`, `model: {${SHAPES[shape]}${yarn ? `, ${YARN}` : ''}}`, `weights: {synthetic: {seed: ${seed}}}`,
     ...scheduleYaml(schedule), 'reference: on', fault ? `faults: [{path: ${fault.path}, fault: ${fault.fault}}]` : 'faults: []',
+    ...(floor === undefined ? [] : [`tolerances: {default: {floor: ${floor}}}`]),
   ].join('\n');
   return { name, yaml, fault, expect: fault && { stage: FAULTS[fault.fault].enters, culprit: fault.path } };
 }
@@ -70,11 +73,11 @@ export function selftestCases(opts: SelftestOptions): SelftestCase[] {
       for (const f of FAULT_NAMES) {
         const yarn = FAULTS[f].needs === 'yarn';
         for (const schedule of schedulesFor(f)) {
-          for (const path of FAULTS[f].paths) out.push(scenario(`${f}.${path}.${shape}.s${seed}.${schedule}`, shape, yarn, seed, schedule, { path, fault: f }));
+          for (const path of FAULTS[f].paths) out.push(scenario(`${f}.${path}.${shape}.s${seed}.${schedule}`, shape, yarn, seed, schedule, { path, fault: f }, opts.floor));
         }
       }
       for (const schedule of ['prefill', 'schedule', 'schedule-fa2'] as const) {
-        for (const yarn of [false, true]) out.push(scenario(`clean.${shape}.s${seed}.${schedule}${yarn ? '.yarn' : ''}`, shape, yarn, seed, schedule, null));
+        for (const yarn of [false, true]) out.push(scenario(`clean.${shape}.s${seed}.${schedule}${yarn ? '.yarn' : ''}`, shape, yarn, seed, schedule, null, opts.floor));
       }
     }
   }
