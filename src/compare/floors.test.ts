@@ -52,7 +52,7 @@ describe('noise floors', () => {
 
   it('without the reference, two fp32 paths never set their own floor (it would judge them by themselves)', () => {
     const [, f] = floorsOf([rec('q', { engine: 3e-7 }, { reference: false, cold: true }), rec('kv_nope', { mhaCold: 0.4 }, { reference: false })]);
-    expect(f.source).toBe('upstream');
+    expect(f?.source).toBe('upstream');
     const [g] = floorsOf([rec('q', { engine: 0.4 }, { reference: false, cold: false })]);
     expect(g).toEqual({ value: MIN_FLOOR, source: 'minimum' });
   });
