@@ -1,14 +1,16 @@
 import type { CheckName } from '../probes/probe';
 import { executionOrder, recordKey } from '../probes/recorder';
 import type { Scope } from '../probes/recorder';
-import type { PathName, ScalarName, ScalarValue } from '../probes/stages';
+import type { DevicePath, PathName, ScalarName, ScalarValue } from '../probes/stages';
 import { STAGES } from '../probes/stages';
 import type { PairDiff, Where } from '../run/diff';
 import type { CaseTrace } from '../run/trace';
 import type { Culprit } from '../scenario/scenario';
+import type { NoiseFloor } from './floors';
+import { noiseFloors, vsReference } from './floors';
 import type { ToleranceSpec } from './tolerance';
-import { toleranceFor } from './tolerance';
 import { externalCulprit, isExt } from './external-culprit';
+import { floorMultiple, ruleFor, toleranceFor } from './tolerance';
 
 /**
  * Compare: a pure function of a recorded case and tolerances. No tfjs, no I/O; it can re-judge a
@@ -36,7 +38,14 @@ export interface CheckResult {
 /** One record (piece, stage, chunk) judged over every pair of paths that have it. */
 export interface StageVerdict extends Where {
   verdict: Verdict;
+  /** The relative-L2 bound every pair of the record is judged with. */
   tolerance: number;
+  /** Present when the tolerance is k × the noise floor (`{floor: k}`): k. */
+  floorMultiple?: number;
+  /** The record's noise floor and where it came from (floors.ts). */
+  floor: NoiseFloor;
+  /** Each fp32 path's relative error against the float64 reference here (with the reference). */
+  vsReference: Partial<Record<DevicePath, number>>;
   pairs: PairVerdict[];
   checks: CheckResult[];
   /** Which path is wrong, when the record diverges. */
@@ -161,15 +170,19 @@ export function compareCase(trace: CaseTrace, tolerances: ToleranceSpec): CaseCo
   for (const d of trace.diffs) diffsByKey.set(recordKey(d), [...(diffsByKey.get(recordKey(d)) ?? []), d]);
   const stages: StageVerdict[] = [];
   let worstEngine: CaseComparison['worstEngine'] = null;
-  for (const { where, checks, nan } of records(trace)) {
+  const recs = records(trace);
+  const floors = noiseFloors(recs.map((r) => r.where), (w) => diffsByKey.get(recordKey(w)) ?? [], recordKey);
+  for (const { where, checks, nan } of recs) {
     const diffs = diffsByKey.get(recordKey(where)) ?? [];
-    const tolerance = toleranceFor(where.stage, tolerances);
+    const floor = floors.get(recordKey(where))!;
+    const k = floorMultiple(ruleFor(where.stage, tolerances));
+    const tolerance = toleranceFor(where.stage, tolerances, 'float32', floor.value);
     const pairs = diffs.map((d): PairVerdict => ({ a: d.a, b: d.b, verdict: pairVerdict(d, tolerance), relErr: d.relErr, normRatio: d.normRatio, ...(d.normOnly ? { normOnly: true } : {}) }));
     let verdict = pairs.reduce<Verdict>((w, p) => (SEVERITY[p.verdict] > SEVERITY[w] ? p.verdict : w), 'ok');
     if (checks.some((c) => c.violations > 0 && c.path !== 'reference') && SEVERITY[verdict] < SEVERITY['invariant-violated']) verdict = 'invariant-violated';
     if (nan.length) verdict = SEVERITY[verdict] > SEVERITY['nan-introduced'] ? verdict : 'nan-introduced';
     const culprit = verdict === 'ok' ? null : nan.length && !pairs.some((p) => p.verdict === 'nan-introduced') ? named(nan) : culpritOf(pairs, checks, diffs);
-    stages.push({ ...where, verdict, tolerance, pairs, checks, culprit });
+    stages.push({ ...where, verdict, tolerance, ...(k === null ? {} : { floorMultiple: k }), floor, vsReference: vsReference(diffs), pairs, checks, culprit });
     const e = find(pairs, 'mha', 'mqa');
     if (e?.relErr != null && Number.isFinite(e.relErr) && STAGES[where.stage].kind === 'activation' && (!worstEngine || e.relErr > worstEngine.relErr)) {
       worstEngine = { ...where, relErr: e.relErr };
@@ -181,7 +194,7 @@ export function compareCase(trace: CaseTrace, tolerances: ToleranceSpec): CaseCo
     const extBad = first.culprit === 'external'
       ? first.pairs.filter((p) => isExt(p) && p.verdict !== 'ok').sort((x, y) => Number(y.b === 'reference') - Number(x.b === 'reference'))[0] : undefined;
     const measure = extBad ?? find(first.pairs, 'mha', 'mqa') ?? first.pairs.find((p) => p.verdict !== 'ok') ?? first.pairs[0];
-    const { verdict, culprit, pairs: _p, checks: _c, tolerance: _t, ...where } = first;
+    const { verdict, culprit, pairs: _p, checks: _c, tolerance: _t, floorMultiple: _k, floor: _f, vsReference: _v, ...where } = first;
     firstDivergence = { ...where, verdict, culprit: culprit ?? 'unknown', relErr: measure?.relErr ?? null, normRatio: measure?.normRatio ?? null };
   }
   return { verdict: first ? 'diverge' : 'agree', firstDivergence, stages, worstEngine, scalarMismatches: scalarMismatches(trace) };

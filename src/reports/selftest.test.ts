@@ -3,7 +3,7 @@ import { renderSelftest } from './selftest';
 import { PLAIN } from './style';
 
 const base = (over: Partial<SelftestReport>): SelftestReport => ({
-  format: 'mla-diff/selftest', version: 1, options: { seeds: [1], shapes: ['tiny'] }, seconds: 1.5,
+  format: 'mla-diff/selftest', version: 1, tolerance: 'default', options: { seeds: [1], shapes: ['tiny'] }, seconds: 1.5,
   device: { name: 'wasm', backend: 'wasm', description: 'wasm: test', software: false, reason: 'requested' },
   rows: [], perFault: { 'rope-neox': { runs: 2, detected: 2, localized: 2, attributed: 2, diagnosed: 2 } },
   total: { runs: 2, detected: 2, localized: 2, attributed: 2, diagnosed: 2 }, clean: { runs: 3, falsePositives: 0 }, goalMet: true, ...over,

@@ -1,11 +1,11 @@
 import Table from 'cli-table3';
-import type { FaultRates, SelftestReport } from '../selftest/run';
+import type { FaultRates, SelftestReport, SelftestScore } from '../selftest/run';
 import type { Style } from './style';
 
 const pct = (n: number, of: number) => (of ? `${((100 * n) / of).toFixed(0)} %` : '—');
 
-/** `mla-diff selftest`: rates per fault, the clean runs, the misses, the verdict. */
-export function renderSelftest(r: SelftestReport, s: Style): string {
+/** One tolerance mode: rates per fault, the clean runs, the misses, the verdict. */
+function renderScore(r: SelftestScore, s: Style): string[] {
   const t = new Table({ head: ['fault', 'runs', 'detected', 'localized', 'attributed', 'diagnosed'].map((h) => s.bold(h)), style: { head: [], border: [], compact: true } });
   const row = (name: string, x: FaultRates) => {
     const all = x.detected === x.runs && x.localized === x.runs && x.attributed === x.runs;
@@ -17,14 +17,23 @@ export function renderSelftest(r: SelftestReport, s: Style): string {
   const fp = r.clean.falsePositives;
   t.push(['clean runs (must agree)', String(r.clean.runs), fp ? s.bad(`${fp} false positive(s)`) : s.ok('0 false positives'), '', '', '']);
   const misses = r.rows.filter((x) => (x.fault ? !(x.detected && x.localized && x.attributed) : x.detected));
-  const lines = [
-    s.bold(`mla-diff selftest · seeds ${r.options.seeds.join(', ')} · shapes ${r.options.shapes.join(', ')} · ${r.device.description}`),
+  return [
     t.toString(),
     ...misses.map((m) => s.bad(`miss: ${m.name}: ${m.first ? `first divergence ${m.first.stage} (culprit ${m.first.culprit}, step ${m.first.step}, ${m.first.request})` : 'no divergence'}`)),
     ...r.rows.filter((x) => x.fault && x.detected && !x.diagnosed).map((m) => s.warn(`undiagnosed: ${m.name}: likely cause ${m.cause ?? 'none'}`)),
-    'diagnosed: the first likely cause names the planted fault (reported, not part of the pass/fail goal)',
     r.goalMet ? s.ok(`PASS: every fault detected at the stage it enters and blamed on its path; no clean run diverged (${r.seconds.toFixed(1)} s)`)
       : s.bad(`FAIL: ${misses.length} miss(es) (${r.seconds.toFixed(1)} s)`),
+  ];
+}
+
+/** `mla-diff selftest`: the default tolerances, then (when run) the same plan under `{floor: k}`. */
+export function renderSelftest(r: SelftestReport, s: Style): string {
+  const lines = [
+    s.bold(`mla-diff selftest · seeds ${r.options.seeds.join(', ')} · shapes ${r.options.shapes.join(', ')} · ${r.device.description}`),
+    ...(r.floor ? [s.bold('tolerance: default (rel 1e-5 for fp32)')] : []),
+    ...renderScore(r, s),
+    ...(r.floor ? ['', s.bold(`tolerance: ${r.floor.tolerance} × each record's noise floor (cold path on; docs/noise-floors.md)`), ...renderScore(r.floor, s)] : []),
+    'diagnosed: the first likely cause names the planted fault (reported, not part of the pass/fail goal)',
   ];
   return lines.join('\n');
 }

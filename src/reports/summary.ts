@@ -1,5 +1,7 @@
+import { recordKey } from '../probes/recorder';
 import type { PathName, ScalarName } from '../probes/stages';
 import type { CaseResult, PieceInfo, RunReport } from '../run/trace';
+import { floorBased, floorClause, floorRatio } from './floors';
 import { err, num } from './format';
 import type { Style } from './style';
 import { renderWeights } from './weights';
@@ -49,7 +51,7 @@ function verdictLine(c: CaseResult, s: Style): string {
   if (cmp.verdict === 'agree') {
     const w = cmp.worstEngine;
     return s.ok(`PASS ${c.trace.name}: ${paths} at ${compared} records of ${c.trace.pieces.filter((p) => p.kind !== 'cached').length} piece(s)`) +
-      (w ? `; largest mha↔mqa error ${err(w.relErr)} at ${w.stage} (step ${w.step}, ${w.request})` : '') + normOnlyNote(c);
+      (w ? `; largest mha↔mqa error ${err(w.relErr)} at ${w.stage} (step ${w.step}, ${w.request})` : '') + worstRatio(c) + normOnlyNote(c);
   }
   const f = cmp.firstDivergence!;
   const at = `${stageLabel(f)}, step ${f.step}, request ${f.request}`;
@@ -59,7 +61,20 @@ function verdictLine(c: CaseResult, s: Style): string {
       (f.relErr === null ? '' : `; rel err ${err(f.relErr)}${how}, norm ratio ${num(f.normRatio)}`);
   }
   const measure = f.verdict === 'nan-introduced' ? '; NaN first appears here' : f.verdict === 'shape-mismatch' ? '' : `; rel err ${err(f.relErr)}, norm ratio ${num(f.normRatio)}`;
-  return s.bad(`FAIL ${c.trace.name}: first divergence at ${at} (${f.verdict}) — ${WHO[f.culprit]}`) + measure;
+  const v = cmp.stages.find((x) => recordKey(x) === recordKey(f));
+  const floor = v && f.verdict === 'out-of-tolerance' ? `; ${floorClause(v)}` : '';
+  return s.bad(`FAIL ${c.trace.name}: first divergence at ${at} (${f.verdict}) — ${WHO[f.culprit]}`) + measure + floor;
+}
+
+/** With floor-based tolerances, a passing case's largest error in units of its floor, and the k it had to stay under. */
+function worstRatio(c: CaseResult): string {
+  if (!floorBased(c.comparison.stages)) return '';
+  let worst: { r: number; stage: string; k: number } | null = null;
+  for (const v of c.comparison.stages) {
+    const r = floorRatio(v);
+    if (r !== null && v.floorMultiple !== undefined && (!worst || r > worst.r)) worst = { r, stage: stageLabel(v), k: v.floorMultiple };
+  }
+  return worst ? `; largest err/floor ${num(worst.r)} at ${worst.stage} (tolerance ${num(worst.k)}×floor)` : '';
 }
 
 function pieceBlock(r: RunReport, c: CaseResult, p: PieceInfo, s: Style): string {

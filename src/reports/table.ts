@@ -6,6 +6,7 @@ import { STAGES } from '../probes/stages';
 import type { PairDiff } from '../run/diff';
 import type { CaseResult, PieceInfo } from '../run/trace';
 import type { TensorStats } from '../probes/stats';
+import { FLOOR_LEGEND, floorBased, floorText } from './floors';
 import { err, num } from './format';
 import type { Style } from './style';
 
@@ -49,18 +50,20 @@ function mainPair(diffs: PairDiff[]): [PairDiff | undefined, string] {
 /**
  * The norm-trace table of one piece: every recorded stage (chunked ones per chunk) in pipeline
  * order, the norm of each path, the main pair's relative error, the worst engine error against
- * the reference (or against cold without one), max|Δ| and the verdict.
+ * the reference (or against cold without one), the noise floor when tolerances are floor-based,
+ * max|Δ| and the verdict.
  */
 export function normTraceTable(c: CaseResult, piece: PieceInfo, s: Style): string {
   const paths = pathsOf(c);
   const judge: PathName | null = c.trace.paths.reference ? 'reference' : c.trace.paths.cold ? 'cold' : null;
   const ext = c.trace.paths.external !== undefined;
+  const floors = floorBased(c.comparison.stages);
   const head = ['stage', ...paths.map((p) => `‖${pathLabel(c, p)}‖`), 'rel err', ...(judge ? [judge === 'reference' ? 'vs ref' : 'vs cold'] : []),
-    ...(ext ? ['external err'] : []), 'max|Δ|', 'verdict'];
+    ...(ext ? ['external err'] : []), ...(floors ? ['floor'] : []), 'max|Δ|', 'verdict'];
   const t = new Table({
     head: head.map((h) => s.bold(h)),
     style: { head: [], border: [], compact: true },
-    colAligns: ['left', ...paths.map(() => 'right' as const), 'right', ...(judge ? ['right' as const] : []), ...(ext ? ['right' as const] : []), 'right', 'left'],
+    colAligns: ['left', ...paths.map(() => 'right' as const), 'right', ...(judge ? ['right' as const] : []), ...(ext ? ['right' as const] : []), ...(floors ? ['right' as const] : []), 'right', 'left'],
   });
   const first = c.comparison.firstDivergence;
   const norms = new Map<string, TensorStats>();
@@ -83,11 +86,12 @@ export function normTraceTable(c: CaseResult, piece: PieceInfo, s: Style): strin
       v.verdict === 'ok' ? relText : s.bad(relText),
       ...(judge ? [vsJudge.length ? err(Math.max(...vsJudge)) : '—'] : []),
       ...(ext ? [externalCell(diffs)] : []),
+      ...(floors ? [floorText(v)] : []),
       err(main?.maxAbsErr),
       verdictCell(v, isFirst, s),
     ]);
   }
-  return t.toString();
+  return floors ? `${t.toString()}\n${s.dim(FLOOR_LEGEND)}` : t.toString();
 }
 
 /** ‖x‖ of a record; NaN when any value is, ±inf when no value is finite (an empty chunk's LSE). */

@@ -1,4 +1,5 @@
 import type { KernelOptions, PieceInput } from '../backends/backend';
+import { usesFloor } from '../compare/tolerance';
 import { BlockTables } from '../schedule/paging';
 import type { EngineStep } from '../schedule/schedule';
 import { contextChunks, pieceKey, planSchedule } from '../schedule/schedule';
@@ -11,7 +12,7 @@ export interface PlannedRun {
   pieces: PieceInput[];
   tables: BlockTables;
   kernels: KernelOptions;
-  /** Whether the fp32 cold path runs (some piece attends to context, or the scenario says so). */
+  /** Whether the fp32 cold path runs (some piece attends to context, a tolerance is floor-based, or the scenario says so). */
   cold: boolean;
 }
 
@@ -40,6 +41,7 @@ export function planRun(s: Scenario, source: WeightSource): PlannedRun {
   return {
     steps, pieces, tables,
     kernels: { kvSplits: s.schedule.kvSplits, emptyLse: s.schedule.prefillKernel === 'fa2' ? '+inf' : '-inf' },
-    cold: s.schedule.cold === 'on' || (s.schedule.cold === 'auto' && withContext),
+    // Floor-based tolerances take their floors from the cold path (compare/floors.ts).
+    cold: s.schedule.cold === 'on' || (s.schedule.cold === 'auto' && (withContext || usesFloor(s.tolerances))),
   };
 }

@@ -1,4 +1,5 @@
 import { disposeLayer, sliceLayer, uploadLayer } from '../backends/layer';
+import type { ToleranceRule } from '../compare/tolerance';
 import type { Log, Runtime } from '../runtime/device';
 import type { ReferenceMode, Scenario } from '../scenario/scenario';
 import { openSource } from '../weights/source';
@@ -91,7 +92,7 @@ export async function runScenario(s: Scenario, opts: RunOptions): Promise<RunRep
       weights: s.weights, ...(s.compareWeights ? { compareWeights: s.compareWeights } : {}), ...(s.tokenizer ? { tokenizer: s.tokenizer } : {}),
       ...(s.text ? { text: s.text } : {}), requests: s.requests, schedule: s.schedule, reference: mode,
       faults: { mha: [...s.faults.mha], mqa: [...s.faults.mqa] },
-      tolerances: { default: s.tolerances.default, stages: s.tolerances.stages as Record<string, number> },
+      tolerances: { default: s.tolerances.default, stages: s.tolerances.stages as Record<string, ToleranceRule> },
       ...(s.expect ? { expect: s.expect } : {}),
       ...(s.external ? { external: s.external } : {}), ...(s.trace ? { trace: s.trace } : {}),
     },

@@ -1,6 +1,7 @@
 import type { CaseComparison } from '../compare/compare';
 import type { ExternalInfo } from '../external/external';
 import type { Diagnosis } from '../compare/diagnose';
+import type { ToleranceRule } from '../compare/tolerance';
 import type { ExpectationResult } from '../compare/expect';
 import type { FaultName } from '../faults/catalogue';
 import type { PathTrace, Scope } from '../probes/recorder';
@@ -84,7 +85,8 @@ export interface CaseResult {
 /** The resolved scenario as JSON: sets become arrays, cases live in `cases[].trace`. */
 export type ScenarioEcho = Omit<Scenario, 'cases' | 'faults' | 'tolerances'> & {
   faults: { mha: FaultName[]; mqa: FaultName[] };
-  tolerances: { default?: number; stages?: Record<string, number> };
+  /** A number is a relative bound (`{rel: x}`), `{floor: k}` k × the record's noise floor. */
+  tolerances: { default?: ToleranceRule; stages?: Record<string, ToleranceRule> };
 };
 
 export interface RunReport {

@@ -8,6 +8,7 @@ import { FAULTS } from '../faults/catalogue';
 import { validateConfig } from '../model/config';
 import { fail } from './fail';
 import { resolveRequests } from './requests';
+import { resolveTolerances } from './tolerances';
 import type { StageName } from '../probes/stages';
 import type { CaseSpec, Culprit, Scenario, WeightsExpectation } from './scenario';
 import type { WeightName } from '../weights/records';
@@ -144,7 +145,7 @@ function resolve(f: ScenarioFile, src: YamlSource): Scenario {
       kvSplits: f.schedule.kv_splits, prefillKernel: f.schedule.prefill_kernel, cold: f.schedule.cold,
     },
     reference: f.reference, cases, faults,
-    tolerances: { default: f.tolerances.default?.rel, stages: Object.fromEntries(Object.entries(f.tolerances.stages ?? {}).map(([k, v]) => [k, v!.rel])) as Partial<Record<StageName, number>> },
+    tolerances: resolveTolerances(f, src),
     expect: f.expect && {
       outcome: f.expect.outcome, first_divergence: f.expect.first_divergence as StageName | undefined, culprit: f.expect.culprit as Culprit | undefined,
       ...(f.expect.step === undefined ? {} : { step: f.expect.step }), ...(f.expect.request === undefined ? {} : { request: f.expect.request }),

@@ -11,7 +11,8 @@ import { CULPRITS } from './scenario';
  * load.ts maps each path back to a line of the file.
  */
 const positiveInt = z.number().int().positive();
-const tolerance = z.strictObject({ rel: z.number().nonnegative() });
+/** `{rel: x}` a relative-L2 bound, or `{floor: k}` k × the record's noise floor; one of the two (checked in resolve). */
+const tolerance = z.strictObject({ rel: z.number().nonnegative().optional(), floor: z.number().positive().optional() });
 
 const yarn = z.strictObject({
   type: z.literal('yarn'),
@@ -116,7 +117,7 @@ export const scenarioSchema = z.strictObject({
     kv_splits: positiveInt.default(1),
     /** Prefill kernel: fa3 reports −inf LSE for an empty context chunk, fa2 +inf. */
     prefill_kernel: z.enum(['fa3', 'fa2']).default('fa3'),
-    /** The fp32 "cold" path (HF eager, one softmax over every key): auto = when some piece has context. */
+    /** The fp32 "cold" path (HF eager, one softmax over every key): auto = when some piece has context or a tolerance is `{floor: k}`. */
     cold: z.enum(['auto', 'on', 'off']).default('auto'),
   }).default({ block_size: 16, decode_threshold: 1, context_chunk: 65_536, kv_splits: 1, prefill_kernel: 'fa3', cold: 'auto' }),
   requests: z.array(z.strictObject({

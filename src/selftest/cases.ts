@@ -47,6 +47,8 @@ export interface SelftestCase {
 export interface SelftestOptions {
   seeds: readonly number[];
   shapes: readonly string[];
+  /** Judge with `tolerances: {default: {floor: k}}` (the cold path then runs for the floors); default: the rel default. */
+  floor?: number;
 }
 
 /** The shape as the fault needs it: W_UK and W_UV of one shape for p-eq-v (v_head_dim = qk_nope_head_dim). */
@@ -58,10 +60,13 @@ function model(shape: string, pEqV: boolean): string {
 /** Shapes where a fault can act: context-v-lt-d needs v_head_dim < qk_head_dim. */
 const actsOn = (f: FaultName, shape: string) => FAULTS[f].needs !== 'context-v-lt-d' || ((SHAPES[shape]!.v_head_dim as number | undefined) ?? TINY.v_head_dim) < qkHeadDim(TINY);
 
-function scenario(name: string, shape: string, yarn: boolean, seed: number, schedule: SelftestSchedule, fault: SelftestCase['fault'], pEqV = false): SelftestCase {
+function scenario(
+  name: string, shape: string, yarn: boolean, seed: number, schedule: SelftestSchedule, fault: SelftestCase['fault'], floor: number | undefined, pEqV = false,
+): SelftestCase {
   const yaml = [
     `name: ${name}`, `model: {${model(shape, pEqV || (fault !== null && FAULTS[fault.fault].needs === 'p-eq-v'))}${yarn ? `, ${YARN}` : ''}}`, `weights: {synthetic: {seed: ${seed}}}`,
     ...scheduleYaml(schedule), 'reference: on', fault ? `faults: [{path: ${fault.path}, fault: ${fault.fault}}]` : 'faults: []',
+    ...(floor === undefined ? [] : [`tolerances: {default: {floor: ${floor}}}`]),
   ].join('\n');
   return { name, yaml, fault, expect: fault && { stage: FAULTS[fault.fault].enters, culprit: fault.path } };
 }
@@ -82,13 +87,13 @@ export function selftestCases(opts: SelftestOptions): SelftestCase[] {
       for (const f of FAULT_NAMES.filter((x) => actsOn(x, shape))) {
         const yarn = FAULTS[f].needs === 'yarn';
         for (const schedule of schedulesFor(f)) {
-          for (const path of FAULTS[f].paths) out.push(scenario(`${f}.${path}.${shape}.s${seed}.${schedule}`, shape, yarn, seed, schedule, { path, fault: f }));
+          for (const path of FAULTS[f].paths) out.push(scenario(`${f}.${path}.${shape}.s${seed}.${schedule}`, shape, yarn, seed, schedule, { path, fault: f }, opts.floor));
         }
       }
       for (const schedule of ['prefill', 'schedule', 'schedule-fa2'] as const) {
-        for (const yarn of [false, true]) out.push(scenario(`clean.${shape}.s${seed}.${schedule}${yarn ? '.yarn' : ''}`, shape, yarn, seed, schedule, null));
+        for (const yarn of [false, true]) out.push(scenario(`clean.${shape}.s${seed}.${schedule}${yarn ? '.yarn' : ''}`, shape, yarn, seed, schedule, null, opts.floor));
       }
-      out.push(scenario(`clean.${shape}.s${seed}.prefill.p-eq-v`, shape, false, seed, 'prefill', null, true));
+      out.push(scenario(`clean.${shape}.s${seed}.prefill.p-eq-v`, shape, false, seed, 'prefill', null, opts.floor, true));
     }
   }
   return out;

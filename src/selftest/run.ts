@@ -27,11 +27,10 @@ export interface SelftestRow {
 
 export interface FaultRates { runs: number; detected: number; localized: number; attributed: number; diagnosed: number }
 
-export interface SelftestReport {
-  format: 'mla-diff/selftest';
-  version: 1;
-  device: DeviceInfo;
-  options: SelftestOptions;
+/** One tolerance mode's scores over the plan. */
+export interface SelftestScore {
+  /** `default` (rel 1e-5 for fp32) or `floor k` (`tolerances: {default: {floor: k}}`). */
+  tolerance: string;
   rows: SelftestRow[];
   perFault: Record<string, FaultRates>;
   total: FaultRates;
@@ -41,9 +40,26 @@ export interface SelftestReport {
   seconds: number;
 }
 
-/** Runs every case of the plan on `rt` and scores it. */
-export async function runSelftest(rt: Runtime, options: SelftestOptions, log: Log = () => {}): Promise<SelftestReport> {
+/** The default-tolerance scores at the top level (as before); with a floor k, the same plan under `{floor: k}` in `floor`. */
+export interface SelftestReport extends SelftestScore {
+  format: 'mla-diff/selftest';
+  version: 1;
+  device: DeviceInfo;
+  options: SelftestOptions;
+  floor?: SelftestScore;
+}
+
+/** Runs every case of the plan on `rt` and scores it; with `floorK`, runs the plan again judged by k × the noise floor. */
+export async function runSelftest(rt: Runtime, options: SelftestOptions, log: Log = () => {}, floorK?: number): Promise<SelftestReport> {
+  const { floor: _, ...plain } = options;
+  const base = await score(rt, plain, log);
+  const floor = floorK === undefined ? undefined : await score(rt, { ...plain, floor: floorK }, log);
+  return { format: 'mla-diff/selftest', version: 1, device: rt.device, options: plain, ...base, ...(floor ? { floor } : {}) };
+}
+
+async function score(rt: Runtime, options: SelftestOptions, log: Log): Promise<SelftestScore> {
   const t0 = performance.now();
+  const tolerance = options.floor === undefined ? 'default' : `floor ${options.floor}`;
   const rows: SelftestRow[] = [];
   for (const c of selftestCases(options)) {
     const t = performance.now();
@@ -58,7 +74,7 @@ export async function runSelftest(rt: Runtime, options: SelftestOptions, log: Lo
       diagnosed: Boolean(c.fault && top?.matches === c.fault.fault), cause: top ? `${top.cause}${top.matches ? ` (${top.matches})` : ''}` : null,
       first, seconds: (performance.now() - t) / 1000,
     });
-    log(`${c.name}: ${detected ? `diverge at ${first?.stage} (${first?.culprit})` : 'agree'}`);
+    log(`${tolerance}: ${c.name}: ${detected ? `diverge at ${first?.stage} (${first?.culprit})` : 'agree'}`);
   }
   const rate = (rs: SelftestRow[]): FaultRates => ({
     runs: rs.length, detected: rs.filter((x) => x.detected).length, localized: rs.filter((x) => x.localized).length,
@@ -70,5 +86,5 @@ export async function runSelftest(rt: Runtime, options: SelftestOptions, log: Lo
   const cleanRows = rows.filter((x) => !x.fault);
   const clean = { runs: cleanRows.length, falsePositives: cleanRows.filter((x) => x.detected).length };
   const goalMet = total.detected === total.runs && total.localized === total.runs && total.attributed === total.runs && clean.falsePositives === 0;
-  return { format: 'mla-diff/selftest', version: 1, device: rt.device, options, rows, perFault, total, clean, goalMet, seconds: (performance.now() - t0) / 1000 };
+  return { tolerance, rows, perFault, total, clean, goalMet, seconds: (performance.now() - t0) / 1000 };
 }

@@ -160,6 +160,14 @@ describe('mla-diff CLI (e2e)', () => {
       expect((JSON.parse(r.stdout) as RunJson).cases.map((c) => c.trace.name)).toEqual(['tp1-of-2']);
     });
 
+    it('selftest --floor with a negative k exits 2 before running anything', async () => {
+      const r = await mla(['selftest', '--floor', '-1', '--device', 'wasm']);
+      expect(r.exitCode).toBe(2);
+      expect(r.stderr).toMatch(/error \[usage\]/);
+      expect(r.stdout).toBe('');
+      expect(stackLines(r.stderr)).toEqual([]);
+    });
+
     it('an unknown --case name exits 2', async () => {
       const r = await mla(['run', TINY_SMOKE, '--device', 'wasm', '--case', 'no-such-case']);
       expect(r.exitCode).toBe(2);
