@@ -169,11 +169,12 @@ export function compareCase(trace: CaseTrace, tolerances: ToleranceSpec): CaseCo
     }
   }
   const first = stages.find((s) => s.verdict !== 'ok');
-  let firstDivergence: Divergence | null = null;
-  if (first) {
-    const measure = find(first.pairs, 'mha', 'mqa') ?? first.pairs.find((p) => p.verdict !== 'ok') ?? first.pairs[0];
-    const { verdict, culprit, pairs: _p, checks: _c, tolerance: _t, ...where } = first;
-    firstDivergence = { ...where, verdict, culprit: culprit ?? 'unknown', relErr: measure?.relErr ?? null, normRatio: measure?.normRatio ?? null };
-  }
-  return { verdict: first ? 'diverge' : 'agree', firstDivergence, stages, worstEngine, scalarMismatches: scalarMismatches(trace) };
+  return { verdict: first ? 'diverge' : 'agree', firstDivergence: first ? divergenceOf(first) : null, stages, worstEngine, scalarMismatches: scalarMismatches(trace) };
+}
+
+/** A divergent record as a Divergence: its engine-pair measure (or the failing pair's). */
+export function divergenceOf(v: StageVerdict): Divergence {
+  const measure = find(v.pairs, 'mha', 'mqa') ?? v.pairs.find((p) => p.verdict !== 'ok') ?? v.pairs[0];
+  const { verdict, culprit, pairs: _p, checks: _c, tolerance: _t, ...where } = v;
+  return { ...where, verdict, culprit: culprit ?? 'unknown', relErr: measure?.relErr ?? null, normRatio: measure?.normRatio ?? null };
 }

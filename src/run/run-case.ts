@@ -6,6 +6,8 @@ import { MhaBackend } from '../backends/mha';
 import { MqaBackend } from '../backends/mqa';
 import { compareCase } from '../compare/compare';
 import { diagnose } from '../compare/diagnose';
+import type { ReplayMode } from '../compare/origin';
+import { diagnosisView } from '../compare/origin';
 import { checkExpectation } from '../compare/expect';
 import { softmaxScale } from '../model/config';
 import type { Recording } from '../probes/recorder';
@@ -17,6 +19,7 @@ import type { PairDiff, Where } from './diff';
 import { diffCaptured } from './diff';
 import type { ReferenceCase } from './reference-job';
 import { RETAINED } from './reference-job';
+import { replayCase } from './replay';
 import type { CaseResult, CaseTrace, PieceInfo } from './trace';
 
 /** Pairs compared at every record both paths have, engine pair first. */
@@ -57,6 +60,8 @@ export interface CaseRun {
   cold: boolean;
   reference: Promise<ReferenceCase> | null;
   notes: string[];
+  /** Stage replay of divergent records (default: the scenario's `replay:`). */
+  replay?: ReplayMode;
 }
 
 /** Runs the schedule through every device path of one case, joins the reference, measures, judges. */
@@ -94,7 +99,11 @@ export async function runCase(rt: Runtime, s: Scenario, run: CaseRun): Promise<C
       expectedSoftmaxScale: softmaxScale(s.config), seconds, notes: run.notes,
     };
     const comparison = compareCase(trace, s.tolerances);
-    return { trace, comparison, diagnosis: diagnose(trace, comparison, s.config), ...(s.expect ? { expectation: checkExpectation(s.expect, comparison) } : {}) };
+    const replay = await replayCase(rt, s, run, rec, trace, comparison, run.replay ?? s.replay);
+    return {
+      trace, comparison, diagnosis: diagnose(trace, diagnosisView(comparison, replay), s.config), ...(replay ? { replay } : {}),
+      ...(s.expect ? { expectation: checkExpectation(s.expect, comparison) } : {}),
+    };
   } finally {
     recorders.forEach((r) => r.dispose());
     paths.forEach((p) => p.dispose());

@@ -1,6 +1,6 @@
 import { disposeLayer, sliceLayer, uploadLayer } from '../backends/layer';
 import type { Log, Runtime } from '../runtime/device';
-import type { ReferenceMode, Scenario } from '../scenario/scenario';
+import type { ReferenceMode, ReplayMode, Scenario } from '../scenario/scenario';
 import { openSource } from '../weights/source';
 import { planRun } from './pieces';
 import { checkDeviceLimits, planReference } from './plan';
@@ -15,6 +15,8 @@ export interface RunOptions {
   runtime: Runtime;
   /** Overrides the scenario's `reference:`. */
   reference?: ReferenceMode;
+  /** Overrides the scenario's `replay:`. */
+  replay?: ReplayMode;
   /** Run the float64 reference on a worker thread (default true). */
   worker?: boolean;
   /** Progress lines for --verbose. */
@@ -65,7 +67,7 @@ export async function runScenario(s: Scenario, opts: RunOptions): Promise<RunRep
         try {
           cases.push(await runCase(rt, s, {
             spec: c, layer, pieces: plan.pieces, kernels: plan.kernels, numSlots: plan.tables.numSlots, cold: plan.cold,
-            reference: ref, notes: refPlan.note ? [refPlan.note] : [],
+            reference: ref, notes: refPlan.note ? [refPlan.note] : [], replay: opts.replay ?? s.replay,
           }));
         } finally {
           if (layer !== full) disposeLayer(layer, full);
@@ -85,7 +87,7 @@ export async function runScenario(s: Scenario, opts: RunOptions): Promise<RunRep
     scenario: {
       name: s.name, file: s.file, description: s.description, preset: s.preset, config: s.config, seed: s.seed,
       weights: s.weights, ...(s.compareWeights ? { compareWeights: s.compareWeights } : {}), ...(s.tokenizer ? { tokenizer: s.tokenizer } : {}),
-      ...(s.text ? { text: s.text } : {}), requests: s.requests, schedule: s.schedule, reference: mode,
+      ...(s.text ? { text: s.text } : {}), requests: s.requests, schedule: s.schedule, reference: mode, replay: opts.replay ?? s.replay,
       faults: { mha: [...s.faults.mha], mqa: [...s.faults.mqa] },
       tolerances: { default: s.tolerances.default, stages: s.tolerances.stages as Record<string, number> },
       ...(s.expect ? { expect: s.expect } : {}),

@@ -1,6 +1,7 @@
 import type { CaseComparison } from '../compare/compare';
 import type { Diagnosis } from '../compare/diagnose';
 import type { ExpectationResult } from '../compare/expect';
+import type { CaseReplay } from '../compare/origin';
 import type { FaultName } from '../faults/catalogue';
 import type { PathTrace } from '../probes/recorder';
 import type { PathName } from '../probes/stages';
@@ -15,7 +16,7 @@ import type { WeightsReport } from './run-weights';
  * could trip over; docs/trace-format.md documents the fields.
  */
 export const RUN_FORMAT = 'mla-diff/run';
-export const RUN_VERSION = 3;
+export const RUN_VERSION = 4;
 
 /** One request's share of one engine step, as the schedule made it. */
 export interface PieceInfo {
@@ -51,8 +52,10 @@ export interface CaseTrace {
 export interface CaseResult {
   trace: CaseTrace;
   comparison: CaseComparison;
-  /** Likely causes of the first divergence, most specific first (empty when the paths agree). */
+  /** Likely causes of the first divergence (the first introduced one after a replay), most specific first (empty when the paths agree). */
   diagnosis: Diagnosis[];
+  /** Stage replay of divergent records: introduced there or inherited from upstream (absent when off or the case agrees). */
+  replay?: CaseReplay;
   expectation?: ExpectationResult;
 }
 

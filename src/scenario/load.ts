@@ -142,7 +142,7 @@ function resolve(f: ScenarioFile, src: YamlSource): Scenario {
       blockSize: f.schedule.block_size, decodeThreshold: f.schedule.decode_threshold, contextChunk: f.schedule.context_chunk,
       kvSplits: f.schedule.kv_splits, prefillKernel: f.schedule.prefill_kernel, cold: f.schedule.cold,
     },
-    reference: f.reference, cases, faults,
+    reference: f.reference, replay: f.replay, cases, faults,
     tolerances: { default: f.tolerances.default?.rel, stages: Object.fromEntries(Object.entries(f.tolerances.stages ?? {}).map(([k, v]) => [k, v!.rel])) as Partial<Record<StageName, number>> },
     expect: f.expect && {
       outcome: f.expect.outcome, first_divergence: f.expect.first_divergence as StageName | undefined, culprit: f.expect.culprit as Culprit | undefined,

@@ -23,6 +23,7 @@ describe('the mutation self-test', () => {
     expect(misses.map((m) => `${m.name}: ${m.first ? `${m.first.stage}/${m.first.culprit}` : 'agree'}`)).toEqual([]);
     expect(r.goalMet).toBe(true);
     expect(r.total.diagnosed).toBe(r.total.runs); // the first likely cause names the planted fault
+    expect(r.rows.filter((x) => x.fault && !x.origin).map((x) => x.name)).toEqual([]); // entry stages introduced, the rest inherited
     expect(r.total.runs).toBeGreaterThan(40);
     expect(r.clean.runs).toBeGreaterThanOrEqual(12);
   });
