@@ -32,6 +32,8 @@ export class ReplayProbe implements TensorProbe {
   /** Keys whose substitute a tap returned. */
   readonly applied = new Set<string>();
   readonly mismatches: SubstituteMismatch[] = [];
+  /** Keys the recorder holds (a record of a target stage may be substituted in another chunk). */
+  private readonly recorded = new Set<string>();
 
   constructor(
     private readonly tf: typeof tfc, private readonly target: Scope, targets: ReadonlySet<StageName>,
@@ -60,7 +62,11 @@ export class ReplayProbe implements TensorProbe {
   tap<X extends tfc.Tensor>(stage: StageName, x: X, layout: string = STAGES[stage].layout, chunk?: number): X {
     const key = recordKey({ ...this.scope, stage, chunk });
     const sub = this.subs.get(key);
-    if (!sub) return this.recording ? this.recorder.tap(stage, x, layout, chunk) : x;
+    if (!sub) {
+      if (!this.wants(stage)) return x;
+      this.recorded.add(key);
+      return this.recorder.tap(stage, x, layout, chunk);
+    }
     const t = this.convert(sub.value, layout);
     const want = x.shape.slice();
     if (t.shape.length !== want.length || t.shape.some((d, i) => d !== want[i])) {
@@ -81,7 +87,7 @@ export class ReplayProbe implements TensorProbe {
   }
 
   check(stage: StageName, name: CheckName, violations: tfc.Tensor | number, chunk?: number): void {
-    if (this.wants(stage)) this.recorder.check(stage, name, violations, chunk);
+    if (this.recorded.has(recordKey({ ...this.scope, stage, chunk }))) this.recorder.check(stage, name, violations, chunk);
   }
 
   scalar(name: ScalarName, value: ScalarValue): void {

@@ -92,3 +92,15 @@ describe('stage replay (teacher forcing)', () => {
     expect(off.replay).toBeUndefined();
   });
 });
+
+describe('stage replay with context chunks', () => {
+  it('replays every divergent record of a piece whose merges read substituted chunks (replay: on), leaving nothing behind', async () => {
+    const rt = await testRuntime();
+    const schedule = 'schedule: {block_size: 4, context_chunk: 3}\nrequests:\n  - {name: hit, steps: [{cached: 7}, {prefill: 6}]}';
+    const c = await run(rt, ['mha:lse-base-2'], { schedule, replay: 'on' });
+    const chunks = c.replay!.results.filter((r) => r.stage === 'chunk_lse');
+    expect(chunks.length).toBeGreaterThan(1);
+    expect(chunks.every((r) => r.origin === 'introduced')).toBe(true); // every context kernel reports base 2
+    expect(c.replay!.results.filter((r) => r.stage === 'context_lse' && r.chunk! > 0).map((r) => r.origin)).not.toContain('undetermined');
+  });
+});
