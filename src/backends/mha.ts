@@ -63,15 +63,16 @@ export class MhaBackend implements MlaBackend<tf.Tensor> {
 
     // New tokens: FlashAttention varlen, causal, heads-major [N,T,D]·[N,T,D]ᵀ.
     const mm = this.layer.batched;
-    const logits = tf.mul(matmul(qh, swap01(k), true, mm), scale) as tf.Tensor3D; // [N,T,T]
+    const scaled = tf.mul(matmul(qh, swap01(k), true, mm), scale) as tf.Tensor3D; // [N,T,T]
+    const logits = piece.chunks.length ? scaled : probe.tap('logits', scaled); // [N,T,T]: recorded (and replayable) without context only
     const local = piece.positions.map((_, t) => t);
     const masked = tf.add(logits, tf.expandDims(causalBias(local, local), 0)) as tf.Tensor3D; // [N,T,T]
     const suffix = attend(masked, swap01(v), mm, true); // [N,T,V], [N,T]
-    if (!piece.chunks.length) return this.finish(piece, probe, { ...suffix, lse: reportedLse(suffix.lse, this.faults) }, logits, masked, suffix, T, N, V);
+    if (!piece.chunks.length) return this.finish(piece, probe, { ...suffix, lse: reportedLse(suffix.lse, this.faults) }, masked, suffix, T, N, V);
 
-    const suffixLse = reportedLse(suffix.lse, this.faults); // what the kernel hands to the merge: base 2 under lse-base-2
-    probe.tap('suffix_output', swap01(suffix.out)); // [T,N,V]
-    probe.tap('suffix_lse', suffixLse); // [N,T]
+    // Every tap below returns the value the merges go on with, so that a stage replay can substitute it.
+    const suffix_output = probe.tap('suffix_output', swap01(suffix.out)); // [T,N,V]
+    const suffixLse = probe.tap('suffix_lse', reportedLse(suffix.lse, this.faults)); // [N,T]: what the kernel hands to the merge, base 2 under lse-base-2
     if (probe.wants('suffix_lse')) probe.check('suffix_lse', 'lse_bounds', lseBoundViolations(suffixLse, suffix.max, tf.expandDims(tf.tensor1d(piece.positions.map((_, t) => t + 1)), 0)));
     let running: Attended | null = null;
     piece.chunks.forEach(([a, b], i) => {
@@ -91,16 +92,17 @@ export class MhaBackend implements MlaBackend<tf.Tensor> {
       const transposed = this.faults.has('lse-layout-transposed');
       const reported = reportedLse(part.lse, this.faults); // [N,T]
       const kernelLse = transposed ? (tf.transpose(reported) as tf.Tensor2D) : reported; // [T,N] under the fault
-      probe.tap('chunk_output', swap01(part.out), undefined, i); // [T,N,V]
-      probe.tap('chunk_lse', kernelLse, transposed ? 't h' : 'h t', i);
+      const chunk_output = probe.tap('chunk_output', swap01(part.out), undefined, i); // [T,N,V]
+      const chunk_lse = probe.tap('chunk_lse', kernelLse, transposed ? 't h' : 'h t', i); // [N,T] ([T,N] under the fault)
       if (len && probe.wants('chunk_lse')) probe.check('chunk_lse', 'lse_bounds', lseBoundViolations(reported, part.max, tf.scalar(len)), i);
-      const merged: Attended = { ...part, lse: transposed ? (tf.reshape(kernelLse, [N, T]) as tf.Tensor2D) : kernelLse };
-      running = running === null ? merged : mergeAttnStates(i === 1 ? this.mergeIn(running) : running, this.mergeIn(merged), !this.faults.has('merge-inf-unhandled'));
-      probe.tap('context_output', swap01(running.out), undefined, i); // [T,N,V]
-      probe.tap('context_lse', running.lse, undefined, i); // [N,T]
+      const merged: Attended = { out: swap01(chunk_output), lse: transposed ? (tf.reshape(chunk_lse, [N, T]) as tf.Tensor2D) : chunk_lse, max: part.max };
+      const next: Attended = running === null ? merged : mergeAttnStates(i === 1 ? this.mergeIn(running) : running, this.mergeIn(merged), !this.faults.has('merge-inf-unhandled'));
+      const context_output = probe.tap('context_output', swap01(next.out), undefined, i); // [T,N,V]
+      running = { out: swap01(context_output), lse: probe.tap('context_lse', next.lse, undefined, i), max: next.max }; // [N,T,V], [N,T]
     });
-    const final = mergeAttnStates(piece.chunks.length === 1 ? this.mergeIn(running!) : running!, this.mergeIn({ ...suffix, lse: suffixLse }), !this.faults.has('merge-inf-unhandled'));
-    return this.finish(piece, probe, final, null, null, null, T, N, V);
+    const suffixIn: Attended = { out: swap01(suffix_output), lse: suffixLse, max: suffix.max }; // [N,T,V], [N,T]
+    const final = mergeAttnStates(piece.chunks.length === 1 ? this.mergeIn(running!) : running!, this.mergeIn(suffixIn), !this.faults.has('merge-inf-unhandled'));
+    return this.finish(piece, probe, final, null, null, T, N, V);
   }
 
   /** A kernel output as merge_attn_states reads it (read densely from the V-padded buffer under v-unpadded-before-merge). */
@@ -108,14 +110,11 @@ export class MhaBackend implements MlaBackend<tf.Tensor> {
     return this.faults.has('v-unpadded-before-merge') ? readUnpaddedAsDense(a, qkHeadDim(this.layer.config)) : a;
   }
 
-  /** lse (with its bounds), attn_out_heads, attn_out, o_proj_out; logits/probs without context only. */
+  /** lse (with its bounds), attn_out_heads, attn_out, o_proj_out; attention probabilities without context only. */
   private finish(
-    piece: PieceInput, probe: TensorProbe, out: Attended, logits: tf.Tensor3D | null, masked: tf.Tensor3D | null, plain: Attended | null, T: number, N: number, V: number,
+    piece: PieceInput, probe: TensorProbe, out: Attended, masked: tf.Tensor3D | null, plain: Attended | null, T: number, N: number, V: number,
   ): tf.Tensor2D {
-    if (logits && masked && plain) {
-      probe.tap('logits', logits); // [N,T,S]
-      if (probe.wants('attn_probs')) probe.tap('attn_probs', tf.exp(tf.sub(masked, tf.expandDims(plain.lse, -1)))); // [N,T,S]
-    }
+    if (masked && plain && probe.wants('attn_probs')) probe.tap('attn_probs', tf.exp(tf.sub(masked, tf.expandDims(plain.lse, -1)))); // [N,T,S]
     probe.tap('lse', out.lse); // [N,T] (FA layout)
     if (probe.wants('lse')) probe.check('lse', 'lse_bounds', lseBoundViolations(out.lse, out.max, tf.expandDims(causalKeyCounts(piece), 0)));
     const attn_out_heads = probe.tap('attn_out_heads', swap01(out.out)); // [T,N,V]

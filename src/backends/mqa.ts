@@ -76,11 +76,10 @@ export class MqaBackend implements MlaBackend<tf.Tensor> {
     const { q_nope, q_pe, kv_c_normed, rows } = preAttention(this.layer, piece, probe, this.faults);
     this.cache.write(piece.slots, rows); // concat_and_cache_mla, before attention
     const latent = probe.tap('kv_cache', this.cache.gather(piece.historySlots)); // [S,L+R]: K of the one KV head
-    const W_UK_T = this.absorbed.W_UK_T; // [N,P,L]
-    const W_UV = this.absorbed.W_UV; // [N,L,V]
-    if (!this.weightsTapped) {
-      probe.tap('W_UK_T', W_UK_T);
-      probe.tap('W_UV', W_UV);
+    let { W_UK_T, W_UV } = this.absorbed; // [N,P,L], [N,L,V]
+    if (!this.weightsTapped) { // recorded once per run; the piece that records them uses what the taps return
+      W_UK_T = probe.tap('W_UK_T', W_UK_T); // [N,P,L]
+      W_UV = probe.tap('W_UV', W_UV); // [N,L,V]
       this.weightsTapped = probe.enabled;
     }
     // Weight-derived checks (probe-only): k_nope ≡ kv_c_normed·W_UK_T[h]ᵀ, v ≡ kv_c_normed·W_UV[h].
@@ -94,10 +93,10 @@ export class MqaBackend implements MlaBackend<tf.Tensor> {
     const ql_nope = probe.tap('ql_nope', tf.transpose(matmul(tf.transpose(q_nope, [1, 0, 2]) as tf.Tensor3D, W_UK_T, false, mm), [1, 0, 2])); // [T,N,L]
     const mqa_q = probe.tap('mqa_q', tf.concat([ql_nope, q_pe], -1)); // [T,N,L+R]
     // Queries of all heads packed as rows against the one KV head: [T·N, C]·[S, C]ᵀ.
-    const logits = tf.reshape(tf.mul(matmul(tf.reshape(mqa_q, [T * N, C]) as tf.Tensor2D, latent, true, mm), scale), [1, T * N, S]) as tf.Tensor3D; // [1,T·N,S]
+    const logits = probe.tap('logits', tf.reshape(tf.mul(matmul(tf.reshape(mqa_q, [T * N, C]) as tf.Tensor2D, latent, true, mm), scale), [T, N, S]), 't h s'); // [T,N,S]
     const keyIdx = Array.from({ length: S }, (_, s) => s);
     const bias = tf.expandDims(causalBias(queryIndices(piece), keyIdx), 1); // [T,1,S]: bottom-right causal
-    const masked = tf.reshape(tf.add(tf.reshape(logits, [T, N, S]), bias), [1, T * N, S]) as tf.Tensor3D; // [1,T·N,S]
+    const masked = tf.reshape(tf.add(logits, bias), [1, T * N, S]) as tf.Tensor3D; // [1,T·N,S]
     const values = tf.expandDims(tf.slice(latent, [0, 0], [S, L]), 0) as tf.Tensor3D; // [1,S,L]: V = the latent itself
 
     const ranges = splitRanges(S, this.kernels.kvSplits);
@@ -107,8 +106,8 @@ export class MqaBackend implements MlaBackend<tf.Tensor> {
     if (parts.length === 1) {
       [lse, o_lat] = [parts[0]!.lse, parts[0]!.out];
     } else {
-      if (probe.wants('split_lse')) probe.tap('split_lse', tf.stack(parts.map((p) => tf.reshape(p.lse, [T, N])), -1), 't h k'); // [T,N,splits]
-      const all = tf.stack(parts.map((p) => p.lse), -1); // [1,T·N,splits]
+      const split_lse = probe.tap('split_lse', tf.stack(parts.map((p) => tf.reshape(p.lse, [T, N])), -1), 't h k'); // [T,N,splits]
+      const all = tf.reshape(split_lse, [1, T * N, parts.length]); // [1,T·N,splits]
       // Triton stage 2: natural exp/log; the split-merge-base-2 fault combines with exp2/log2.
       const base2 = this.faults.has('split-merge-base-2');
       const m = tf.max(all, -1, true);
@@ -118,7 +117,6 @@ export class MqaBackend implements MlaBackend<tf.Tensor> {
       o_lat = tf.sum(tf.mul(tf.stack(parts.map((p) => p.out), -1), tf.expandDims(tf.div(w, z), 2)), -1);
     }
     const max = tf.max(tf.stack(parts.map((p) => p.max), -1), -1); // [1,T·N]
-    probe.tap('logits', tf.reshape(logits, [T, N, S]), 't h s'); // [T,N,S] (probe-only reshape)
     if (parts.length === 1 && probe.wants('attn_probs')) { // with splits no kernel holds global probabilities
       probe.tap('attn_probs', tf.reshape(tf.exp(tf.sub(masked, tf.expandDims(lse, -1))), [T, N, S]), 't h s');
     }

@@ -189,13 +189,14 @@ export function compareCase(trace: CaseTrace, tolerances: ToleranceSpec): CaseCo
     }
   }
   const first = stages.find((s) => s.verdict !== 'ok');
-  let firstDivergence: Divergence | null = null;
-  if (first) {
-    const extBad = first.culprit === 'external'
-      ? first.pairs.filter((p) => isExt(p) && p.verdict !== 'ok').sort((x, y) => Number(y.b === 'reference') - Number(x.b === 'reference'))[0] : undefined;
-    const measure = extBad ?? find(first.pairs, 'mha', 'mqa') ?? first.pairs.find((p) => p.verdict !== 'ok') ?? first.pairs[0];
-    const { verdict, culprit, pairs: _p, checks: _c, tolerance: _t, floorMultiple: _k, floor: _f, vsReference: _v, ...where } = first;
-    firstDivergence = { ...where, verdict, culprit: culprit ?? 'unknown', relErr: measure?.relErr ?? null, normRatio: measure?.normRatio ?? null };
-  }
-  return { verdict: first ? 'diverge' : 'agree', firstDivergence, stages, worstEngine, scalarMismatches: scalarMismatches(trace) };
+  return { verdict: first ? 'diverge' : 'agree', firstDivergence: first ? divergenceOf(first) : null, stages, worstEngine, scalarMismatches: scalarMismatches(trace) };
+}
+
+/** A divergent record as a Divergence: the external path's failing pair when it is the culprit, else the engine-pair measure (or the failing pair's). */
+export function divergenceOf(v: StageVerdict): Divergence {
+  const extBad = v.culprit === 'external'
+    ? v.pairs.filter((p) => isExt(p) && p.verdict !== 'ok').sort((x, y) => Number(y.b === 'reference') - Number(x.b === 'reference'))[0] : undefined;
+  const measure = extBad ?? find(v.pairs, 'mha', 'mqa') ?? v.pairs.find((p) => p.verdict !== 'ok') ?? v.pairs[0];
+  const { verdict, culprit, pairs: _p, checks: _c, tolerance: _t, floorMultiple: _k, floor: _f, vsReference: _v, ...where } = v;
+  return { ...where, verdict, culprit: culprit ?? 'unknown', relErr: measure?.relErr ?? null, normRatio: measure?.normRatio ?? null };
 }

@@ -21,6 +21,8 @@ export type FaultNeeds = 'prefill' | 'yarn' | 'context' | 'context-fa2' | 'kv-sp
 
 export interface FaultDef {
   enters: StageName;
+  /** Other stages of the same piece the fault itself changes (a stage replay marks them introduced too). */
+  alsoEnters?: readonly StageName[];
   summary: string;
   bug: string;
   needs: FaultNeeds;
@@ -41,6 +43,7 @@ export const FAULTS: Record<FaultName, FaultDef> = {
   },
   'rope-neox': {
     enters: 'q_pe',
+    alsoEnters: ['k_pe'],
     summary: 'NeoX split-half RoPE instead of GPT-J interleaved pairs (rope_interleave: true)',
     bug: 'huggingface/transformers#46372 (GLM-5 main MLA RoPE applied split-half)',
     needs: 'prefill', paths: BOTH,
@@ -59,6 +62,7 @@ export const FAULTS: Record<FaultName, FaultDef> = {
   },
   'merge-inf-unhandled': {
     enters: 'context_output',
+    alsoEnters: ['context_lse'],
     summary: 'merge_attn_states takes an empty chunk\'s +inf LSE (FA2) as is instead of mapping it to −inf',
     bug: 'vllm-project/vllm#15492 (FA2 +inf vs FA3 −inf LSE for empty context in MLA chunked prefill)',
     needs: 'context-fa2', paths: ['mha'],
@@ -71,6 +75,7 @@ export const FAULTS: Record<FaultName, FaultDef> = {
   },
   'split-merge-base-2': {
     enters: 'lse',
+    alsoEnters: ['attn_out_latent'],
     summary: 'the split-KV combine uses exp2/log2 on natural-log split LSEs',
     bug: 'sgl-project/sglang#33064 (FlashMLA natural-log LSE combined as base 2 in DCP)',
     needs: 'kv-splits', paths: ['mqa'],
@@ -95,6 +100,7 @@ export const FAULTS: Record<FaultName, FaultDef> = {
   },
   'rope-mscale-inflated': {
     enters: 'q_pe',
+    alsoEnters: ['k_pe'],
     summary: 'RoPE cos/sin scaled by get_mscale(factor, mscale_all_dim) instead of the ratio get_mscale(factor, mscale)/get_mscale(factor, mscale_all_dim)',
     bug: 'kekzl/imp#880 (cos/sin inflated 1.261×); NVIDIA/Megatron-LM#1429 (mscale vs mscale_all_dim)',
     needs: 'yarn', paths: BOTH,

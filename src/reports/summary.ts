@@ -1,3 +1,4 @@
+import { firstIntroduced, originOf } from '../compare/origin';
 import { recordKey } from '../probes/recorder';
 import type { PathName, ScalarName } from '../probes/stages';
 import type { CaseResult, PieceInfo, RunReport } from '../run/trace';
@@ -63,7 +64,7 @@ function verdictLine(c: CaseResult, s: Style): string {
   const measure = f.verdict === 'nan-introduced' ? '; NaN first appears here' : f.verdict === 'shape-mismatch' ? '' : `; rel err ${err(f.relErr)}, norm ratio ${num(f.normRatio)}`;
   const v = cmp.stages.find((x) => recordKey(x) === recordKey(f));
   const floor = v && f.verdict === 'out-of-tolerance' ? `; ${floorClause(v)}` : '';
-  return s.bad(`FAIL ${c.trace.name}: first divergence at ${at} (${f.verdict}) — ${WHO[f.culprit]}`) + measure + floor;
+  return s.bad(`FAIL ${c.trace.name}: first divergence at ${at} (${f.verdict}) — ${WHO[f.culprit]}`) + measure + floor + introducedText(c);
 }
 
 /** With floor-based tolerances, a passing case's largest error in units of its floor, and the k it had to stay under. */
@@ -75,6 +76,27 @@ function worstRatio(c: CaseResult): string {
     if (r !== null && v.floorMultiple !== undefined && (!worst || r > worst.r)) worst = { r, stage: stageLabel(v), k: v.floorMultiple };
   }
   return worst ? `; largest err/floor ${num(worst.r)} at ${worst.stage} (tolerance ${num(worst.k)}×floor)` : '';
+}
+
+/** `; first introduced at …` after a stage replay (the place itself, when it is not the first divergence). */
+function introducedText(c: CaseResult): string {
+  if (!c.replay) return '';
+  const v = firstIntroduced(c.comparison, c.replay);
+  if (!v) return '; stage replay found no introduced record';
+  const f = c.comparison.firstDivergence!;
+  const same = v.step === f.step && v.request === f.request;
+  return `; first introduced at ${stageLabel(v)}${same ? '' : `, step ${v.step}, request ${v.request}`}`;
+}
+
+/** The replay in one line: which divergent records start a divergence, how many flow in, what it cost. */
+function replayLine(c: CaseResult, s: Style): string | null {
+  const r = c.replay;
+  if (!r) return null;
+  const marked = c.comparison.stages.filter((v) => v.verdict !== 'ok').map((v) => [v, originOf(r, v)] as const).filter(([, o]) => o);
+  const count = (o: string) => marked.filter(([, x]) => x === o).length;
+  const intro = marked.filter(([, o]) => o === 'introduced').map(([v]) => `${stageLabel(v)}${v.step === c.comparison.firstDivergence?.step && v.request === c.comparison.firstDivergence?.request ? '' : ` (step ${v.step})`}`);
+  const rest = [`${count('inherited')} inherited`, ...(count('undetermined') ? [`${count('undetermined')} undetermined`] : []), ...(count('not-replayed') ? [`${count('not-replayed')} not replayed`] : [])];
+  return s.dim(`stage replay: introduced at ${intro.length ? intro.join(', ') : 'none'}; ${rest.join(', ')} (${r.runs} re-run${r.runs === 1 ? '' : 's'}, ${r.seconds.toFixed(2)} s)`);
 }
 
 function pieceBlock(r: RunReport, c: CaseResult, p: PieceInfo, s: Style): string {
@@ -99,6 +121,8 @@ export function renderCase(r: RunReport, c: CaseResult, s: Style, all = false): 
   if (faults.length) lines.push(s.warn(`planted faults: ${faults.join(', ')}`));
   for (const n of t.notes) lines.push(s.dim(`note: ${n}`));
   lines.push(verdictLine(c, s));
+  const replay = replayLine(c, s);
+  if (replay) lines.push(replay);
   const [top, ...rest] = c.diagnosis ?? [];
   if (top) lines.push(s.warn(`likely cause: ${top.summary} (${top.evidence})`));
   for (const d of rest) lines.push(s.dim(`also consistent with: ${d.summary} (${d.evidence})`));

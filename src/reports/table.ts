@@ -1,5 +1,7 @@
 import Table from 'cli-table3';
 import type { StageVerdict } from '../compare/compare';
+import type { Origin } from '../compare/origin';
+import { originOf } from '../compare/origin';
 import { recordKey } from '../probes/recorder';
 import type { PathName } from '../probes/stages';
 import { STAGES } from '../probes/stages';
@@ -29,12 +31,17 @@ function externalCell(diffs: PairDiff[]): string {
   return `${d.normOnly ? '≥' : ''}${err(d.relErr)}${d.b === 'reference' ? 'ᴿ' : ` vs ${d.b}`}`;
 }
 
-function verdictCell(v: StageVerdict, first: boolean, s: Style): string {
+/** The stage replay's mark of a divergent record: where the divergence starts, or that it flows in. */
+const ORIGIN_MARK: Record<Origin, string> = { introduced: 'introduced', inherited: 'inherited', undetermined: 'origin ?', 'not-replayed': 'not replayed' };
+
+function verdictCell(v: StageVerdict, first: boolean, s: Style, origin: Origin | null = null): string {
   if (v.verdict === 'ok') return s.ok('ok');
   const who = v.culprit && v.culprit !== 'unknown' ? ` (${v.culprit})` : '';
   const broken = v.checks.filter((c) => c.violations > 0).map((c) => `${c.path} ${c.name} ×${c.violations}`);
   const text = `${v.verdict}${who}${broken.length ? `: ${broken.join(', ')}` : ''}`;
-  return first ? s.mark(`${text} ◀ first`) : s.bad(text);
+  const mark = origin ? ` · ${ORIGIN_MARK[origin]}` : '';
+  if (first) return s.mark(`${text}${mark} ◀ first`);
+  return origin === 'inherited' ? s.dim(`${text}${mark}`) : s.bad(`${text}${mark}`);
 }
 
 /** The pair shown as "rel err": mha↔mqa, else an engine path against cold, else against the reference (ᴿ). */
@@ -88,7 +95,7 @@ export function normTraceTable(c: CaseResult, piece: PieceInfo, s: Style): strin
       ...(ext ? [externalCell(diffs)] : []),
       ...(floors ? [floorText(v)] : []),
       err(main?.maxAbsErr),
-      verdictCell(v, isFirst, s),
+      verdictCell(v, isFirst, s, originOf(c.replay, v)),
     ]);
   }
   return floors ? `${t.toString()}\n${s.dim(FLOOR_LEGEND)}` : t.toString();

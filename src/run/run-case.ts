@@ -6,6 +6,8 @@ import { MhaBackend } from '../backends/mha';
 import { MqaBackend } from '../backends/mqa';
 import { compareCase } from '../compare/compare';
 import { diagnose } from '../compare/diagnose';
+import type { ReplayMode } from '../compare/origin';
+import { diagnosisView } from '../compare/origin';
 import { checkExpectation } from '../compare/expect';
 import { softmaxScale } from '../model/config';
 import type { Recording } from '../probes/recorder';
@@ -20,6 +22,7 @@ import { normDiff } from './norm-diff';
 import type { ExternalRun } from '../external/external';
 import type { ReferenceCase } from './reference-job';
 import { RETAINED } from './reference-job';
+import { replayCase } from './replay';
 import type { CaseResult, CaseTrace, PieceInfo } from './trace';
 
 /** Pairs compared at every record both paths have, engine pair first, the external path last. */
@@ -67,6 +70,8 @@ export interface CaseRun {
   /** An external backend or an engine dump, run after the device paths (path `external`). */
   external?: (() => Promise<ExternalRun>) | null;
   notes: string[];
+  /** Stage replay of divergent records (default: the scenario's `replay:`). */
+  replay?: ReplayMode;
 }
 
 /** Runs the schedule through every device path of one case, joins the reference, measures, judges. */
@@ -109,8 +114,13 @@ export async function runCase(rt: Runtime, s: Scenario, run: CaseRun): Promise<C
       expectedSoftmaxScale: softmaxScale(s.config), seconds, notes: run.notes, ...(ext ? { external: ext.info } : {}),
     };
     const comparison = compareCase(trace, s.tolerances);
+    const replay = await replayCase(rt, s, run, rec, trace, comparison, run.replay ?? s.replay);
+    const view = diagnosisView(comparison, replay);
     const detail = comparison.firstDivergence ? await measureDetail(rt.tf, (t) => rt.hostView(t), rec, run.pieces, comparison.stages) : undefined;
-    return { trace, comparison, ...(detail ? { detail } : {}), diagnosis: diagnose(trace, comparison, s.config, detail), ...(s.expect ? { expectation: checkExpectation(s.expect, comparison) } : {}) };
+    return {
+      trace, comparison, ...(detail ? { detail } : {}), diagnosis: diagnose(trace, view, s.config, detail), ...(replay ? { replay } : {}),
+      ...(s.expect ? { expectation: checkExpectation(s.expect, comparison) } : {}),
+    };
   } finally {
     recorders.forEach((r) => r.dispose());
     paths.forEach((p) => p.dispose());

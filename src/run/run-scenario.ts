@@ -1,7 +1,7 @@
 import { disposeLayer, sliceLayer, uploadLayer } from '../backends/layer';
 import type { ToleranceRule } from '../compare/tolerance';
 import type { Log, Runtime } from '../runtime/device';
-import type { ReferenceMode, Scenario } from '../scenario/scenario';
+import type { ReferenceMode, ReplayMode, Scenario } from '../scenario/scenario';
 import { openSource } from '../weights/source';
 import { externalFor } from '../external/join';
 import { planRun } from './pieces';
@@ -17,6 +17,8 @@ export interface RunOptions {
   runtime: Runtime;
   /** Overrides the scenario's `reference:`. */
   reference?: ReferenceMode;
+  /** Overrides the scenario's `replay:`. */
+  replay?: ReplayMode;
   /** Run the float64 reference on a worker thread (default true). */
   worker?: boolean;
   /** Progress lines for --verbose. */
@@ -69,7 +71,7 @@ export async function runScenario(s: Scenario, opts: RunOptions): Promise<RunRep
         try {
           cases.push(await runCase(rt, s, {
             spec: c, layer, pieces: plan.pieces, kernels: plan.kernels, numSlots: plan.tables.numSlots, cold: plan.cold,
-            reference: ref, notes: refPlan.note ? [refPlan.note] : [],
+            reference: ref, notes: refPlan.note ? [refPlan.note] : [], replay: opts.replay ?? s.replay,
             external: externalFor(s, source, c, plan.pieces, plan.kernels.kvSplits, opts.keepExternal ?? false, log),
           }));
         } finally {
@@ -90,7 +92,7 @@ export async function runScenario(s: Scenario, opts: RunOptions): Promise<RunRep
     scenario: {
       name: s.name, file: s.file, description: s.description, preset: s.preset, config: s.config, seed: s.seed,
       weights: s.weights, ...(s.compareWeights ? { compareWeights: s.compareWeights } : {}), ...(s.tokenizer ? { tokenizer: s.tokenizer } : {}),
-      ...(s.text ? { text: s.text } : {}), requests: s.requests, schedule: s.schedule, reference: mode,
+      ...(s.text ? { text: s.text } : {}), requests: s.requests, schedule: s.schedule, reference: mode, replay: opts.replay ?? s.replay,
       faults: { mha: [...s.faults.mha], mqa: [...s.faults.mqa] },
       tolerances: { default: s.tolerances.default, stages: s.tolerances.stages as Record<string, ToleranceRule> },
       ...(s.expect ? { expect: s.expect } : {}),

@@ -3,6 +3,7 @@ import type { ExternalInfo } from '../external/external';
 import type { Diagnosis } from '../compare/diagnose';
 import type { ToleranceRule } from '../compare/tolerance';
 import type { ExpectationResult } from '../compare/expect';
+import type { CaseReplay } from '../compare/origin';
 import type { FaultName } from '../faults/catalogue';
 import type { PathTrace, Scope } from '../probes/recorder';
 import type { PathName } from '../probes/stages';
@@ -77,8 +78,10 @@ export interface CaseResult {
   comparison: CaseComparison;
   /** Per-token, per-head errors and attention entropy at the first divergent records (absent when they agree). */
   detail?: CaseDetail;
-  /** Likely causes of the first divergence, most specific first (empty when the paths agree). */
+  /** Likely causes of the first divergence (the first introduced one after a replay), most specific first (empty when the paths agree). */
   diagnosis: Diagnosis[];
+  /** Stage replay of divergent records: introduced there or inherited from upstream (absent when off or the case agrees). */
+  replay?: CaseReplay;
   expectation?: ExpectationResult;
 }
 

@@ -300,6 +300,7 @@ describe('parseScenario: bad input is an MlaDiffError with a code and a location
     ['empty ids', 'name: t\nmodel: {preset: tiny}\nprompt: {ids: []}\n', 'prompt.ids', 3],
     ['negative tolerance', base('tolerances: {default: {rel: -1}}\n'), 'tolerances.default.rel', 6],
     ['zero head count', base('cases: [{name: a, heads: {start: 0, count: 0}}]\n'), 'cases[0].heads.count', 6],
+    ['bad replay mode', base('replay: sometimes\n'), 'replay', 6],
     ['zero hidden_size', 'name: t\nmodel: {preset: tiny, hidden_size: 0}\nprompt: {ids: [1]}\n', 'model.hidden_size', 2],
   ])('%s → invalid-value', (_what, text, field, line) => {
     const e = parseError(text);

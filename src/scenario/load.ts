@@ -144,7 +144,7 @@ function resolve(f: ScenarioFile, src: YamlSource): Scenario {
       blockSize: f.schedule.block_size, decodeThreshold: f.schedule.decode_threshold, contextChunk: f.schedule.context_chunk,
       kvSplits: f.schedule.kv_splits, prefillKernel: f.schedule.prefill_kernel, cold: f.schedule.cold,
     },
-    reference: f.reference, cases, faults,
+    reference: f.reference, replay: f.replay, cases, faults,
     tolerances: resolveTolerances(f, src),
     expect: f.expect && {
       outcome: f.expect.outcome, first_divergence: f.expect.first_divergence as StageName | undefined, culprit: f.expect.culprit as Culprit | undefined,

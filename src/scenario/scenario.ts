@@ -8,6 +8,8 @@ import type { WeightName } from '../weights/records';
 import type { SourceSpec } from '../weights/source';
 
 export type ReferenceMode = 'auto' | 'on' | 'off';
+export type { ReplayMode } from '../compare/origin';
+import type { ReplayMode } from '../compare/origin';
 export type Culprit = 'mha' | 'mqa' | 'cold' | 'both' | 'shared' | 'external' | 'unknown';
 export const CULPRITS: readonly Culprit[] = ['mha', 'mqa', 'cold', 'both', 'shared', 'external', 'unknown'];
 
@@ -87,6 +89,8 @@ export interface Scenario {
   requests: RequestPlan[];
   schedule: ScheduleOptions;
   reference: ReferenceMode;
+  /** Stage replay of divergent records: auto (selected records, capped), on (every divergent record), off. */
+  replay: ReplayMode;
   cases: CaseSpec[];
   faults: { mha: ReadonlySet<FaultName>; mqa: ReadonlySet<FaultName> };
   tolerances: ToleranceSpec;

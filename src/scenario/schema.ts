@@ -137,6 +137,8 @@ export const scenarioSchema = z.strictObject({
     })).min(1),
   })).min(1).optional(),
   reference: z.enum(['auto', 'on', 'off']).default('auto'),
+  /** Stage replay (teacher forcing) of divergent records: auto = the first divergent piece and the first record of each later one, capped; on = every one. */
+  replay: z.enum(['auto', 'on', 'off']).default('auto'),
   cases: z.array(caseSchema).min(1).default([{ name: 'full' }]),
   faults: z.array(z.strictObject({
     path: z.enum(['mha', 'mqa']),

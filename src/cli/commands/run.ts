@@ -9,7 +9,7 @@ import { DEVICE_REQUESTS } from '../../runtime/device';
 import { selectRuntime } from '../../runtime/select';
 import { loadScenario } from '../../scenario/load';
 import { withExternalFlags } from '../../external/join';
-import type { ReferenceMode, Scenario } from '../../scenario/scenario';
+import type { ReferenceMode, ReplayMode, Scenario } from '../../scenario/scenario';
 import { EXIT, handleErrors } from '../handle-errors';
 import type { IO } from '../io';
 import { processIO, toolVersion, writeOutput } from '../io';
@@ -21,6 +21,7 @@ export interface RunArgs {
   out?: string;
   force: boolean;
   reference?: ReferenceMode;
+  replay?: ReplayMode;
   case?: string[];
   verbose: boolean;
   quiet: boolean;
@@ -47,7 +48,7 @@ export async function runCommand(args: RunArgs, io: IO = processIO): Promise<num
   const runtime = await selectRuntime(args.device, log);
   log(`device: ${runtime.device.description} (${runtime.device.reason})`);
   const reports: RunReport[] = [];
-  for (const s of scenarios) reports.push(await runScenario(s, { runtime, reference: args.reference, log, toolVersion: toolVersion(), keepExternal: args.keepExternal ?? false }));
+  for (const s of scenarios) reports.push(await runScenario(s, { runtime, reference: args.reference, replay: args.replay, log, toolVersion: toolVersion(), keepExternal: args.keepExternal ?? false }));
   const text = args.format === 'json'
     ? JSON.stringify(reports.length === 1 ? reports[0] : { format: 'mla-diff/runs', version: 1, runs: reports }, null, 2)
     : ['mla-diff report', ...reports.map((r) => renderRun(r, makeStyle(!args.out && colorWanted()), args.verbose))].join('\n\n');
@@ -71,6 +72,7 @@ export const runModule: CommandModule<object, RunArgs> = {
       .option('out', { type: 'string', describe: 'write the report to this file (stdout gets one line per scenario)' })
       .option('force', { type: 'boolean', default: false, describe: 'let --out overwrite a file mla-diff did not write' })
       .option('reference', { choices: ['auto', 'on', 'off'] as const, describe: "override the scenario's float64 reference setting" })
+      .option('replay', { choices: ['auto', 'on', 'off'] as const, describe: "override the scenario's stage replay: re-run divergent records from another path's inputs to tell introduced from inherited" })
       .option('case', { type: 'string', array: true, describe: 'run only these cases of the scenario' })
       .option('external', { type: 'string', describe: 'an external backend\'s command (sets or overrides the scenario\'s external: command; docs/external-backends.md)' })
       .option('keep-external', { type: 'boolean', default: false, describe: 'keep the external backend\'s exchange directory (request, weights, inputs, out/)' })
