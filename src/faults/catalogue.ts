@@ -119,12 +119,14 @@ export const FAULTS: Record<FaultName, FaultDef> = {
   },
   'w-uk-uv-swapped': {
     enters: 'W_UK_T',
+    alsoEnters: ['W_UV'],
     summary: 'W_UK and W_UV swapped when both blocks have one shape (qk_nope_head_dim = v_head_dim, DeepSeek-V3 128/128): W_UK_T built from the V block, W_UV from the K block',
     bug: 'issue 5 catalogue example; split attn_k_b/attn_v_b GGUF tensors (ggml-org/llama.cpp#12801) hand a loader two same-shaped blocks; no public report of this swap found',
     needs: 'p-eq-v', paths: ['mqa'],
   },
   'v-unpadded-before-merge': {
     enters: 'context_output',
+    alsoEnters: ['attn_out_heads'],
     summary: 'FlashAttention\'s V-padded [T,N,qk_head_dim] outputs unpadded to v_head_dim before merge_attn_states, which reads them as dense [T,N,V]',
     bug: 'vllm-project/vllm#42642 (V unpadding moved inside the prefill backend, before the chunked-context merge; DeepSeek 192/128)',
     needs: 'context-v-lt-d', paths: ['mha'],

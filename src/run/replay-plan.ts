@@ -74,10 +74,13 @@ export function planReplay(trace: CaseTrace, comparison: CaseComparison, mode: R
     }
     return null;
   };
+  // The tolerance each record was judged with (k × its floor under floor-based tolerances).
+  const judged = new Map(comparison.stages.map((v) => [recordKey(v), v.tolerance]));
+  const tolerance = (w: Where) => judged.get(recordKey(w)) ?? toleranceFor(w.stage, tolerances);
   const settled: ReplayResult[] = [];
   const tasks: ReplayTask[] = [];
   const settle = (w: Where, path: DevicePath, origin: ReplayResult['origin'], reason: string, source: PathName | null = null) =>
-    settled.push({ ...w, path, origin, source, relErrAfter: null, tolerance: toleranceFor(w.stage, tolerances), inputs: [], reason });
+    settled.push({ ...w, path, origin, source, relErrAfter: null, tolerance: tolerance(w), inputs: [], reason });
   const pieceIndex = (w: Where) => trace.pieces.findIndex((p) => samePiece(p, w));
   for (const v of selectRecords(comparison, mode)) {
     const where: Where = { step: v.step, request: v.request, stage: v.stage, ...(v.chunk === undefined ? {} : { chunk: v.chunk }) };
@@ -85,7 +88,7 @@ export function planReplay(trace: CaseTrace, comparison: CaseComparison, mode: R
     if (!paths.length) settle(where, replayPaths(v.culprit)[0]!, 'undetermined', `no path named by culprit ${v.culprit} recorded ${v.stage} here`);
     for (const b of paths) {
       if (mode === 'auto' && tasks.length >= REPLAY_CAP) { settle(where, b, 'not-replayed', `over the cap of ${REPLAY_CAP} replays per case`); continue; }
-      const t = resolve(trace, where, b, pieceIndex(where), has, sourceOf, tolerances);
+      const t = resolve(trace, where, b, pieceIndex(where), has, sourceOf, tolerance(where));
       if (typeof t === 'string') settle(where, b, 'undetermined', t, sourceOf(b, where)?.from ?? null);
       else tasks.push(t);
     }
@@ -97,7 +100,7 @@ type Has = (p: PathName, key: string) => boolean;
 type SourceOf = (b: DevicePath, w: Where) => { from: PathName; key: string } | null;
 
 /** The task of one record in path b, or why it cannot be replayed. */
-function resolve(trace: CaseTrace, where: Where, b: DevicePath, index: number, has: Has, sourceOf: SourceOf, tolerances: ToleranceSpec): ReplayTask | string {
+function resolve(trace: CaseTrace, where: Where, b: DevicePath, index: number, has: Has, sourceOf: SourceOf, tolerance: number): ReplayTask | string {
   const flow = DATAFLOW[b][where.stage];
   if (!flow) return `${b} has no dataflow for ${where.stage}`;
   const target = sourceOf(b, where);
@@ -125,7 +128,7 @@ function resolve(trace: CaseTrace, where: Where, b: DevicePath, index: number, h
     subs.set(key, src);
     inputs.push({ ...w, from: src.from });
   }
-  return { where, path: b, source: target.from, sourceKey: target.key, subs, inputs, tolerance: toleranceFor(where.stage, tolerances) };
+  return { where, path: b, source: target.from, sourceKey: target.key, subs, inputs, tolerance };
 }
 
 /** The record of an input in b's trace (weights: always, b taps them in the replayed piece), or null when b has none there. */
