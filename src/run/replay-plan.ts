@@ -52,7 +52,8 @@ const samePiece = (a: { step: number; request: string }, b: { step: number; requ
 
 /** Divergent records to replay: all of the first divergent piece, the first of each later one (`on`: all). */
 function selectRecords(comparison: CaseComparison, mode: ReplayMode): StageVerdict[] {
-  const bad = comparison.stages.filter((v) => v.verdict !== 'ok');
+  // An external backend cannot be re-run from substituted inputs: its records are not replayed.
+  const bad = comparison.stages.filter((v) => v.verdict !== 'ok' && v.culprit !== 'external');
   if (mode === 'on') return bad;
   const first = bad[0];
   return bad.filter((v, i) => (first && samePiece(v, first)) || !bad.slice(0, i).some((u) => samePiece(u, v)));

@@ -47,6 +47,7 @@ export async function replayCase(
   if (mode === 'off' || comparison.verdict === 'agree') return undefined;
   const t0 = performance.now();
   const plan = planReplay(trace, comparison, mode, s.tolerances);
+  if (!plan.groups.length && !plan.settled.length) return undefined; // nothing replayable (e.g. every divergence is the external path's)
   const results: ReplayResult[] = [...plan.settled];
   for (const g of plan.groups) results.push(...await runGroup(rt, s, job, rec, g));
   const order = new Map(comparison.stages.map((v, i) => [recordKey(v), i]));

@@ -27,6 +27,7 @@ interface Run {
   cases: {
     trace: { external?: { name: string; statsOnly: number; dir?: string }; diffs: { a: string; b: string; stage: string; relErr: number | null; normOnly?: boolean }[] };
     comparison: { firstDivergence: { stage: string; culprit: string; step: number; request: string } | null };
+    replay?: unknown;
   }[];
 }
 
@@ -57,6 +58,7 @@ describe('external backend: examples/backends/node-mla.mjs', () => {
     const { code, run } = await runJson([scenario('node-broken', external(`node ${NODE_MLA} --fault w-uv-wrong-axis`))]);
     expect(code).toBe(1);
     expect(run.cases[0]!.comparison.firstDivergence).toMatchObject({ stage: 'v', culprit: 'external', step: 0, request: 'prompt' });
+    expect(run.cases[0]!.replay).toBeUndefined(); // an external backend cannot be re-run from substituted inputs: no origin marks
   });
 
   it('compares stats-only stages by norm, as a lower bound', async () => {
