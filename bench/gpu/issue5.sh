@@ -26,6 +26,7 @@ paths() {
   run fault-mqa-scale-576-replay scenarios/fault-mqa-scale-576.yaml --replay on
 }
 checks() {
+  node scripts/write-fixtures.mjs fixtures/checkpoints >/dev/null # the checkpoint scenarios read them
   echo "## selftest on webgpu (quick plan, default and {floor: 8} tolerances)"
   /usr/bin/time -f "wall %e s" node dist/cli/main.js selftest --device webgpu --format json > "$out/selftest-webgpu.json"; echo "exit $?"
   echo "## every CI scenario on the GPU against its declared outcome (8 at a time; the float64 reference runs on the CPU)"
