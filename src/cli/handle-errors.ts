@@ -1,8 +1,8 @@
 import { isMlaDiffError } from '../errors';
+import { EXIT, EXIT_FOR } from './exit-codes';
 import type { IO } from './io';
 
-/** Exit codes: 0 the paths agree, 1 divergence beyond tolerance, 2 bad input or usage, 3 internal failure. */
-export const EXIT = { agree: 0, diverge: 1, badInput: 2, internal: 3 } as const;
+export { EXIT } from './exit-codes';
 
 /**
  * Runs a command and maps what it throws to one clear message and an exit code. The stack is
@@ -16,7 +16,7 @@ export async function handleErrors(verbose: boolean, io: IO, fn: () => Promise<n
       io.err(`mla-diff: error [${e.code}] ${e.headline()}`);
       if (e.hint) io.err(`  hint: ${e.hint}`);
       if (verbose && e.stack) io.err(e.stack);
-      return EXIT.badInput;
+      return EXIT_FOR[e.code];
     }
     const err = e instanceof Error ? e : new Error(String(e));
     io.err(`mla-diff: internal error: ${err.message}`);

@@ -30,7 +30,7 @@ export async function main(argv: string[]): Promise<void> {
     .version(toolVersion())
     .help()
     .alias('h', 'help')
-    .epilogue('exit codes: 0 the paths agree, 1 divergence beyond tolerance, 2 bad input or usage, 3 internal error')
+    .epilogue('exit codes: 0 the paths agree, 1 divergence beyond tolerance, 2 bad input or usage (incl. no GPU for --device webgpu),\n3 runtime or device failure (device-limit, external-failed, external-timeout) or internal error')
     .fail((msg, err, y) => {
       if (err) throw err;
       process.stderr.write(`mla-diff: error [usage] ${msg}\n  hint: mla-diff --help\n`);

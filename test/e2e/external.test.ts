@@ -70,10 +70,10 @@ describe('external backend: examples/backends/node-mla.mjs', () => {
   });
 });
 
-describe('external backend failures exit 2 with their code', () => {
+describe('external backend failures: exit 3 when it crashes or times out, 2 when its answer is malformed', () => {
   const bad = async (name: string, yaml: string, code: string) => {
     const r = await mla(['run', scenario(name, yaml)]);
-    expect(r.exitCode).toBe(2);
+    expect(r.exitCode).toBe(code === 'external-failed' || code === 'external-timeout' ? 3 : 2);
     expect(r.stderr).toContain(`error [${code}]`);
     return r.stderr;
   };

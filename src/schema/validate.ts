@@ -1,0 +1,49 @@
+import Ajv2020 from 'ajv/dist/2020';
+import type { ErrorObject, ValidateFunction } from 'ajv/dist/2020';
+import { RUN_FORMAT, RUN_VERSION } from '../run/trace';
+import { runSchema, runsSchema, selftestSchema } from './reports';
+
+/** One schema violation: where in the document (JSON Pointer) and what. */
+export interface SchemaError {
+  at: string;
+  message: string;
+}
+
+export interface Validation {
+  ok: boolean;
+  /** The document's format and version as read, e.g. `mla-diff/run v4`. */
+  kind: string;
+  errors: SchemaError[];
+}
+
+export type ReportKind = 'run' | 'runs' | 'selftest';
+
+/** Compiles the shipped schemas once per validator; `validate` picks one by the document's `format`. */
+export function reportValidator(): { validate: (doc: unknown) => Validation; compiled: Record<ReportKind, ValidateFunction> } {
+  const ajv = new Ajv2020({ allErrors: true, strict: true, allowUnionTypes: true });
+  ajv.addSchema(runSchema());
+  const compiled: Record<ReportKind, ValidateFunction> = {
+    run: ajv.getSchema(runSchema().$id as string)!,
+    runs: ajv.compile(runsSchema()),
+    selftest: ajv.compile(selftestSchema()),
+  };
+  const validate = (doc: unknown): Validation => {
+    const head = (doc ?? {}) as { format?: unknown; version?: unknown };
+    const kind = `${String(head.format)} v${String(head.version)}`;
+    const which = KINDS[String(head.format)];
+    if (!which) return { ok: false, kind, errors: [{ at: '/format', message: `unknown format ${JSON.stringify(head.format)}; expected ${Object.keys(KINDS).join(', ')}` }] };
+    const v = compiled[which];
+    return v(doc) ? { ok: true, kind, errors: [] } : { ok: false, kind, errors: (v.errors ?? []).map(toError) };
+  };
+  return { validate, compiled };
+}
+
+const KINDS: Record<string, ReportKind> = { [RUN_FORMAT]: 'run', 'mla-diff/runs': 'runs', 'mla-diff/selftest': 'selftest' };
+
+function toError(e: ErrorObject): SchemaError {
+  const extra = e.keyword === 'additionalProperties' ? ` (${String((e.params as { additionalProperty: string }).additionalProperty)})`
+    : e.keyword === 'enum' ? ` (${(e.params as { allowedValues: unknown[] }).allowedValues.length} allowed values)` : '';
+  return { at: e.instancePath || '/', message: `${e.message ?? e.keyword}${extra}` };
+}
+
+export { RUN_VERSION };

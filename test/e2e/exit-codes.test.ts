@@ -1,0 +1,34 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import execa from 'execa';
+
+/** Exit codes through the built CLI: 0 agree, 1 divergence, 2 bad input, 3 a runtime failure (src/cli/exit-codes.ts). */
+const ROOT = resolve(__dirname, '../..');
+const CLI = join(ROOT, 'dist', 'cli', 'main.js');
+const mla = (args: string[]) => execa('node', [CLI, ...args, '--device', 'wasm'], { cwd: ROOT, reject: false, env: { NO_COLOR: '1' } });
+
+jest.setTimeout(120_000);
+
+let dir: string;
+beforeAll(() => { dir = mkdtempSync(join(tmpdir(), 'mla-diff-exit-')); });
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+it.each([
+  ['agree', ['run', 'scenarios/tiny-smoke.yaml'], 0, null],
+  ['divergence', ['run', 'scenarios/fault-mqa-scale-576.yaml'], 1, null],
+  ['bad input: a missing scenario', ['run', 'scenarios/no-such.yaml'], 2, 'file-not-found'],
+  ['runtime failure: an external backend that crashes', ['run', 'CRASH'], 3, 'external-failed'],
+])('%s → exit %i', async (_what, args, exit, code) => {
+  const file = join(dir, 'crash.yaml');
+  writeFileSync(file, 'name: crash\nmodel: {preset: tiny}\nweights: {synthetic: {seed: 3}}\nprompt:\n  ids: [5, 17]\nexternal:\n  command: "exit 4"\n  timeout_s: 30\n');
+  const r = await mla(args.map((a) => (a === 'CRASH' ? file : a)));
+  expect(r.exitCode).toBe(exit);
+  if (code) expect(r.stderr).toContain(`error [${code}]`);
+  expect(r.stderr).not.toMatch(/^\s+at /m);
+});
+
+it('--help documents the exit codes', async () => {
+  const r = await mla(['--help']);
+  expect(r.stdout).toMatch(/exit codes: 0 .*1 .*2 .*\n3 runtime or device failure/s);
+});
