@@ -72,9 +72,17 @@ export function errRows(c: CaseResult, piece: PieceInfo): Plotted<ErrRow> {
   return { rows: rows.sort((a, b) => a.order - b.order), dropped };
 }
 
-/** log10(relErr / tolerance) per plotted record of the piece, in pipeline order (the sparkline's input). */
+/**
+ * log10(relErr / tolerance) of every compared record of the piece, in pipeline order, by its
+ * plotted pair: −Infinity where exact, NaN where unmeasured (the sparkline's input).
+ */
 export function errOverTolerance(c: CaseResult, piece: PieceInfo): number[] {
-  return errRows(c, piece).rows.map((r) => Math.log10(r.relErr / r.tolerance));
+  return c.comparison.stages.filter((v) => samePiece(v, piece) && v.pairs.length)
+    .sort((a, b) => stageOrder(a.stage, a.chunk) - stageOrder(b.stage, b.chunk))
+    .map((v) => {
+      const x = plottedPair(v)?.relErr;
+      return x === null || x === undefined ? NaN : Math.log10(x / v.tolerance);
+    });
 }
 
 /** Per-head (absolute head index) and per-query-token (RoPE position) error of the first divergent record. */
