@@ -51,12 +51,12 @@ describe('HTML report data', () => {
   });
 
   it('builds specs with log scales over the rows', () => {
-    const n = normSpec(normRows(c, PIECE0).rows, 'norms') as { data: { values: unknown[] }; encoding: { y: { scale: { type: string } } } };
+    const n = normSpec(normRows(c, PIECE0).rows, { text: 'norms' }) as { data: { values: unknown[] }; encoding: { y: { scale: { type: string } } } };
     expect(n.encoding.y.scale.type).toBe('log');
     expect(n.data.values).toHaveLength(normRows(c, PIECE0).rows.length);
-    const e = errSpec(errRows(c, PIECE0).rows, 'errors') as { layer: { encoding: { y: { field: string; scale: { type: string } } } }[] };
+    const e = errSpec(errRows(c, PIECE0).rows, { text: 'errors' }) as { layer: { encoding: { y: { field: string; scale: { type: string } } } }[] };
     expect(e.layer.map((l) => [l.encoding.y.field, l.encoding.y.scale.type])).toEqual([['tolerance', 'log'], ['relErr', 'log']]);
-    const h = headSpec([{ axis: 'head', index: 0, relErr: 1 }], 'heads') as { layer: { mark: { type: string } }[] };
+    const h = headSpec([{ axis: 'head', index: 0, relErr: 1 }], { text: 'heads' }) as { layer: { mark: { type: string } }[] };
     expect(h.layer[0]!.mark.type).toBe('rect');
   });
 });

@@ -7,10 +7,12 @@ import type { ErrRow, HeadRow, NormRow } from './html-data';
  * SVG by html-render.ts). Stages keep pipeline order through their `order` field.
  */
 
-const WIDTH = 820;
+const WIDTH = 760;
+/** A plot's title and the line under it. */
+export interface Title { text: string; subtitle?: string }
 const SCHEMA = 'https://vega.github.io/schema/vega-lite/v5.json';
 const FONT = { font: 'system-ui, sans-serif', labelFont: 'system-ui, sans-serif', titleFont: 'system-ui, sans-serif' };
-const CONFIG = { axis: { labelFont: FONT.labelFont, titleFont: FONT.titleFont }, legend: { labelFont: FONT.labelFont, titleFont: FONT.titleFont }, title: { font: FONT.font, anchor: 'start' as const } };
+const CONFIG = { axis: { labelFont: FONT.labelFont, titleFont: FONT.titleFont }, legend: { labelFont: FONT.labelFont, titleFont: FONT.titleFont }, title: { font: FONT.font, subtitleFont: FONT.font, anchor: 'start' as const } };
 const STAGE_AXIS = { field: 'stage', type: 'ordinal' as const, sort: { field: 'order', op: 'min' as const }, title: 'stage (pipeline order)', axis: { labelAngle: -45 } };
 
 /** Verdict colours: ok green, out of tolerance orange, broken invariants, NaN and shapes red. */
@@ -23,9 +25,9 @@ export const VERDICT_COLOURS: Record<Verdict, string> = {
 };
 
 /** Plot 1: ‖x‖ of every path per stage, log y; paths that agree lie on one another. */
-export function normSpec(rows: NormRow[], title: string): TopLevelSpec {
+export function normSpec(rows: NormRow[], title: Title): TopLevelSpec {
   return {
-    $schema: SCHEMA, title, width: WIDTH, height: 260, config: CONFIG,
+    $schema: SCHEMA, title, width: WIDTH, height: 220, config: CONFIG,
     data: { values: rows },
     mark: { type: 'line', point: { filled: true, size: 40 }, strokeWidth: 1.5 },
     encoding: {
@@ -39,10 +41,10 @@ export function normSpec(rows: NormRow[], title: string): TopLevelSpec {
 }
 
 /** Plot 2: each record's relative error (points, coloured by verdict) against its tolerance (dashed). */
-export function errSpec(rows: ErrRow[], title: string): TopLevelSpec {
+export function errSpec(rows: ErrRow[], title: Title): TopLevelSpec {
   const verdicts = Object.keys(VERDICT_COLOURS) as Verdict[];
   return {
-    $schema: SCHEMA, title, width: WIDTH, height: 240, config: CONFIG,
+    $schema: SCHEMA, title, width: WIDTH, height: 200, config: CONFIG,
     data: { values: rows },
     encoding: { x: STAGE_AXIS },
     layer: [
@@ -63,7 +65,7 @@ export function errSpec(rows: ErrRow[], title: string): TopLevelSpec {
 }
 
 /** Plot 3: per-head and per-query-token error of the first divergent record, one heatmap row each. */
-export function headSpec(rows: HeadRow[], title: string): TopLevelSpec {
+export function headSpec(rows: HeadRow[], title: Title): TopLevelSpec {
   const columns = new Set(rows.map((r) => r.index)).size;
   return {
     $schema: SCHEMA, title, width: Math.min(WIDTH, Math.max(240, 26 * columns)), height: { step: 34 }, config: CONFIG,

@@ -69,13 +69,13 @@ async function caseSection(r: RunReport, c: CaseResult): Promise<string> {
   if (piece) {
     const which = `step ${piece.step}, request ${piece.request} (${pieceLabel(piece)}, ${c.comparison.firstDivergence ? 'the first divergent piece' : 'the last piece'})`;
     const norms = normRows(c, piece);
-    parts.push(figure(await renderSvg(normSpec(norms.rows, `‖x‖ per stage of each path — ${which}`)), `L2 norm of each path's tensor at each stage.${droppedNote(norms.dropped, 'record(s)')}`));
+    parts.push(figure(await renderSvg(normSpec(norms.rows, { text: '‖x‖ per stage of each path', subtitle: which })), `L2 norm of each path's tensor at each stage.${droppedNote(norms.dropped, 'record(s)')}`));
     const errs = errRows(c, piece);
-    parts.push(figure(await renderSvg(errSpec(errs.rows, `Relative error per stage against its tolerance — ${which}`)), `Each record's worst pair of paths (points, coloured by verdict) against the record's tolerance (dashed).${droppedNote(errs.dropped, 'exact or unmeasured record(s)')}`));
+    parts.push(figure(await renderSvg(errSpec(errs.rows, { text: 'Relative error per stage against its tolerance', subtitle: which })), `Each record's worst pair of paths (points, coloured by verdict) against the record's tolerance (dashed).${droppedNote(errs.dropped, 'exact or unmeasured record(s)')}`));
   }
   const heads = headRows(c);
   if (heads) {
-    parts.push(figure(await renderSvg(headSpec(heads.rows, `Per-head and per-token error at the first divergent record — ${heads.title}`)),
+    parts.push(figure(await renderSvg(headSpec(heads.rows, { text: 'Per-head and per-token error at the first divergent record', subtitle: heads.title })),
       `‖a − b‖ / max(‖a‖, ‖b‖) per head and per query token.${droppedNote(heads.dropped, 'value(s)')}`));
   }
   parts.push(recordTable(c));
