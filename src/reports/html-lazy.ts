@@ -4,5 +4,4 @@
  */
 export type HtmlModule = typeof import('./html');
 
-// eslint-disable-next-line @typescript-eslint/no-require-imports
 export const loadHtml = (): HtmlModule => require('./html') as HtmlModule;
