@@ -2,17 +2,23 @@
 // `expect:` (agree → exit 0; diverge → exit 1 with the declared first divergence and culprit;
 // with compare_weights:, the declared outcome across the two weight sources too).
 // Usage: node scripts/check-scenarios.mjs scenarios/*.yaml [-- extra mla-diff run flags]
+// With MLA_DIFF_HTML_DIR set, each scenario's HTML report is written there as NAME.html.
 import { spawnSync } from 'node:child_process';
+import { mkdirSync } from 'node:fs';
+import { basename, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const cli = fileURLToPath(new URL('../dist/cli/main.js', import.meta.url));
 const dash = process.argv.indexOf('--');
 const files = process.argv.slice(2, dash < 0 ? undefined : dash);
 const extra = dash < 0 ? [] : process.argv.slice(dash + 1);
+const htmlDir = process.env.MLA_DIFF_HTML_DIR;
+if (htmlDir) mkdirSync(htmlDir, { recursive: true });
+const htmlFlags = (file) => (htmlDir ? ['--html', join(htmlDir, `${basename(file, '.yaml')}.html`)] : []);
 let failed = 0;
 for (const file of files) {
   const t = performance.now();
-  const r = spawnSync(process.execPath, [cli, 'run', file, '--format', 'json', ...extra], { encoding: 'utf8', maxBuffer: 1 << 30 });
+  const r = spawnSync(process.execPath, [cli, 'run', file, '--format', 'json', ...htmlFlags(file), ...extra], { encoding: 'utf8', maxBuffer: 1 << 30 });
   const secs = ((performance.now() - t) / 1000).toFixed(1);
   let report;
   try { report = JSON.parse(r.stdout); } catch { report = null; }

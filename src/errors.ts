@@ -37,7 +37,9 @@ export type ErrorCode =
   /** response.json (or an engine dump) is missing, not JSON, or of the wrong format/version. */
   | 'external-bad-response'
   /** A returned tensor or statistic names an unknown stage, step or request, or has the wrong shape or layout. */
-  | 'external-bad-output';
+  | 'external-bad-output'
+  /** A saved run report is not JSON, or not of format mla-diff/run (or mla-diff/runs) at a version this tool reads. */
+  | 'report-invalid';
 
 export interface ErrorLocation {
   file?: string;

@@ -3,6 +3,7 @@ import yargs from 'yargs';
 import { hideBin } from 'yargs/helpers';
 import { faultsModule } from './commands/faults';
 import { inspectModule } from './commands/inspect';
+import { reportModule } from './commands/report';
 import { runModule } from './commands/run';
 import { selftestModule } from './commands/selftest';
 import { stagesModule } from './commands/stages';
@@ -15,6 +16,7 @@ export async function main(argv: string[]): Promise<void> {
     .scriptName('mla-diff')
     .usage('$0 <command> [options]\n\nDifferential debugging of Multi-head Latent Attention (GLM-5, DeepSeek-V3):\nthe reconstructed-head MHA path and the latent-absorbed MQA path side by side.')
     .command(runModule)
+    .command(reportModule)
     .command(stagesModule)
     .command(inspectModule)
     .command(faultsModule)
@@ -25,7 +27,7 @@ export async function main(argv: string[]): Promise<void> {
     .example('$0 stages', 'every probe stage and plantable fault')
     .example('$0 faults', 'the fault catalogue: where each fault enters and the real bug it models')
     .example('$0 selftest', 'plant every fault; score detection, localization and attribution')
-    .demandCommand(1, 'name a command: run, inspect, stages, faults or selftest')
+    .demandCommand(1, 'name a command: run, report, inspect, stages, faults or selftest')
     .strict()
     .version(toolVersion())
     .help()

@@ -4,6 +4,7 @@ import type { PathName, ScalarName } from '../probes/stages';
 import type { CaseResult, PieceInfo, RunReport } from '../run/trace';
 import { floorBased, floorClause, floorRatio } from './floors';
 import { err, num } from './format';
+import { divergenceLine } from './sparkline';
 import type { Style } from './style';
 import { renderWeights } from './weights';
 import { normTraceTable, pathLabel, pathsOf, pieceLabel, pieceSummaryTable, samePiece } from './table';
@@ -121,6 +122,8 @@ export function renderCase(r: RunReport, c: CaseResult, s: Style, all = false): 
   if (faults.length) lines.push(s.warn(`planted faults: ${faults.join(', ')}`));
   for (const n of t.notes) lines.push(s.dim(`note: ${n}`));
   lines.push(verdictLine(c, s));
+  const spark = divergenceLine(c, s);
+  if (spark) lines.push(spark);
   const replay = replayLine(c, s);
   if (replay) lines.push(replay);
   const [top, ...rest] = c.diagnosis ?? [];

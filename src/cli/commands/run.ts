@@ -11,6 +11,7 @@ import { loadScenario } from '../../scenario/load';
 import { withExternalFlags } from '../../external/join';
 import type { ReferenceMode, ReplayMode, Scenario } from '../../scenario/scenario';
 import { EXIT, handleErrors } from '../handle-errors';
+import { loadHtml } from '../../reports/html-lazy';
 import type { IO } from '../io';
 import { processIO, toolVersion, writeOutput } from '../io';
 
@@ -19,6 +20,8 @@ export interface RunArgs {
   device: DeviceRequest;
   format: 'table' | 'json';
   out?: string;
+  /** Also write the HTML report (plots) here. */
+  html?: string;
   force: boolean;
   reference?: ReferenceMode;
   replay?: ReplayMode;
@@ -52,6 +55,10 @@ export async function runCommand(args: RunArgs, io: IO = processIO): Promise<num
   const text = args.format === 'json'
     ? JSON.stringify(reports.length === 1 ? reports[0] : { format: 'mla-diff/runs', version: 1, runs: reports }, null, 2)
     : ['mla-diff report', ...reports.map((r) => renderRun(r, makeStyle(!args.out && colorWanted()), args.verbose))].join('\n\n');
+  if (args.html) {
+    const { renderHtml } = loadHtml();
+    writeOutput(args.html, await renderHtml(reports), { force: args.force, inputs: args.scenarios, field: '--html' });
+  }
   if (args.out) {
     writeOutput(args.out, text, { force: args.force, inputs: args.scenarios });
     if (!args.quiet) for (const r of reports) io.out(`${oneLine(r)} (report: ${args.out})`);
@@ -70,7 +77,8 @@ export const runModule: CommandModule<object, RunArgs> = {
       .option('device', { choices: DEVICE_REQUESTS, default: 'auto' as DeviceRequest, describe: 'tfjs backend: auto = webgpu on a hardware GPU, else tensorflow if it loads, else wasm' })
       .option('format', { choices: ['table', 'json'] as const, default: 'table' as const, describe: 'report format' })
       .option('out', { type: 'string', describe: 'write the report to this file (stdout gets one line per scenario)' })
-      .option('force', { type: 'boolean', default: false, describe: 'let --out overwrite a file mla-diff did not write' })
+      .option('html', { type: 'string', describe: 'also write the HTML report to this file: per-stage norms and errors, per-head error map (one self-contained page)' })
+      .option('force', { type: 'boolean', default: false, describe: 'let --out or --html overwrite a file mla-diff did not write' })
       .option('reference', { choices: ['auto', 'on', 'off'] as const, describe: "override the scenario's float64 reference setting" })
       .option('replay', { choices: ['auto', 'on', 'off'] as const, describe: "override the scenario's stage replay: re-run divergent records from another path's inputs to tell introduced from inherited" })
       .option('case', { type: 'string', array: true, describe: 'run only these cases of the scenario' })
