@@ -1,5 +1,5 @@
-import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
 import { MlaDiffError } from '../errors';
 import { JUNIT_MARKER } from '../reports/junit';
 import { MARKDOWN_MARKER } from '../reports/markdown';
@@ -20,7 +20,8 @@ export const OUTPUT_MARKERS = ['{\n  "format": "mla-diff/', 'mla-diff report', J
 
 /**
  * Writes a report without ever losing a user's file: never over an input, over an existing file
- * only if mla-diff wrote it (or --force), and atomically (temp file + rename).
+ * only if mla-diff wrote it (or --force), and atomically (temp file + rename). Missing parent
+ * directories are created (CI writes into out/ci/ on a clean clone).
  */
 export function writeOutput(path: string, text: string, opts: { force: boolean; inputs: string[]; field?: string }): void {
   const target = resolve(path);
@@ -35,6 +36,7 @@ export function writeOutput(path: string, text: string, opts: { force: boolean; 
         { file: path, field }, 'choose another path or pass --force');
     }
   }
+  mkdirSync(dirname(target), { recursive: true });
   const tmp = `${target}.tmp-${process.pid}`;
   writeFileSync(tmp, text.endsWith('\n') ? text : `${text}\n`);
   renameSync(tmp, target);
