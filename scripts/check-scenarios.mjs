@@ -1,14 +1,24 @@
 // Runs each scenario through the built CLI and checks it against the outcome it declares under
 // `expect:` (agree → exit 0; diverge → exit 1 with the declared first divergence and culprit;
 // with compare_weights:, the declared outcome across the two weight sources too).
+// It also writes, from the same JSON reports, a JUnit XML file and a Markdown summary into
+// $MLA_DIFF_CI_REPORTS (default out/ci/, git-ignored): junit.xml, summary.md; the summary is
+// appended to $GITHUB_STEP_SUMMARY when that is set.
 // Usage: node scripts/check-scenarios.mjs scenarios/*.yaml [-- extra mla-diff run flags]
 // With MLA_DIFF_HTML_DIR set, each scenario's HTML report is written there as NAME.html.
 import { spawnSync } from 'node:child_process';
-import { mkdirSync } from 'node:fs';
+import { appendFileSync, mkdirSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { basename, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const cli = fileURLToPath(new URL('../dist/cli/main.js', import.meta.url));
+const require = createRequire(import.meta.url);
+const { renderJUnit } = require('../dist/reports/junit.js');
+const { renderMarkdown } = require('../dist/reports/markdown.js');
+const reportsDir = process.env.MLA_DIFF_CI_REPORTS || fileURLToPath(new URL('../out/ci/', import.meta.url));
+const reports = [];
+const errors = [];
 const dash = process.argv.indexOf('--');
 const files = process.argv.slice(2, dash < 0 ? undefined : dash);
 const extra = dash < 0 ? [] : process.argv.slice(dash + 1);
@@ -23,8 +33,11 @@ for (const file of files) {
   let report;
   try { report = JSON.parse(r.stdout); } catch { report = null; }
   const problems = [];
-  if (!report) problems.push(`no JSON report (exit ${r.status}): ${r.stderr.trim().split('\n')[0] ?? ''}`);
-  else {
+  if (!report) {
+    problems.push(`no JSON report (exit ${r.status}): ${r.stderr.trim().split('\n')[0] ?? ''}`);
+    errors.push({ scenario: file, message: problems[0] });
+  } else {
+    reports.push(report);
     const expect = report.scenario.expect;
     if (!expect) problems.push('declares no `expect:` outcome');
     else {
@@ -39,4 +52,10 @@ for (const file of files) {
   console.log(`${problems.length ? 'FAIL' : 'ok  '} ${file} (${secs} s, ${device})${problems.length ? `\n     ${problems.join('\n     ')}` : ''}`);
 }
 console.log(`${files.length - failed}/${files.length} scenarios met their declared outcome`);
+mkdirSync(reportsDir, { recursive: true });
+writeFileSync(join(reportsDir, 'junit.xml'), renderJUnit(reports, errors));
+const summary = renderMarkdown(reports, errors);
+writeFileSync(join(reportsDir, 'summary.md'), summary);
+if (process.env.GITHUB_STEP_SUMMARY) appendFileSync(process.env.GITHUB_STEP_SUMMARY, summary);
+console.log(`reports: ${join(reportsDir, 'junit.xml')}, ${join(reportsDir, 'summary.md')}`);
 process.exit(failed ? 1 : 0);

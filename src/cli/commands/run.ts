@@ -1,5 +1,8 @@
+import { resolve } from 'node:path';
 import type { Argv, CommandModule } from 'yargs';
 import { MlaDiffError } from '../../errors';
+import { renderJUnit } from '../../reports/junit';
+import { renderMarkdown } from '../../reports/markdown';
 import { oneLine, renderRun } from '../../reports/summary';
 import { colorWanted, makeStyle } from '../../reports/style';
 import { runScenario } from '../../run/run-scenario';
@@ -15,13 +18,18 @@ import { loadHtml } from '../../reports/html-lazy';
 import type { IO } from '../io';
 import { processIO, toolVersion, writeOutput } from '../io';
 
+export const RUN_FORMATS = ['table', 'json', 'junit', 'markdown'] as const;
+export type RunFormat = (typeof RUN_FORMATS)[number];
+
 export interface RunArgs {
   scenarios: string[];
   device: DeviceRequest;
-  format: 'table' | 'json';
+  format: RunFormat;
   out?: string;
   /** Also write the HTML report (plots) here. */
   html?: string;
+  junit?: string;
+  markdown?: string;
   force: boolean;
   reference?: ReferenceMode;
   replay?: ReplayMode;
@@ -43,8 +51,25 @@ function pickCases(s: Scenario, names: string[] | undefined): Scenario {
   return { ...s, cases: s.cases.filter((c) => names.includes(c.name)) };
 }
 
+/** --out, --junit and --markdown must name different files (one would silently replace another). */
+function checkOutputs(args: RunArgs): void {
+  const outs = (['out', 'junit', 'markdown', 'html'] as const).filter((k) => args[k] !== undefined);
+  for (const [i, k] of outs.entries()) {
+    const twin = outs.slice(0, i).find((j) => resolve(args[j]!) === resolve(args[k]!));
+    if (twin) throw new MlaDiffError('invalid-value', `--${k} names the same file as --${twin}`, { file: args[k], field: `--${k}` }, 'give each report its own file');
+  }
+}
+
+function render(format: RunFormat, reports: RunReport[], args: RunArgs): string {
+  if (format === 'json') return JSON.stringify(reports.length === 1 ? reports[0] : { format: 'mla-diff/runs', version: 1, runs: reports }, null, 2);
+  if (format === 'junit') return renderJUnit(reports);
+  if (format === 'markdown') return renderMarkdown(reports);
+  return ['mla-diff report', ...reports.map((r) => renderRun(r, makeStyle(!args.out && colorWanted()), args.verbose))].join('\n\n');
+}
+
 /** `mla-diff run`: load every scenario first (bad input fails before any work), run, report. */
 export async function runCommand(args: RunArgs, io: IO = processIO): Promise<number> {
+  checkOutputs(args);
   const flags = { external: args.external, trace: args.trace };
   const scenarios = args.scenarios.map((f) => withExternalFlags(pickCases(loadScenario(f), args.case), flags));
   const log = args.verbose ? (m: string) => io.err(`mla-diff: ${m}`) : () => {};
@@ -52,17 +77,21 @@ export async function runCommand(args: RunArgs, io: IO = processIO): Promise<num
   log(`device: ${runtime.device.description} (${runtime.device.reason})`);
   const reports: RunReport[] = [];
   for (const s of scenarios) reports.push(await runScenario(s, { runtime, reference: args.reference, replay: args.replay, log, toolVersion: toolVersion(), keepExternal: args.keepExternal ?? false }));
-  const text = args.format === 'json'
-    ? JSON.stringify(reports.length === 1 ? reports[0] : { format: 'mla-diff/runs', version: 1, runs: reports }, null, 2)
-    : ['mla-diff report', ...reports.map((r) => renderRun(r, makeStyle(!args.out && colorWanted()), args.verbose))].join('\n\n');
+  const text = render(args.format, reports, args);
+  for (const k of ['junit', 'markdown'] as const) {
+    if (args[k] === undefined) continue;
+    writeOutput(args[k]!, render(k, reports, args), { force: args.force, inputs: args.scenarios, field: `--${k}` });
+    log(`${k} report: ${args[k]}`);
+  }
   if (args.html) {
     const { renderHtml } = loadHtml();
     writeOutput(args.html, await renderHtml(reports), { force: args.force, inputs: args.scenarios, field: '--html' });
+    log(`html report: ${args.html}`);
   }
   if (args.out) {
     writeOutput(args.out, text, { force: args.force, inputs: args.scenarios });
     if (!args.quiet) for (const r of reports) io.out(`${oneLine(r)} (report: ${args.out})`);
-  } else if (!args.quiet || args.format === 'json') {
+  } else if (!args.quiet || args.format !== 'table') {
     io.out(text);
   }
   return reports.every((r) => r.verdict === 'agree') ? EXIT.agree : EXIT.diverge;
@@ -75,10 +104,12 @@ export const runModule: CommandModule<object, RunArgs> = {
     y
       .positional('scenarios', { type: 'string', array: true, demandOption: true, describe: 'scenario YAML files' })
       .option('device', { choices: DEVICE_REQUESTS, default: 'auto' as DeviceRequest, describe: 'tfjs backend: auto = webgpu on a hardware GPU, else tensorflow if it loads, else wasm' })
-      .option('format', { choices: ['table', 'json'] as const, default: 'table' as const, describe: 'report format' })
+      .option('format', { choices: RUN_FORMATS, default: 'table' as RunFormat, describe: 'report format: table, json (the run JSON), junit (JUnit XML), markdown (a CI step summary)' })
       .option('out', { type: 'string', describe: 'write the report to this file (stdout gets one line per scenario)' })
+      .option('junit', { type: 'string', describe: 'also write JUnit XML here: a test case per scenario case × engine step (for CI)' })
+      .option('markdown', { type: 'string', describe: 'also write a Markdown summary here (for a CI step summary, e.g. $GITHUB_STEP_SUMMARY)' })
       .option('html', { type: 'string', describe: 'also write the HTML report to this file: per-stage norms and errors, per-head error map (one self-contained page)' })
-      .option('force', { type: 'boolean', default: false, describe: 'let --out or --html overwrite a file mla-diff did not write' })
+      .option('force', { type: 'boolean', default: false, describe: 'let --out, --junit, --markdown and --html overwrite a file mla-diff did not write' })
       .option('reference', { choices: ['auto', 'on', 'off'] as const, describe: "override the scenario's float64 reference setting" })
       .option('replay', { choices: ['auto', 'on', 'off'] as const, describe: "override the scenario's stage replay: re-run divergent records from another path's inputs to tell introduced from inherited" })
       .option('case', { type: 'string', array: true, describe: 'run only these cases of the scenario' })
@@ -90,6 +121,7 @@ export const runModule: CommandModule<object, RunArgs> = {
       .example('$0 run scenarios/*.yaml --device webgpu --format json --out trace.json', 'every scenario on the GPU, JSON report to a file')
       .example('$0 run scenarios/external-node.yaml', 'an external backend (examples/backends/node-mla.mjs) against mha, mqa and the reference')
       .example('$0 run scenarios/tiny-smoke.yaml --trace dump.safetensors', "an engine's dump of named stage tensors, localized against our paths")
+      .example('$0 run scenarios/*.yaml --junit out/junit.xml --markdown out/summary.md', 'CI: JUnit XML and a Markdown step summary besides the usual report')
       .example('$0 run scenarios/fault-mqa-scale-576.yaml; echo $?', 'a planted fault: exits 1 and names logits / mqa') as unknown as Argv<RunArgs>,
   handler: async (args) => {
     process.exitCode = await handleErrors(args.verbose, processIO, () => runCommand(args));
