@@ -37,7 +37,11 @@ export type ErrorCode =
   /** response.json (or an engine dump) is missing, not JSON, or of the wrong format/version. */
   | 'external-bad-response'
   /** A returned tensor or statistic names an unknown stage, step or request, or has the wrong shape or layout. */
-  | 'external-bad-output';
+  | 'external-bad-output'
+  /** Sweep reports that cannot be merged: other matrices (hashes differ), points twice, or a file that is no sweep report. */
+  | 'sweep-mismatch'
+  /** Merged shards leave points of the matrix out (merge --allow-missing accepts it). */
+  | 'sweep-incomplete';
 
 export interface ErrorLocation {
   file?: string;
