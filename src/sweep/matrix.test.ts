@@ -117,3 +117,11 @@ describe('sweep matrix: errors name the line', () => {
     }
   });
 });
+
+describe('the example matrices', () => {
+  it.each(['tiny-faults.yaml'])('scenarios/sweeps/%s loads and every point is valid', (f) => {
+    const m = loadMatrix(join(__dirname, '..', '..', 'scenarios', 'sweeps', f));
+    expect(m.points.length).toBeGreaterThan(1);
+    expect(m.points.every((p) => scenarioOf(m, p.index).expect !== undefined)).toBe(true);
+  });
+});
