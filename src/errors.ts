@@ -39,7 +39,11 @@ export type ErrorCode =
   /** A returned tensor or statistic names an unknown stage, step or request, or has the wrong shape or layout. */
   | 'external-bad-output'
   /** A saved run report is not JSON, or not of format mla-diff/run (or mla-diff/runs) at a version this tool reads. */
-  | 'report-invalid';
+  | 'report-invalid'
+  /** Sweep reports that cannot be merged: other matrices (hashes differ), points twice, or a file that is no sweep report. */
+  | 'sweep-mismatch'
+  /** Merged shards leave points of the matrix out (merge --allow-missing accepts it). */
+  | 'sweep-incomplete';
 
 export interface ErrorLocation {
   file?: string;

@@ -47,4 +47,7 @@ export const EXIT_FOR: Readonly<Record<ErrorCode, ExitCode>> = {
   'external-bad-output': INPUT,
   /** A saved report that is not JSON or not a run report of this version (mla-diff report). */
   'report-invalid': INPUT,
+  /** Shard reports from other matrices, a point twice, or points missing: files mla-diff was given. */
+  'sweep-mismatch': INPUT,
+  'sweep-incomplete': INPUT,
 };

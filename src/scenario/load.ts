@@ -44,10 +44,14 @@ export function loadScenario(file: string): Scenario {
 }
 
 export function parseScenario(text: string, file = '<scenario>'): Scenario {
-  const src = new YamlSource(text, file);
+  return parseScenarioSource(new YamlSource(text, file));
+}
+
+/** Validates the scenario a YamlSource holds (a sweep's matrix point overrides toJS and locate). */
+export function parseScenarioSource(src: YamlSource): Scenario {
   const raw = src.toJS();
   if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) {
-    throw new MlaDiffError('invalid-type', 'a scenario must be a YAML mapping (name:, model:, prompt:, …)', { file, line: 1 });
+    throw new MlaDiffError('invalid-type', 'a scenario must be a YAML mapping (name:, model:, prompt:, …)', { file: src.file, line: 1 });
   }
   const parsed = scenarioSchema.safeParse(raw);
   if (!parsed.success) {
@@ -58,11 +62,12 @@ export function parseScenario(text: string, file = '<scenario>'): Scenario {
   return resolve(parsed.data, src);
 }
 
-function issueError(src: YamlSource, issue: z.core.$ZodIssue): MlaDiffError {
+/** One zod issue as an MlaDiffError at its line; `root` is the schema the issue's path walks (default the scenario's). */
+export function issueError(src: YamlSource, issue: z.core.$ZodIssue, root?: unknown): MlaDiffError {
   const path = issue.path as PropertyKey[];
   if (issue.code === 'unrecognized_keys') {
     const key = issue.keys[0]!;
-    const allowed = allowedKeys(path);
+    const allowed = allowedKeys(path, root);
     const guess = allowed.length ? closest(key, allowed) : undefined;
     const at = src.locate([...path, key], true);
     return new MlaDiffError('unknown-key', `unknown key "${key}"${guess ? ` (did you mean "${guess}"?)` : ''}`,

@@ -18,9 +18,9 @@ function unwrap(def: Def): Def {
   return def;
 }
 
-/** The keys a mapping at `path` of a scenario may hold, for "did you mean" hints. */
-export function allowedKeys(path: readonly PropertyKey[]): string[] {
-  let def: Def | undefined = unwrap((scenarioSchema as unknown as { _zod: { def: Def } })._zod.def);
+/** The keys a mapping at `path` of a scenario (or of another zod schema `root`) may hold, for "did you mean" hints. */
+export function allowedKeys(path: readonly PropertyKey[], root: unknown = scenarioSchema): string[] {
+  let def: Def | undefined = unwrap((root as unknown as { _zod: { def: Def } })._zod.def);
   for (const seg of path) {
     if (!def) return [];
     if (def.type === 'object' && typeof seg === 'string') def = def.shape?.[seg]?._zod.def;
