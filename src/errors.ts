@@ -37,7 +37,15 @@ export type ErrorCode =
   /** response.json (or an engine dump) is missing, not JSON, or of the wrong format/version. */
   | 'external-bad-response'
   /** A returned tensor or statistic names an unknown stage, step or request, or has the wrong shape or layout. */
-  | 'external-bad-output';
+  | 'external-bad-output'
+  /** A saved run (compare, rejudge, --golden) is not JSON or not an mla-diff run report. */
+  | 'report-invalid'
+  /** A saved run report of another version than this tool reads. */
+  | 'report-version'
+  /** A scenario's inline tolerance is looser than its tolerances file (the ratchet) without --allow-looser. */
+  | 'tolerance-looser'
+  /** No tolerance passes a stage of the run (NaN, shape mismatch, invariant broken): nothing to ratchet. */
+  | 'ratchet-impossible';
 
 export interface ErrorLocation {
   file?: string;

@@ -14,7 +14,7 @@ export const processIO: IO = {
 };
 
 /** Marks files mla-diff wrote, which it may overwrite without --force. */
-export const OUTPUT_MARKERS = ['{\n  "format": "mla-diff/', 'mla-diff report'];
+export const OUTPUT_MARKERS = ['{\n  "format": "mla-diff/', 'mla-diff report', '# mla-diff tolerances', 'mla-diff golden comparison'];
 
 /**
  * Writes a report without ever losing a user's file: never over an input, over an existing file

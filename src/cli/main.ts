@@ -1,9 +1,11 @@
 #!/usr/bin/env node
 import yargs from 'yargs';
 import { hideBin } from 'yargs/helpers';
+import { compareModule } from './commands/compare';
 import { faultsModule } from './commands/faults';
 import { inspectModule } from './commands/inspect';
 import { runModule } from './commands/run';
+import { rejudgeModule } from './commands/rejudge';
 import { selftestModule } from './commands/selftest';
 import { stagesModule } from './commands/stages';
 import { EXIT } from './handle-errors';
@@ -19,6 +21,8 @@ export async function main(argv: string[]): Promise<void> {
     .command(inspectModule)
     .command(faultsModule)
     .command(selftestModule)
+    .command(compareModule)
+    .command(rejudgeModule)
     .option('verbose', { type: 'boolean', default: false, describe: 'progress on stderr; stack traces on errors' })
     .example('$0 run scenarios/tiny-smoke.yaml --device wasm', 'a tiny MLA layer on the CPU: both paths agree (exit 0)')
     .example('$0 run scenarios/fault-mqa-scale-576.yaml --format json', 'a planted fault: exit 1, first divergence logits, culprit mqa')

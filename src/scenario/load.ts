@@ -8,6 +8,7 @@ import { FAULTS } from '../faults/catalogue';
 import { validateConfig } from '../model/config';
 import { fail } from './fail';
 import { resolveRequests } from './requests';
+import type { LoadOptions } from './tolerances';
 import { resolveTolerances } from './tolerances';
 import type { StageName } from '../probes/stages';
 import type { CaseSpec, Culprit, Scenario, WeightsExpectation } from './scenario';
@@ -29,7 +30,7 @@ function expectWeights(f: ScenarioFile, src: YamlSource): WeightsExpectation {
 }
 
 /** Reads and validates a scenario file; every failure is one MlaDiffError naming file, line and field. */
-export function loadScenario(file: string): Scenario {
+export function loadScenario(file: string, opts: LoadOptions = {}): Scenario {
   let text: string;
   try {
     if (statSync(file).isDirectory()) throw new MlaDiffError('file-unreadable', 'is a directory, not a scenario file', { file });
@@ -40,10 +41,10 @@ export function loadScenario(file: string): Scenario {
     throw new MlaDiffError(code, code === 'file-not-found' ? 'no such file' : `cannot read: ${(e as Error).message}`,
       { file }, 'scenarios live in scenarios/*.yaml; `mla-diff run scenarios/capital-of-france.yaml`');
   }
-  return parseScenario(text, file);
+  return parseScenario(text, file, opts);
 }
 
-export function parseScenario(text: string, file = '<scenario>'): Scenario {
+export function parseScenario(text: string, file = '<scenario>', opts: LoadOptions = {}): Scenario {
   const src = new YamlSource(text, file);
   const raw = src.toJS();
   if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) {
@@ -55,7 +56,7 @@ export function parseScenario(text: string, file = '<scenario>'): Scenario {
     const issues = parsed.error.issues;
     throw issueError(src, issues.find((i) => i.code === 'unrecognized_keys') ?? issues[0]!);
   }
-  return resolve(parsed.data, src);
+  return resolve(parsed.data, src, opts);
 }
 
 function issueError(src: YamlSource, issue: z.core.$ZodIssue): MlaDiffError {
@@ -92,7 +93,7 @@ function valueAt(root: unknown, path: readonly PropertyKey[]): unknown {
   return path.reduce<unknown>((v, k) => (v !== null && typeof v === 'object' ? (v as Record<PropertyKey, unknown>)[k] : undefined), root);
 }
 
-function resolve(f: ScenarioFile, src: YamlSource): Scenario {
+function resolve(f: ScenarioFile, src: YamlSource, opts: LoadOptions): Scenario {
   const w = resolveWeights(f, src);
   const config = w.config;
   try {
@@ -145,7 +146,7 @@ function resolve(f: ScenarioFile, src: YamlSource): Scenario {
       kvSplits: f.schedule.kv_splits, prefillKernel: f.schedule.prefill_kernel, cold: f.schedule.cold,
     },
     reference: f.reference, replay: f.replay, cases, faults,
-    tolerances: resolveTolerances(f, src),
+    tolerances: resolveTolerances(f, src, opts),
     expect: f.expect && {
       outcome: f.expect.outcome, first_divergence: f.expect.first_divergence as StageName | undefined, culprit: f.expect.culprit as Culprit | undefined,
       ...(f.expect.step === undefined ? {} : { step: f.expect.step }), ...(f.expect.request === undefined ? {} : { request: f.expect.request }),
