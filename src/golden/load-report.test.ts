@@ -23,6 +23,7 @@ describe('loadRunReport', () => {
     ['without cases', file('nocases.json', '{"format": "mla-diff/run", "version": 4, "scenario": {"name": "x"}, "device": {}}'), 'report-invalid'],
     ['a case without trace', file('notrace.json', '{"format": "mla-diff/run", "version": 4, "scenario": {"name": "x"}, "device": {}, "cases": [{}]}'), 'report-invalid'],
     ['runs without a list', file('noruns.json', '{"format": "mla-diff/runs", "version": 1}'), 'report-invalid'],
+    ['runs with an empty list', file('emptyruns.json', '{"format": "mla-diff/runs", "version": 1, "runs": []}'), 'report-invalid'],
   ])('%s → %s', (_what, path, code) => {
     expect(() => loadRunReport(path)).toThrow(expect.objectContaining({ code }));
   });

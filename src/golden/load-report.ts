@@ -51,7 +51,7 @@ export function loadRunReport(file: string): SavedRuns {
     throw new MlaDiffError('report-invalid', `not JSON: ${(e as Error).message}`, { file }, 'save one with `mla-diff run SCENARIO --format json --out FILE`');
   }
   if (isObject(json) && json['format'] === 'mla-diff/runs') {
-    if (!Array.isArray(json['runs'])) throw new MlaDiffError('report-invalid', 'mla-diff/runs without runs', { file, field: 'runs' });
+    if (!Array.isArray(json['runs']) || !json['runs'].length) throw new MlaDiffError('report-invalid', 'mla-diff/runs without runs', { file, field: 'runs' });
     return { file, runs: (json['runs'] as unknown[]).map((r, i) => checkReport(r, file, `runs[${i}]`)) };
   }
   return { file, runs: [checkReport(json, file, '')] };
