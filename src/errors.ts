@@ -38,8 +38,14 @@ export type ErrorCode =
   | 'external-bad-response'
   /** A returned tensor or statistic names an unknown stage, step or request, or has the wrong shape or layout. */
   | 'external-bad-output'
-  /** A saved run report is not JSON, or not of format mla-diff/run (or mla-diff/runs) at a version this tool reads. */
+  /** A saved run (report, compare, rejudge, --golden) is not JSON or not an mla-diff run report. */
   | 'report-invalid'
+  /** A saved run report of another version than this tool reads. */
+  | 'report-version'
+  /** A scenario's inline tolerance is looser than its tolerances file (the ratchet) without --allow-looser. */
+  | 'tolerance-looser'
+  /** No tolerance passes a stage of the run (NaN, shape mismatch, invariant broken): nothing to ratchet. */
+  | 'ratchet-impossible'
   /** Sweep reports that cannot be merged: other matrices (hashes differ), points twice, or a file that is no sweep report. */
   | 'sweep-mismatch'
   /** Merged shards leave points of the matrix out (merge --allow-missing accepts it). */

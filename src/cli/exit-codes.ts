@@ -47,6 +47,11 @@ export const EXIT_FOR: Readonly<Record<ErrorCode, ExitCode>> = {
   'external-bad-output': INPUT,
   /** A saved report that is not JSON or not a run report of this version (mla-diff report). */
   'report-invalid': INPUT,
+  'report-version': INPUT,
+  /** An inline tolerance looser than the scenario's ratchet file, without --allow-looser. */
+  'tolerance-looser': INPUT,
+  /** --write-tolerances on a run no tolerance can pass (it diverges): the request cannot be met. */
+  'ratchet-impossible': INPUT,
   /** Shard reports from other matrices, a point twice, or points missing: files mla-diff was given. */
   'sweep-mismatch': INPUT,
   'sweep-incomplete': INPUT,

@@ -16,7 +16,9 @@ export const processIO: IO = {
 };
 
 /** Marks files mla-diff wrote, which it may overwrite without --force. */
-export const OUTPUT_MARKERS = ['{\n  "format": "mla-diff/', 'mla-diff report', '<!DOCTYPE html>\n<!-- mla-diff report', JUNIT_MARKER, MARKDOWN_MARKER];
+export const OUTPUT_MARKERS = [
+  '{\n  "format": "mla-diff/', 'mla-diff report', '<!DOCTYPE html>\n<!-- mla-diff report', JUNIT_MARKER, MARKDOWN_MARKER, '# mla-diff tolerances', 'mla-diff golden comparison',
+];
 
 /**
  * Writes a report without ever losing a user's file: never over an input, over an existing file

@@ -1,11 +1,13 @@
 #!/usr/bin/env node
 import yargs from 'yargs';
 import { hideBin } from 'yargs/helpers';
+import { compareModule } from './commands/compare';
 import { faultsModule } from './commands/faults';
 import { inspectModule } from './commands/inspect';
 import { mergeModule } from './commands/merge';
 import { reportModule } from './commands/report';
 import { runModule } from './commands/run';
+import { rejudgeModule } from './commands/rejudge';
 import { selftestModule } from './commands/selftest';
 import { stagesModule } from './commands/stages';
 import { sweepModule } from './commands/sweep';
@@ -25,13 +27,15 @@ export async function main(argv: string[]): Promise<void> {
     .command(selftestModule)
     .command(sweepModule)
     .command(mergeModule)
+    .command(compareModule)
+    .command(rejudgeModule)
     .option('verbose', { type: 'boolean', default: false, describe: 'progress on stderr; stack traces on errors' })
     .example('$0 run scenarios/tiny-smoke.yaml --device wasm', 'a tiny MLA layer on the CPU: both paths agree (exit 0)')
     .example('$0 run scenarios/fault-mqa-scale-576.yaml --format json', 'a planted fault: exit 1, first divergence logits, culprit mqa')
     .example('$0 stages', 'every probe stage and plantable fault')
     .example('$0 faults', 'the fault catalogue: where each fault enters and the real bug it models')
     .example('$0 selftest', 'plant every fault; score detection, localization and attribution')
-    .demandCommand(1, 'name a command: run, report, inspect, stages, faults, selftest, sweep or merge')
+    .demandCommand(1, 'name a command: run, report, compare, rejudge, inspect, stages, faults, selftest, sweep or merge')
     .strict()
     .version(toolVersion())
     .help()

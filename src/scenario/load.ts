@@ -8,6 +8,7 @@ import { FAULTS } from '../faults/catalogue';
 import { validateConfig } from '../model/config';
 import { fail } from './fail';
 import { resolveRequests } from './requests';
+import type { LoadOptions } from './tolerances';
 import { resolveTolerances } from './tolerances';
 import type { StageName } from '../probes/stages';
 import type { CaseSpec, Culprit, Scenario, WeightsExpectation } from './scenario';
@@ -29,7 +30,7 @@ function expectWeights(f: ScenarioFile, src: YamlSource): WeightsExpectation {
 }
 
 /** Reads and validates a scenario file; every failure is one MlaDiffError naming file, line and field. */
-export function loadScenario(file: string): Scenario {
+export function loadScenario(file: string, opts: LoadOptions = {}): Scenario {
   let text: string;
   try {
     if (statSync(file).isDirectory()) throw new MlaDiffError('file-unreadable', 'is a directory, not a scenario file', { file });
@@ -40,15 +41,15 @@ export function loadScenario(file: string): Scenario {
     throw new MlaDiffError(code, code === 'file-not-found' ? 'no such file' : `cannot read: ${(e as Error).message}`,
       { file }, 'scenarios live in scenarios/*.yaml; `mla-diff run scenarios/capital-of-france.yaml`');
   }
-  return parseScenario(text, file);
+  return parseScenario(text, file, opts);
 }
 
-export function parseScenario(text: string, file = '<scenario>'): Scenario {
-  return parseScenarioSource(new YamlSource(text, file));
+export function parseScenario(text: string, file = '<scenario>', opts: LoadOptions = {}): Scenario {
+  return parseScenarioSource(new YamlSource(text, file), opts);
 }
 
 /** Validates the scenario a YamlSource holds (a sweep's matrix point overrides toJS and locate). */
-export function parseScenarioSource(src: YamlSource): Scenario {
+export function parseScenarioSource(src: YamlSource, opts: LoadOptions = {}): Scenario {
   const raw = src.toJS();
   if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) {
     throw new MlaDiffError('invalid-type', 'a scenario must be a YAML mapping (name:, model:, prompt:, …)', { file: src.file, line: 1 });
@@ -59,7 +60,7 @@ export function parseScenarioSource(src: YamlSource): Scenario {
     const issues = parsed.error.issues;
     throw issueError(src, issues.find((i) => i.code === 'unrecognized_keys') ?? issues[0]!);
   }
-  return resolve(parsed.data, src);
+  return resolve(parsed.data, src, opts);
 }
 
 /** One zod issue as an MlaDiffError at its line; `root` is the schema the issue's path walks (default the scenario's). */
@@ -97,7 +98,7 @@ function valueAt(root: unknown, path: readonly PropertyKey[]): unknown {
   return path.reduce<unknown>((v, k) => (v !== null && typeof v === 'object' ? (v as Record<PropertyKey, unknown>)[k] : undefined), root);
 }
 
-function resolve(f: ScenarioFile, src: YamlSource): Scenario {
+function resolve(f: ScenarioFile, src: YamlSource, opts: LoadOptions): Scenario {
   const w = resolveWeights(f, src);
   const config = w.config;
   try {
@@ -150,7 +151,7 @@ function resolve(f: ScenarioFile, src: YamlSource): Scenario {
       kvSplits: f.schedule.kv_splits, prefillKernel: f.schedule.prefill_kernel, cold: f.schedule.cold,
     },
     reference: f.reference, replay: f.replay, cases, faults,
-    tolerances: resolveTolerances(f, src),
+    tolerances: resolveTolerances(f, src, opts),
     expect: f.expect && {
       outcome: f.expect.outcome, first_divergence: f.expect.first_divergence as StageName | undefined, culprit: f.expect.culprit as Culprit | undefined,
       ...(f.expect.step === undefined ? {} : { step: f.expect.step }), ...(f.expect.request === undefined ? {} : { request: f.expect.request }),

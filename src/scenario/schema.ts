@@ -145,6 +145,8 @@ export const scenarioSchema = z.strictObject({
     fault: z.enum(FAULT_NAMES as [string, ...string[]]),
   })).default([]),
   tolerances: z.strictObject({
+    /** A tolerances file (the ratchet, `--write-tolerances`), relative to the scenario file; inline stages override it. */
+    file: z.string().min(1).optional(),
     default: tolerance.optional(),
     stages: z.partialRecord(z.enum(STAGE_NAMES as [string, ...string[]]), tolerance).optional(),
   }).default({}),

@@ -2,10 +2,16 @@ import type { ToleranceRule, ToleranceSpec } from '../compare/tolerance';
 import { usesFloor } from '../compare/tolerance';
 import type { StageName } from '../probes/stages';
 import { fail } from './fail';
+import { withTolerancesFile } from './tolerances-ref';
 import type { ScenarioFile } from './schema';
 import type { YamlSource } from './yaml-source';
 
 type Entry = { rel?: number; floor?: number };
+
+/** How a scenario loads: `allowLooser` lets an inline tolerance exceed its tolerances file's (--allow-looser). */
+export interface LoadOptions {
+  allowLooser?: boolean;
+}
 
 /** One `tolerances:` entry: exactly one of `rel:` and `floor:`. */
 function rule(e: Entry, src: YamlSource, path: PropertyKey[]): ToleranceRule {
@@ -23,11 +29,12 @@ function rule(e: Entry, src: YamlSource, path: PropertyKey[]): ToleranceRule {
  * Floors come from the fp32 cold path (compare/floors.ts), so a floor-based tolerance with the cold
  * path switched off is refused.
  */
-export function resolveTolerances(f: ScenarioFile, src: YamlSource): ToleranceSpec {
+export function resolveTolerances(f: ScenarioFile, src: YamlSource, opts: LoadOptions = {}): ToleranceSpec {
   const t = f.tolerances;
+  const inline = Object.fromEntries(Object.entries(t.stages ?? {}).map(([k, v]) => [k, rule(v!, src, ['tolerances', 'stages', k])])) as Partial<Record<StageName, ToleranceRule>>;
   const spec: ToleranceSpec = {
     default: t.default && rule(t.default, src, ['tolerances', 'default']),
-    stages: Object.fromEntries(Object.entries(t.stages ?? {}).map(([k, v]) => [k, rule(v!, src, ['tolerances', 'stages', k])])) as Partial<Record<StageName, ToleranceRule>>,
+    stages: t.file ? withTolerancesFile(t.file, inline, src, opts.allowLooser ?? false) : inline,
   };
   if (usesFloor(spec) && f.schedule.cold === 'off') {
     fail(src, 'invalid-value', ['schedule', 'cold'], 'floor: tolerances measure the noise floor with the fp32 cold path, which cold: off switches off',

@@ -1,5 +1,5 @@
 import type { Argv, CommandModule } from 'yargs';
-import { readRunReports } from '../../run/read-report';
+import { loadRunReport } from '../../golden/load-report';
 import { EXIT, handleErrors } from '../handle-errors';
 import { loadHtml } from '../../reports/html-lazy';
 import type { IO } from '../io';
@@ -14,7 +14,7 @@ export interface ReportArgs {
 
 /** `mla-diff report`: render a saved JSON run (`run --format json`) as the HTML report, without re-running. */
 export async function reportCommand(args: ReportArgs, io: IO = processIO): Promise<number> {
-  const reports = readRunReports(args.file);
+  const reports = loadRunReport(args.file).runs;
   const { renderHtml } = loadHtml();
   writeOutput(args.html, await renderHtml(reports), { force: args.force, inputs: [args.file], field: '--html' });
   io.out(`html report: ${args.html} (${reports.reduce((n, r) => n + r.cases.length, 0)} case(s))`);

@@ -15,6 +15,7 @@ import { withExternalFlags } from '../../external/join';
 import type { ReferenceMode, ReplayMode, Scenario } from '../../scenario/scenario';
 import { EXIT, handleErrors } from '../handle-errors';
 import { loadHtml } from '../../reports/html-lazy';
+import { finishGolden, prepareGolden } from './run-golden';
 import type { IO } from '../io';
 import { processIO, toolVersion, writeOutput } from '../io';
 
@@ -39,6 +40,9 @@ export interface RunArgs {
   external?: string;
   keepExternal?: boolean;
   trace?: string;
+  golden?: string;
+  writeTolerances?: string;
+  allowLooser?: boolean;
 }
 
 function pickCases(s: Scenario, names: string[] | undefined): Scenario {
@@ -71,7 +75,8 @@ function render(format: RunFormat, reports: RunReport[], args: RunArgs): string 
 export async function runCommand(args: RunArgs, io: IO = processIO): Promise<number> {
   checkOutputs(args);
   const flags = { external: args.external, trace: args.trace };
-  const scenarios = args.scenarios.map((f) => withExternalFlags(pickCases(loadScenario(f), args.case), flags));
+  const scenarios = args.scenarios.map((f) => withExternalFlags(pickCases(loadScenario(f, { allowLooser: args.allowLooser ?? false }), args.case), flags));
+  const golden = prepareGolden(args);
   const log = args.verbose ? (m: string) => io.err(`mla-diff: ${m}`) : () => {};
   const runtime = await selectRuntime(args.device, log);
   log(`device: ${runtime.device.description} (${runtime.device.reason})`);
@@ -94,7 +99,8 @@ export async function runCommand(args: RunArgs, io: IO = processIO): Promise<num
   } else if (!args.quiet || args.format !== 'table') {
     io.out(text);
   }
-  return reports.every((r) => r.verdict === 'agree') ? EXIT.agree : EXIT.diverge;
+  const changed = finishGolden(args, golden, reports, args.format === 'json' && !args.out ? { out: io.err, err: io.err } : io, !args.out && colorWanted(), args.quiet);
+  return reports.every((r) => r.verdict === 'agree') && !changed ? EXIT.agree : EXIT.diverge;
 }
 
 export const runModule: CommandModule<object, RunArgs> = {
@@ -116,6 +122,9 @@ export const runModule: CommandModule<object, RunArgs> = {
       .option('external', { type: 'string', describe: 'an external backend\'s command (sets or overrides the scenario\'s external: command; docs/external-backends.md)' })
       .option('keep-external', { type: 'boolean', default: false, describe: 'keep the external backend\'s exchange directory (request, weights, inputs, out/)' })
       .option('trace', { type: 'string', describe: 'an engine\'s dump (.safetensors tensors or .jsonl norms) compared as path external (docs/engine-trace.md)' })
+      .option('golden', { type: 'string', describe: 'a saved run (run --format json --out) to compare this run with: exit 1 when a record changed (docs/golden.md)' })
+      .option('write-tolerances', { type: 'string', describe: 'write the tolerance ratchet: per stage the smallest passing tolerance × 2, as YAML a scenario can reference' })
+      .option('allow-looser', { type: 'boolean', default: false, describe: "let a scenario's inline tolerance be looser than its tolerances file" })
       .option('quiet', { alias: 'q', type: 'boolean', default: false, describe: 'print nothing but errors; the exit code tells' })
       .example('$0 run scenarios/capital-of-france.yaml', 'GLM-5 layer, 5 tokens, all 64 heads and TP rank 0 of 8')
       .example('$0 run scenarios/*.yaml --device webgpu --format json --out trace.json', 'every scenario on the GPU, JSON report to a file')
