@@ -8,11 +8,14 @@ import { MARKDOWN_MARKER } from '../reports/markdown';
 export interface IO {
   out(text: string): void;
   err(text: string): void;
+  /** Where a progress bar may draw (a TTY only; absent in tests). */
+  errStream?: NodeJS.WriteStream;
 }
 
 export const processIO: IO = {
   out: (t) => process.stdout.write(t.endsWith('\n') ? t : `${t}\n`),
   err: (t) => process.stderr.write(t.endsWith('\n') ? t : `${t}\n`),
+  errStream: process.stderr,
 };
 
 /** Marks files mla-diff wrote, which it may overwrite without --force. */

@@ -72,6 +72,8 @@ export interface CaseRun {
   notes: string[];
   /** Stage replay of divergent records (default: the scenario's `replay:`). */
   replay?: ReplayMode;
+  /** Called after each piece has run through every device path (pieces done so far, that piece). */
+  progress?: (done: number, piece: PieceInput) => void;
 }
 
 /** Runs the schedule through every device path of one case, joins the reference, measures, judges. */
@@ -85,6 +87,7 @@ export async function runCase(rt: Runtime, s: Scenario, run: CaseRun): Promise<C
   const rec: Partial<Record<PathName, Recording>> = {};
   const seconds: CaseTrace['seconds'] = {};
   try {
+    let done = 0;
     for (const piece of run.pieces) {
       for (const [i, path] of paths.entries()) {
         const t0 = performance.now();
@@ -95,6 +98,7 @@ export async function runCase(rt: Runtime, s: Scenario, run: CaseRun): Promise<C
         }
         seconds[path.name] = (seconds[path.name] ?? 0) + (performance.now() - t0) / 1000;
       }
+      run.progress?.(++done, piece);
     }
     for (const [i, path] of paths.entries()) rec[path.name] = await recorders[i]!.finish(path.name);
     if (run.reference) {

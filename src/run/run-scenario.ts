@@ -5,6 +5,8 @@ import type { ReferenceMode, ReplayMode, Scenario } from '../scenario/scenario';
 import { openSource } from '../weights/source';
 import { externalFor } from '../external/join';
 import { planRun } from './pieces';
+import type { Progress } from './progress';
+import { NO_PROGRESS } from './progress';
 import { checkDeviceLimits, planReference } from './plan';
 import { ReferenceRunner } from './reference-runner';
 import { runCase } from './run-case';
@@ -23,6 +25,8 @@ export interface RunOptions {
   worker?: boolean;
   /** Progress lines for --verbose. */
   log?: Log;
+  /** Where the run is (weights uploaded, pieces run), for a progress bar. */
+  progress?: Progress;
   toolVersion: string;
   /** Keep the external backend's exchange directory (--keep-external). */
   keepExternal?: boolean;
@@ -59,8 +63,12 @@ export async function runScenario(s: Scenario, opts: RunOptions): Promise<RunRep
     const tw = performance.now();
     const lp = rt.linearPlan(tokens);
     log(`weights: ${source.label}, ${lp.layout} layout, ${lp.product} products, on ${rt.device.name}`);
+    const progress = opts.progress ?? NO_PROGRESS;
+    progress({ phase: 'weights', done: 0, total: 1, label: `weights: ${source.label}` });
     const full = uploadLayer(rt, source, union, tokens);
     weightSeconds = (performance.now() - tw) / 1000;
+    progress({ phase: 'weights', done: 1, total: 1, label: `weights: ${source.label}` });
+    const runs = s.cases.length * plan.pieces.length;
     try {
       const job = { source, layer: full, pieces: plan.pieces, kernels: plan.kernels, numSlots: plan.tables.numSlots, heads: union, tokens };
       weights = await runWeights(rt, s, job);
@@ -73,6 +81,7 @@ export async function runScenario(s: Scenario, opts: RunOptions): Promise<RunRep
             spec: c, layer, pieces: plan.pieces, kernels: plan.kernels, numSlots: plan.tables.numSlots, cold: plan.cold,
             reference: ref, notes: refPlan.note ? [refPlan.note] : [], replay: opts.replay ?? s.replay,
             external: externalFor(s, source, c, plan.pieces, plan.kernels.kvSplits, opts.keepExternal ?? false, log),
+            progress: (done, piece) => progress({ phase: 'pieces', done: i * plan.pieces.length + done, total: runs, label: `case ${c.name} · step ${piece.step}, request ${piece.request}` }),
           }));
         } finally {
           if (layer !== full) disposeLayer(layer, full);

@@ -3,6 +3,7 @@ import type { Argv, CommandModule } from 'yargs';
 import { MlaDiffError } from '../../errors';
 import { renderJUnit } from '../../reports/junit';
 import { renderMarkdown } from '../../reports/markdown';
+import { progressBar } from '../../reports/progress';
 import { oneLine, renderRun } from '../../reports/summary';
 import { colorWanted, makeStyle } from '../../reports/style';
 import { runScenario } from '../../run/run-scenario';
@@ -81,7 +82,18 @@ export async function runCommand(args: RunArgs, io: IO = processIO): Promise<num
   const runtime = await selectRuntime(args.device, log);
   log(`device: ${runtime.device.description} (${runtime.device.reason})`);
   const reports: RunReport[] = [];
-  for (const s of scenarios) reports.push(await runScenario(s, { runtime, reference: args.reference, replay: args.replay, log, toolVersion: toolVersion(), keepExternal: args.keepExternal ?? false }));
+  // A bar on stderr only on a terminal, and not under --quiet or beside --verbose's log lines.
+  const bar = !args.quiet && !args.verbose && io.errStream ? progressBar(io.errStream) : null;
+  try {
+    for (const s of scenarios) {
+      reports.push(await runScenario(s, {
+        runtime, reference: args.reference, replay: args.replay, log, toolVersion: toolVersion(), keepExternal: args.keepExternal ?? false,
+        ...(bar ? { progress: bar.progress } : {}),
+      }));
+    }
+  } finally {
+    bar?.stop();
+  }
   const text = render(args.format, reports, args);
   for (const k of ['junit', 'markdown'] as const) {
     if (args[k] === undefined) continue;
