@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import type { Argv, CommandModule } from 'yargs';
 import { MlaDiffError } from '../../errors';
 import { colorWanted, makeStyle } from '../../reports/style';
+import { progressBar } from '../../reports/progress';
 import { progressLine, renderSweep } from '../../reports/sweep';
 import type { DeviceRequest } from '../../runtime/device';
 import { DEVICE_REQUESTS } from '../../runtime/device';
@@ -47,11 +48,18 @@ export async function sweepCommand(a: SweepArgs, io: IO = processIO): Promise<nu
   if (!Number.isInteger(jobs) || jobs < 1) throw new MlaDiffError('usage', `expected a whole number ≥ 1, got ${a.jobs}`, { field: '--jobs' });
   const m = loadMatrix(a.matrix);
   const mine = m.points.filter((p) => inShard(p.index, shard));
-  const progress = a.verbose || Boolean(process.stderr.isTTY);
+  // --verbose: a line per finished point; else, on a terminal, a bar; in a pipe or CI log, nothing.
+  const bar = !a.verbose && io.errStream ? progressBar(io.errStream) : null;
   const t0 = performance.now();
-  const points = await runPoints(m, mine, {
-    jobs, device: a.device, full: a.full, onDone: progress ? (p, done, total) => io.err(`mla-diff: ${progressLine(p, done, total)}`) : undefined,
-  });
+  bar?.progress({ phase: 'points', done: 0, total: mine.length, label: `${a.jobs ?? DEFAULT_JOBS} worker(s)` });
+  const onDone = a.verbose ? (p: Parameters<typeof progressLine>[0], done: number, total: number) => io.err(`mla-diff: ${progressLine(p, done, total)}`)
+    : bar ? (p: Parameters<typeof progressLine>[0], done: number, total: number) => bar.progress({ phase: 'points', done, total, label: p.id }) : undefined;
+  let points;
+  try {
+    points = await runPoints(m, mine, { jobs, device: a.device, full: a.full, onDone });
+  } finally {
+    bar?.stop();
+  }
   const report: SweepReport = {
     format: SWEEP_FORMAT, version: SWEEP_VERSION, tool: { name: 'mla-diff', version: toolVersion() }, created: new Date().toISOString(),
     matrix: { name: m.name, file: m.file, hash: m.hash, points: m.points.length }, shard, missing: [], points, summary: summarize(points),
