@@ -1,9 +1,9 @@
-import { MlaDiffError } from '../errors';
 import { mergeReports } from './merge';
 import type { SweepPoint, SweepReport } from './report';
 import { summarize, SWEEP_FORMAT, SWEEP_VERSION, sweepExit } from './report';
 import type { ShardSpec } from './shard';
 import { inShard } from './shard';
+import { thrownCode } from '../test-utils/errors';
 
 /** Shard reports of a 5-point matrix: points agree and meet `agree`, except those in `unmet`. */
 const point = (index: number, met = true): SweepPoint => ({
@@ -19,14 +19,7 @@ function shard(spec: ShardSpec | null, hash = 'h1', unmet: number[] = []): Sweep
 }
 const files = (...rs: unknown[]) => rs.map((report, i) => ({ file: `s${i}.json`, report }));
 const opts = { allowMissing: false, toolVersion: 't' };
-const code = (fn: () => unknown) => {
-  try {
-    fn();
-  } catch (e) {
-    return e instanceof MlaDiffError ? e.code : 'not an MlaDiffError';
-  }
-  return 'nothing thrown';
-};
+const code = thrownCode;
 
 describe('merge', () => {
   it('joins the shards into the unsharded point list, in index order', () => {

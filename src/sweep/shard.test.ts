@@ -1,15 +1,8 @@
-import { MlaDiffError } from '../errors';
 import { parseMatrixText } from './matrix';
 import { inShard, parseShard } from './shard';
+import { thrownCode } from '../test-utils/errors';
 
-const code = (fn: () => unknown) => {
-  try {
-    fn();
-  } catch (e) {
-    return e instanceof MlaDiffError ? e.code : 'not an MlaDiffError';
-  }
-  return 'nothing thrown';
-};
+const code = thrownCode;
 
 describe('--shard i/n', () => {
   it('parses 1-based i/n', () => {
