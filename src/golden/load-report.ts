@@ -1,5 +1,5 @@
-import { readFileSync, statSync } from 'node:fs';
 import { MlaDiffError } from '../errors';
+import { readTextFile } from '../formats/text-file';
 import type { RunReport } from '../run/trace';
 import { RUN_FORMAT, RUN_VERSION } from '../run/trace';
 import type { Validation } from '../schema/validate';
@@ -40,15 +40,7 @@ function checkReport(x: unknown, file: string, field: string, validate: Validate
 
 /** Reads a saved run report; every failure is an MlaDiffError (file-not-found, file-unreadable, report-invalid, report-version). */
 export function loadRunReport(file: string): SavedRuns {
-  let text: string;
-  try {
-    if (statSync(file).isDirectory()) throw new MlaDiffError('file-unreadable', 'is a directory, not a run report', { file });
-    text = readFileSync(file, 'utf8');
-  } catch (e) {
-    if (e instanceof MlaDiffError) throw e;
-    const missing = (e as NodeJS.ErrnoException).code === 'ENOENT';
-    throw new MlaDiffError(missing ? 'file-not-found' : 'file-unreadable', missing ? 'no such file' : `cannot read: ${(e as Error).message}`, { file });
-  }
+  const text = readTextFile(file, 'a run report');
   let json: unknown;
   try {
     json = JSON.parse(text);

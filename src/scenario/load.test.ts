@@ -6,17 +6,8 @@ import { MlaDiffError } from '../errors';
 import { preset } from '../model/presets';
 import { loadScenario, parseScenario } from './load';
 import { syntheticIds } from './requests';
+import { failure } from '../test-utils/errors';
 
-/** Runs `fn`, which must throw an MlaDiffError, and returns that error. */
-function failure(fn: () => unknown): MlaDiffError {
-  try {
-    fn();
-  } catch (e) {
-    if (e instanceof MlaDiffError) return e;
-    throw new Error(`expected an MlaDiffError, got ${String(e)}`);
-  }
-  throw new Error('expected an MlaDiffError, nothing was thrown');
-}
 
 const parseError = (text: string) => failure(() => parseScenario(text, 'test.yaml'));
 

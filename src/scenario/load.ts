@@ -1,10 +1,10 @@
-import { readFileSync, statSync } from 'node:fs';
 import { closest } from 'fastest-levenshtein';
 import type { z } from 'zod';
 import { fieldPath, MlaDiffError } from '../errors';
 import type { ErrorCode } from '../errors';
 import type { FaultName } from '../faults/catalogue';
 import { FAULTS } from '../faults/catalogue';
+import { readTextFile } from '../formats/text-file';
 import { validateConfig } from '../model/config';
 import { fail } from './fail';
 import { resolveRequests } from './requests';
@@ -31,16 +31,7 @@ function expectWeights(f: ScenarioFile, src: YamlSource): WeightsExpectation {
 
 /** Reads and validates a scenario file; every failure is one MlaDiffError naming file, line and field. */
 export function loadScenario(file: string, opts: LoadOptions = {}): Scenario {
-  let text: string;
-  try {
-    if (statSync(file).isDirectory()) throw new MlaDiffError('file-unreadable', 'is a directory, not a scenario file', { file });
-    text = readFileSync(file, 'utf8');
-  } catch (e) {
-    if (e instanceof MlaDiffError) throw e;
-    const code = (e as NodeJS.ErrnoException).code === 'ENOENT' ? 'file-not-found' : 'file-unreadable';
-    throw new MlaDiffError(code, code === 'file-not-found' ? 'no such file' : `cannot read: ${(e as Error).message}`,
-      { file }, 'scenarios live in scenarios/*.yaml; `mla-diff run scenarios/capital-of-france.yaml`');
-  }
+  const text = readTextFile(file, 'a scenario file', 'scenarios live in scenarios/*.yaml; `mla-diff run scenarios/capital-of-france.yaml`');
   return parseScenario(text, file, opts);
 }
 

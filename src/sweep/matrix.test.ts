@@ -4,16 +4,8 @@ import { join } from 'node:path';
 import { MlaDiffError } from '../errors';
 import { FAULTS } from '../faults/catalogue';
 import { loadMatrix, parseMatrixText, scenarioOf } from './matrix';
+import { failure } from '../test-utils/errors';
 
-function failure(fn: () => unknown): MlaDiffError {
-  try {
-    fn();
-  } catch (e) {
-    if (e instanceof MlaDiffError) return e;
-    throw new Error(`expected an MlaDiffError, got ${String(e)}`);
-  }
-  throw new Error('expected an MlaDiffError, nothing was thrown');
-}
 
 /** A valid matrix (lines 1–7) with `axes` as YAML lines under `axes:` (line 8 on). */
 const matrix = (axes: string, head = 'format: mla-diff/sweep\nversion: 1\nname: m') =>

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
-import { readFileSync, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { fieldPath, MlaDiffError } from '../errors';
+import { readTextFile } from '../formats/text-file';
 import { issueError, parseScenarioSource } from '../scenario/load';
 import type { Scenario } from '../scenario/scenario';
 import { YamlSource } from '../scenario/yaml-source';
@@ -25,16 +25,6 @@ export interface Matrix {
 
 interface BaseSource { text: string; file: string; prefix: PropertyKey[] }
 
-function readText(file: string, what: string): string {
-  try {
-    if (statSync(file).isDirectory()) throw new MlaDiffError('file-unreadable', 'is a directory, not a file', { file });
-    return readFileSync(file, 'utf8');
-  } catch (e) {
-    if (e instanceof MlaDiffError) throw e;
-    const code = (e as NodeJS.ErrnoException).code === 'ENOENT' ? 'file-not-found' : 'file-unreadable';
-    throw new MlaDiffError(code, code === 'file-not-found' ? `no such ${what}` : `cannot read: ${(e as Error).message}`, { file });
-  }
-}
 
 /** Parses the matrix; a fault entry's issue inside the `none | {path, fault}` union is reported as the mapping's own. */
 function parseMatrix(src: YamlSource): MatrixFile {
@@ -65,7 +55,7 @@ function pointError(e: MlaDiffError, p: PointSpec, src: YamlSource): MlaDiffErro
 
 /** `validate: false` skips checking every point as a scenario (a worker checks only its own). */
 export function loadMatrix(file: string, opts: { validate: boolean } = { validate: true }): Matrix {
-  return parseMatrixText(readText(file, 'sweep matrix'), file, opts);
+  return parseMatrixText(readTextFile(file, 'a sweep matrix'), file, opts);
 }
 
 export function parseMatrixText(text: string, file = '<matrix>', opts: { validate: boolean } = { validate: true }): Matrix {
@@ -80,7 +70,7 @@ export function parseMatrixText(text: string, file = '<matrix>', opts: { validat
     baseSrc = { text, file, prefix: ['base'], raw: m.base };
   } else {
     const path = file.startsWith('<') ? resolve(m.base_file!) : resolve(dirname(file), m.base_file!);
-    const baseText = readText(path, 'base scenario');
+    const baseText = readTextFile(path, 'a base scenario');
     const raw = new YamlSource(baseText, path).toJS();
     if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) throw new MlaDiffError('invalid-type', 'a scenario must be a YAML mapping', { file: path, line: 1 });
     baseSrc = { text: baseText, file: path, prefix: [], raw: raw as Record<string, unknown> };

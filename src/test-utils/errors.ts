@@ -9,3 +9,14 @@ export function thrownCode(fn: () => unknown): string {
   }
   return 'nothing thrown';
 }
+
+/** Runs `fn`, which must throw an MlaDiffError, and returns that error. */
+export function failure(fn: () => unknown): MlaDiffError {
+  try {
+    fn();
+  } catch (e) {
+    if (e instanceof MlaDiffError) return e;
+    throw new Error(`expected an MlaDiffError, got ${String(e)}`);
+  }
+  throw new Error('expected an MlaDiffError, nothing was thrown');
+}
