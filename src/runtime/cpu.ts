@@ -1,6 +1,6 @@
 import * as tf from '@tensorflow/tfjs-core';
 import type { Runtime } from './device';
-import { hostFilled } from './device';
+import { hostFilled, hostRound } from './device';
 
 /** tfjs-backend-cpu: plain JavaScript kernels, the slowest and most portable device. */
 export async function createCpuRuntime(reason: string): Promise<Runtime> {
@@ -20,5 +20,6 @@ export async function createCpuRuntime(reason: string): Promise<Runtime> {
       const v = t.dtype === 'float32' ? backend.readSync(t.dataId) : null;
       return v instanceof Float32Array ? v : null;
     },
+    round: (x, dtype) => hostRound(tf, x, dtype, (t) => t.dataSync() as Float32Array),
   };
 }

@@ -1,5 +1,7 @@
 import type * as tfc from '@tensorflow/tfjs-core';
 import type { Batched } from '../backends/matmul';
+import type { StorageDtype } from '../precision/formats';
+import { roundArray } from '../precision/formats';
 import type { Layout } from '../weights/layer';
 
 /** The tfjs backends mla-diff runs on. */
@@ -48,6 +50,12 @@ export interface Runtime {
    * (cpu, wasm), else null. Valid until the next tfjs op: read it, do not keep it.
    */
   hostView(t: tfc.Tensor): Float32Array | null;
+  /**
+   * x rounded to a storage dtype, as float32 holding exactly the stored values (round to nearest
+   * even, subnormals kept, fp16 overflow to ±inf, fp8 e4m3 saturating): bit for bit the same on
+   * every device. A new tensor, tracked like any op's output.
+   */
+  round(x: tfc.Tensor, dtype: StorageDtype): tfc.Tensor;
 }
 
 /**
@@ -71,4 +79,9 @@ export function hostFilled(tf: typeof tfc, shape: number[], fill: (dst: Float32A
   const values = new Float32Array(shape.reduce((a, b) => a * b, 1));
   fill(values);
   return tf.tensor(values, shape, 'float32');
+}
+
+/** Runtime.round for backends whose float32 data can be read synchronously: round on the host, upload. */
+export function hostRound(tf: typeof tfc, x: tfc.Tensor, dtype: StorageDtype, read: (t: tfc.Tensor) => Float32Array): tfc.Tensor {
+  return tf.tensor(roundArray(read(x), dtype), x.shape, 'float32');
 }

@@ -1,7 +1,7 @@
 import * as tf from '@tensorflow/tfjs-core';
 import { MlaDiffError } from '../errors';
 import type { Runtime } from './device';
-import { hostFilled } from './device';
+import { hostFilled, hostRound } from './device';
 
 /** Loads @tensorflow/tfjs-node-gpu (optional: libtensorflow + CUDA 11); throws when it cannot. */
 export function loadTfjsNode(): void {
@@ -28,5 +28,6 @@ export async function createTensorflowRuntime(reason: string): Promise<Runtime> 
     linearPlan: () => ({ layout: 'in_out', product: 'direct', batched: 'native' }),
     makeFilled: (shape, fill) => hostFilled(tf, shape, fill),
     hostView: () => null,
+    round: (x, dtype) => hostRound(tf, x, dtype, (t) => t.dataSync() as Float32Array),
   };
 }

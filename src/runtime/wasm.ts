@@ -1,5 +1,6 @@
 import * as tf from '@tensorflow/tfjs-core';
 import { MlaDiffError } from '../errors';
+import { roundInto } from '../precision/formats';
 import type { Runtime } from './device';
 import { installZeroCopySlice } from './wasm-slice';
 
@@ -42,5 +43,11 @@ export async function createWasmRuntime(reason: string): Promise<Runtime> {
       return tf.engine().makeTensorFromTensorInfo(info);
     },
     hostView: (t) => (t.dtype === 'float32' ? backend.typedArrayFromHeap(t) : null),
+    // Rounded from the wasm heap straight into a new heap tensor: no host copy either way.
+    round(x, dtype) {
+      const info = backend.makeOutput(x.shape, 'float32');
+      roundInto(backend.typedArrayFromHeap(x), backend.typedArrayFromHeap(info), dtype);
+      return tf.engine().makeTensorFromTensorInfo(info);
+    },
   };
 }

@@ -2,7 +2,7 @@ import * as tf from '@tensorflow/tfjs-core';
 import { MlaDiffError } from '../errors';
 import { adapterInfo, describeAdapter, isSoftwareAdapter, requestDawnAdapter } from './adapter';
 import type { Runtime } from './device';
-import { hostFilled } from './device';
+import { hostFilled, hostRound } from './device';
 
 /**
  * tfjs-backend-webgpu on Dawn (the `webgpu` npm package, Vulkan underneath). Without a GPU,
@@ -39,5 +39,6 @@ export async function createWebgpuRuntime(reason: string): Promise<Runtime> {
     linearPlan: () => ({ layout: 'in_out', product: 'direct', batched: 'native' }),
     makeFilled: (shape, fill) => hostFilled(tf, shape, fill),
     hostView: () => null,
+    round: (x, dtype) => hostRound(tf, x, dtype, (t) => t.dataSync() as Float32Array),
   };
 }
