@@ -22,8 +22,13 @@ export interface Attended {
  * says the logits carry −inf where a key is hidden (see causalBias): then a row whose keys are all
  * hidden (a split past a query's position) gives out 0 and lse −inf, so that merges weigh it 0.
  * Rows with no key at all (S = 0) give out 0 and lse per `empty`.
+ *
+ * `castP` is where a kernel stores P in the input dtype before P·V (FlashAttention, Triton MLA,
+ * FlashMLA): then the unnormalized weights exp(s − max) are cast, the product accumulates in fp32
+ * and is divided by the fp32 sum of the uncast weights, as those kernels do (with the row's final
+ * max standing for their running max). Without it, P is normalized first and nothing rounds.
  */
-export function attend(logits: tf.Tensor3D, values: tf.Tensor3D, batched: Batched, masked = false, empty: EmptyLse = '-inf'): Attended {
+export function attend(logits: tf.Tensor3D, values: tf.Tensor3D, batched: Batched, masked = false, empty: EmptyLse = '-inf', castP?: (p: tf.Tensor3D) => tf.Tensor3D): Attended {
   const [A, B, S] = logits.shape;
   const E = values.shape[2];
   if (S === 0) {
@@ -34,13 +39,14 @@ export function attend(logits: tf.Tensor3D, values: tf.Tensor3D, batched: Batche
   if (!masked) {
     const e = tf.exp(tf.sub(logits, m));
     const z = tf.sum(e, -1, true); // [A,B,1]
-    const out = matmul(tf.div(e, z) as tf.Tensor3D, values, false, batched); // [A,B,E]
+    const out = castP ? tf.div(matmul(castP(e as tf.Tensor3D), values, false, batched), z) as tf.Tensor3D : matmul(tf.div(e, z) as tf.Tensor3D, values, false, batched); // [A,B,E]
     return { out, lse: tf.squeeze(tf.add(tf.log(z), m), [-1]) as tf.Tensor2D, max: tf.squeeze(m, [-1]) as tf.Tensor2D };
   }
   const seen = tf.isFinite(m); // false: every key of the row hidden
   const e = tf.exp(tf.sub(logits, tf.where(seen, m, tf.zerosLike(m))));
   const z = tf.sum(e, -1, true); // [A,B,1]
-  const out = matmul(tf.div(e, tf.where(seen, z, tf.onesLike(z))) as tf.Tensor3D, values, false, batched); // [A,B,E]
+  const zSafe = tf.where(seen, z, tf.onesLike(z)); // [A,B,1]
+  const out = castP ? tf.div(matmul(castP(e as tf.Tensor3D), values, false, batched), zSafe) as tf.Tensor3D : matmul(tf.div(e, zSafe) as tf.Tensor3D, values, false, batched); // [A,B,E]
   const lse = tf.where(seen, tf.add(tf.log(z), m), tf.fill(m.shape, -Infinity));
   return { out, lse: tf.squeeze(lse, [-1]) as tf.Tensor2D, max: tf.squeeze(m, [-1]) as tf.Tensor2D };
 }
@@ -65,10 +71,14 @@ export function mergeAttnStates(prefix: Attended, suffix: Attended, fixInf = tru
   };
 }
 
-/** Count of rows breaking max logit ≤ lse ≤ max logit + ln n (n = keys the row saw), with slack. */
-export function lseBoundViolations(lse: tf.Tensor, max: tf.Tensor, keys: tf.Tensor, slack = 1e-4): tf.Scalar {
-  const lo = tf.less(lse, tf.sub(max, slack));
-  const hi = tf.greater(lse, tf.add(tf.add(max, tf.log(keys)), slack));
+/**
+ * Count of rows breaking max logit ≤ lse ≤ max logit + ln n (n = keys the row saw), with slack:
+ * 1e-4 plus `relSlack`·|lse| for an LSE stored in a narrower dtype (its unit roundoff).
+ */
+export function lseBoundViolations(lse: tf.Tensor, max: tf.Tensor, keys: tf.Tensor, relSlack = 0, slack = 1e-4): tf.Scalar {
+  const s = relSlack ? tf.add(slack, tf.mul(tf.abs(lse), relSlack)) : slack;
+  const lo = tf.less(lse, tf.sub(max, s));
+  const hi = tf.greater(lse, tf.add(tf.add(max, tf.log(keys)), s));
   const finite = tf.isFinite(lse);
   return tf.sum(tf.cast(tf.logicalAnd(finite, tf.logicalOr(lo, hi)), 'int32'));
 }

@@ -2,6 +2,7 @@ import type { Probe } from '../probes/probe';
 import type { PathName } from '../probes/stages';
 import type { Route } from '../schedule/schedule';
 import type { EmptyLse } from './attention';
+import type { PrecisionSpec } from '../precision/plan';
 
 /**
  * One request's share of one engine step, with everything a path needs to run it: the tokens, where
@@ -36,6 +37,8 @@ export interface KernelOptions {
   kvSplits: number;
   /** LSE the MHA kernels report for an empty context chunk: FA3 −inf, FA2 +inf. */
   emptyLse: EmptyLse;
+  /** Storage dtypes and rounding points (scenario `dtype:`, `kv_cache_dtype:`, `rounding:`); absent: float32. */
+  precision?: PrecisionSpec;
 }
 
 export const DEFAULT_KERNELS: KernelOptions = { kvSplits: 1, emptyLse: '-inf' };

@@ -1,5 +1,7 @@
 import * as tf from '@tensorflow/tfjs-core';
 import { NO_FAULTS } from '../faults/catalogue';
+import type { Rounding } from '../precision/rounding';
+import { fp32Rounding } from '../precision/rounding';
 import type { TensorProbe } from '../probes/probe';
 import { NULL_PROBE } from '../probes/probe';
 import { attend, lseBoundViolations } from './attention';
@@ -24,7 +26,8 @@ export class ColdBackend implements MlaBackend<tf.Tensor> {
   readonly name = 'cold' as const;
   private readonly history = new Map<string, History>();
 
-  constructor(private readonly layer: DeviceLayer) {}
+  /** `rd`: in a narrower dtype, cold rounds where FlashAttention prefill does and reads its keys through the scenario's cache format. */
+  constructor(private readonly layer: DeviceLayer, private readonly rd: Rounding = fp32Rounding(tf, 'cold')) {}
 
   step(piece: PieceInput, probe: TensorProbe): Promise<Float32Array> {
     return onHost(() => this.run(piece, probe));
@@ -39,15 +42,19 @@ export class ColdBackend implements MlaBackend<tf.Tensor> {
     const c = this.layer.config;
     const T = piece.positions.length;
     const [N, P, R, V] = [c.num_attention_heads, c.qk_nope_head_dim, c.qk_rope_head_dim, c.v_head_dim];
-    const pre = preAttention(this.layer, piece, probe, NO_FAULTS);
-    const kv_nope = probe.tap('kv_nope', tf.reshape(linear(pre.kv_c_normed, this.layer.linear.kv_b_proj), [T, N, P + V])); // [T,N,P+V]
+    const L = c.kv_lora_rank;
+    const pre = preAttention(this.layer, piece, probe, NO_FAULTS, this.rd);
+    const rows = this.rd.cacheRows(pre.rows, L, probe); // [T,L+R]: the keys as the cache format keeps them (pre.rows unless fp8)
+    const kv_c = rows === pre.rows ? pre.kv_c_normed : tf.slice(rows, [0, 0], [T, L]); // [T,L]
+    const k_pe = rows === pre.rows ? pre.k_pe : tf.slice(rows, [0, L], [T, R]); // [T,R]
+    const kv_nope = probe.tap('kv_nope', this.rd.at('kv_nope', tf.reshape(linear(kv_c, this.layer.linear.kv_b_proj), [T, N, P + V]), probe)); // [T,N,P+V]
     const k_nope = probe.tap('k_nope', tf.slice(kv_nope, [0, 0, 0], [T, N, P])); // [T,N,P]
     const v = probe.tap('v', tf.slice(kv_nope, [0, 0, P], [T, N, V])); // [T,N,V]
-    const k = probe.tap('k', tf.concat([k_nope, tf.broadcastTo(tf.reshape(pre.k_pe, [T, 1, R]), [T, N, R])], -1)); // [T,N,D]
+    const k = probe.tap('k', tf.concat([k_nope, tf.broadcastTo(tf.reshape(k_pe, [T, 1, R]), [T, N, R])], -1)); // [T,N,D]
     const old = this.history.get(piece.request);
     const next = (old
-      ? { latent: tf.concat([old.latent, pre.rows]), k: tf.concat([old.k, k]), v: tf.concat([old.v, v]) }
-      : { latent: pre.rows, k, v }) as History;
+      ? { latent: tf.concat([old.latent, rows]), k: tf.concat([old.k, k]), v: tf.concat([old.v, v]) }
+      : { latent: rows, k, v }) as History;
     if (old) tf.dispose([old.latent, old.k, old.v]);
     this.history.set(piece.request, { latent: tf.keep(next.latent), k: tf.keep(next.k), v: tf.keep(next.v) });
     return pre;
@@ -67,13 +74,13 @@ export class ColdBackend implements MlaBackend<tf.Tensor> {
     const mm = this.layer.batched;
     const logits = probe.tap('logits', tf.mul(matmul(qh, tf.transpose(h.k, [1, 0, 2]) as tf.Tensor3D, true, mm), scale) as tf.Tensor3D); // [N,T,S]
     const masked = tf.add(logits, tf.expandDims(causalBias(queryIndices(piece), Array.from({ length: S }, (_, s) => s)), 0)) as tf.Tensor3D; // [N,T,S]
-    const out = attend(masked, tf.transpose(h.v, [1, 0, 2]) as tf.Tensor3D, mm, true); // [N,T,V], [N,T]
+    const out = attend(masked, tf.transpose(h.v, [1, 0, 2]) as tf.Tensor3D, mm, true, '-inf', (p) => this.rd.at('attn_probs', p)); // [N,T,V], [N,T]
     if (probe.wants('attn_probs')) probe.tap('attn_probs', tf.exp(tf.sub(masked, tf.expandDims(out.lse, -1)))); // [N,T,S]
     probe.tap('lse', out.lse); // [N,T]
     if (probe.wants('lse')) probe.check('lse', 'lse_bounds', lseBoundViolations(out.lse, out.max, tf.expandDims(causalKeyCounts(piece), 0)));
-    const attn_out_heads = probe.tap('attn_out_heads', tf.transpose(out.out, [1, 0, 2])); // [T,N,V]
+    const attn_out_heads = probe.tap('attn_out_heads', this.rd.at('attn_out_heads', tf.transpose(out.out, [1, 0, 2]), probe)); // [T,N,V]
     const attn_out = probe.tap('attn_out', tf.reshape(attn_out_heads, [T, N * V]) as tf.Tensor2D); // [T,N·V]
-    return oProj(this.layer, attn_out, probe); // [T,H]
+    return oProj(this.layer, attn_out, probe, this.rd); // [T,H]
   }
 
   dispose(): void {

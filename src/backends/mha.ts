@@ -1,5 +1,7 @@
 import * as tf from '@tensorflow/tfjs-core';
 import type { FaultSet } from '../faults/catalogue';
+import type { Rounding } from '../precision/rounding';
+import { fp32Rounding } from '../precision/rounding';
 import { qkHeadDim } from '../model/config';
 import type { TensorProbe } from '../probes/probe';
 import { NULL_PROBE } from '../probes/probe';
@@ -26,7 +28,10 @@ export class MhaBackend implements MlaBackend<tf.Tensor> {
   readonly name = 'mha' as const;
   private readonly cache: PagedLatentCache;
 
-  constructor(private readonly layer: DeviceLayer, private readonly faults: FaultSet, numSlots: number, private readonly kernels: KernelOptions) {
+  constructor(
+    private readonly layer: DeviceLayer, private readonly faults: FaultSet, numSlots: number, private readonly kernels: KernelOptions,
+    private readonly rd: Rounding = fp32Rounding(tf, 'mha'),
+  ) {
     this.cache = new PagedLatentCache(numSlots, layer.config.kv_lora_rank + layer.config.qk_rope_head_dim);
   }
 
@@ -35,11 +40,11 @@ export class MhaBackend implements MlaBackend<tf.Tensor> {
   }
 
   async fill(piece: PieceInput): Promise<void> {
-    tf.tidy(() => this.write(piece, preAttention(this.layer, piece, NULL_PROBE, this.faults).rows));
+    tf.tidy(() => this.write(piece, preAttention(this.layer, piece, NULL_PROBE, this.faults, this.rd).rows, NULL_PROBE));
   }
 
-  private write(piece: PieceInput, rows: tf.Tensor2D): void {
-    this.cache.write(piece.slots, rows); // concat_and_cache_mla, before attention
+  private write(piece: PieceInput, rows: tf.Tensor2D, probe: TensorProbe): void {
+    this.cache.write(piece.slots, this.rd.cacheRows(rows, this.layer.config.kv_lora_rank, probe)); // concat_and_cache_mla, before attention
   }
 
   private run(piece: PieceInput, probe: TensorProbe): tf.Tensor2D {
@@ -50,11 +55,12 @@ export class MhaBackend implements MlaBackend<tf.Tensor> {
     pieceScalars(probe, piece, scale, this.faults);
     probe.scalar('context_chunks', piece.chunks.length);
     probe.scalar('empty_lse', this.kernels.emptyLse);
-    const { q_nope, q_pe, kv_c_normed, k_pe, k_pe_raw, style, rows } = preAttention(this.layer, piece, probe, this.faults);
-    this.write(piece, rows);
+    const rd = this.rd;
+    const { q_nope, q_pe, kv_c_normed, k_pe, k_pe_raw, style, rows } = preAttention(this.layer, piece, probe, this.faults, rd);
+    this.write(piece, rows, probe); // the new tokens attend with their own kv_c_normed, k_pe (not read back from the cache)
     if (probe.wants('kv_cache')) probe.tap('kv_cache', this.cache.gather(piece.historySlots)); // [S,L+R]
 
-    const kv_nope = probe.tap('kv_nope', tf.reshape(linear(kv_c_normed, this.layer.linear.kv_b_proj), [T, N, P + V])); // [T,N,P+V]
+    const kv_nope = probe.tap('kv_nope', rd.at('kv_nope', tf.reshape(linear(kv_c_normed, this.layer.linear.kv_b_proj), [T, N, P + V]), probe)); // [T,N,P+V]
     const k_nope = probe.tap('k_nope', tf.slice(kv_nope, [0, 0, 0], [T, N, P])); // [T,N,P]
     const v = probe.tap('v', tf.slice(kv_nope, [0, 0, P], [T, N, V])); // [T,N,V]
     const k_pe_heads = this.faults.has('k-pe-per-head') ? kPePerHead(c, k_pe_raw, piece.positions, style) : tf.broadcastTo(tf.reshape(k_pe, [T, 1, R]), [T, N, R]); // [T,N,R]
@@ -67,41 +73,46 @@ export class MhaBackend implements MlaBackend<tf.Tensor> {
     const logits = piece.chunks.length ? scaled : probe.tap('logits', scaled); // [N,T,T]: recorded (and replayable) without context only
     const local = piece.positions.map((_, t) => t);
     const masked = tf.add(logits, tf.expandDims(causalBias(local, local), 0)) as tf.Tensor3D; // [N,T,T]
-    const suffix = attend(masked, swap01(v), mm, true); // [N,T,V], [N,T]
+    const castP = (p: tf.Tensor3D) => rd.at('attn_probs', p); // FA casts P before P·V
+    const kernel = (a: Attended, stage: 'attn_out_heads' | 'suffix_output' | 'chunk_output' | 'context_output', chunk?: number): Attended =>
+      ({ ...a, out: rd.at('attn_out_heads', a.out, probe, stage, chunk) }); // FA / merge_attn_states write O in the model dtype
+    const suffix = kernel(attend(masked, swap01(v), mm, true, '-inf', castP), piece.chunks.length ? 'suffix_output' : 'attn_out_heads'); // [N,T,V], [N,T]
     if (!piece.chunks.length) return this.finish(piece, probe, { ...suffix, lse: reportedLse(suffix.lse, this.faults) }, masked, suffix, T, N, V);
 
     // Every tap below returns the value the merges go on with, so that a stage replay can substitute it.
     const suffix_output = probe.tap('suffix_output', swap01(suffix.out)); // [T,N,V]
-    const suffixLse = probe.tap('suffix_lse', reportedLse(suffix.lse, this.faults)); // [N,T]: what the kernel hands to the merge, base 2 under lse-base-2
+    const lse16 = (l: tf.Tensor2D, stage: 'suffix_lse' | 'chunk_lse', i?: number) => (this.faults.has('lse-bf16-merge') ? rd.as(l, 'bfloat16', probe, stage, i) : l); // [N,T]
+    const suffixLse = probe.tap('suffix_lse', lse16(reportedLse(suffix.lse, this.faults), 'suffix_lse')); // [N,T]: what the kernel hands to the merge, base 2 under lse-base-2
     if (probe.wants('suffix_lse')) probe.check('suffix_lse', 'lse_bounds', lseBoundViolations(suffixLse, suffix.max, tf.expandDims(tf.tensor1d(piece.positions.map((_, t) => t + 1)), 0)));
     let running: Attended | null = null;
     piece.chunks.forEach(([a, b], i) => {
       const len = b - a;
-      const ws = probe.tap('ctx_workspace', len ? this.cache.gather(piece.chunkSlots[i]!) : tf.zeros([0, L + R]), undefined, i) as tf.Tensor2D; // [C_i,L+R]
+      const gathered = len ? rd.at('ctx_workspace', this.cache.gather(piece.chunkSlots[i]!), probe, 'ctx_workspace', i) : tf.zeros([0, L + R]); // [C_i,L+R]: dequantized into the model dtype
+      const ws = probe.tap('ctx_workspace', gathered, undefined, i) as tf.Tensor2D; // [C_i,L+R]
       let part: Attended;
       if (len === 0) {
         part = attend(tf.zeros([N, T, 0]), tf.zeros([N, 0, V]), mm, false, this.kernels.emptyLse); // a request with less context than this chunk's start
       } else {
-        const ctx_nope = tf.reshape(linear(tf.slice(ws, [0, 0], [len, L]), this.layer.linear.kv_b_proj), [len, N, P + V]); // [C_i,N,P+V]
+        const ctx_nope = rd.at('kv_nope', tf.reshape(linear(tf.slice(ws, [0, 0], [len, L]), this.layer.linear.kv_b_proj), [len, N, P + V])); // [C_i,N,P+V]
         const ctx_k = tf.concat([tf.slice(ctx_nope, [0, 0, 0], [len, N, P]), tf.broadcastTo(tf.reshape(tf.slice(ws, [0, L], [len, R]), [len, 1, R]), [len, N, R])], -1); // [C_i,N,D]
         const ctx_v = tf.slice(ctx_nope, [0, 0, P], [len, N, V]); // [C_i,N,V]
         const chunkLogits = tf.mul(matmul(qh, swap01(ctx_k), true, mm), scale) as tf.Tensor3D; // [N,T,C_i]: context precedes, no mask
-        part = attend(chunkLogits, swap01(ctx_v), mm, false, this.kernels.emptyLse); // [N,T,V], [N,T]
+        part = kernel(attend(chunkLogits, swap01(ctx_v), mm, false, this.kernels.emptyLse, castP), 'chunk_output', i); // [N,T,V], [N,T]
       }
       // The kernel's LSE: base 2 under lse-base-2; [T,N] read back as [N,T] under lse-layout-transposed.
       const transposed = this.faults.has('lse-layout-transposed');
-      const reported = reportedLse(part.lse, this.faults); // [N,T]
+      const reported = lse16(reportedLse(part.lse, this.faults), 'chunk_lse', i); // [N,T]
       const kernelLse = transposed ? (tf.transpose(reported) as tf.Tensor2D) : reported; // [T,N] under the fault
       const chunk_output = probe.tap('chunk_output', swap01(part.out), undefined, i); // [T,N,V]
       const chunk_lse = probe.tap('chunk_lse', kernelLse, transposed ? 't h' : 'h t', i); // [N,T] ([T,N] under the fault)
       if (len && probe.wants('chunk_lse')) probe.check('chunk_lse', 'lse_bounds', lseBoundViolations(reported, part.max, tf.scalar(len)), i);
       const merged: Attended = { out: swap01(chunk_output), lse: transposed ? (tf.reshape(chunk_lse, [N, T]) as tf.Tensor2D) : chunk_lse, max: part.max };
-      const next: Attended = running === null ? merged : mergeAttnStates(i === 1 ? this.mergeIn(running) : running, this.mergeIn(merged), !this.faults.has('merge-inf-unhandled'));
+      const next: Attended = running === null ? merged : kernel(mergeAttnStates(i === 1 ? this.mergeIn(running) : running, this.mergeIn(merged), !this.faults.has('merge-inf-unhandled')), 'context_output', i);
       const context_output = probe.tap('context_output', swap01(next.out), undefined, i); // [T,N,V]
       running = { out: swap01(context_output), lse: probe.tap('context_lse', next.lse, undefined, i), max: next.max }; // [N,T,V], [N,T]
     });
     const suffixIn: Attended = { out: swap01(suffix_output), lse: suffixLse, max: suffix.max }; // [N,T,V], [N,T]
-    const final = mergeAttnStates(piece.chunks.length === 1 ? this.mergeIn(running!) : running!, this.mergeIn(suffixIn), !this.faults.has('merge-inf-unhandled'));
+    const final = kernel(mergeAttnStates(piece.chunks.length === 1 ? this.mergeIn(running!) : running!, this.mergeIn(suffixIn), !this.faults.has('merge-inf-unhandled')), 'attn_out_heads');
     return this.finish(piece, probe, final, null, null, T, N, V);
   }
 
@@ -119,7 +130,7 @@ export class MhaBackend implements MlaBackend<tf.Tensor> {
     if (probe.wants('lse')) probe.check('lse', 'lse_bounds', lseBoundViolations(out.lse, out.max, tf.expandDims(causalKeyCounts(piece), 0)));
     const attn_out_heads = probe.tap('attn_out_heads', swap01(out.out)); // [T,N,V]
     const attn_out = probe.tap('attn_out', tf.reshape(attn_out_heads, [T, N * V]) as tf.Tensor2D); // [T,N·V]
-    return oProj(this.layer, attn_out, probe); // [T,H]
+    return oProj(this.layer, attn_out, probe, this.rd); // [T,H]
   }
 
   dispose(): void {

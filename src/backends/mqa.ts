@@ -1,5 +1,7 @@
 import * as tf from '@tensorflow/tfjs-core';
 import type { FaultSet } from '../faults/catalogue';
+import type { Rounding } from '../precision/rounding';
+import { fp32Rounding } from '../precision/rounding';
 import type { MlaConfig } from '../model/config';
 import { latentWidth } from '../model/config';
 import type { TensorProbe } from '../probes/probe';
@@ -51,7 +53,10 @@ export class MqaBackend implements MlaBackend<tf.Tensor> {
   private readonly cache: PagedLatentCache;
   private weightsTapped = false;
 
-  constructor(private readonly layer: DeviceLayer, private readonly faults: FaultSet, numSlots: number, private readonly kernels: KernelOptions) {
+  constructor(
+    private readonly layer: DeviceLayer, private readonly faults: FaultSet, numSlots: number, private readonly kernels: KernelOptions,
+    private readonly rd: Rounding = fp32Rounding(tf, 'mqa'),
+  ) {
     this.absorbed = absorbKvB(layer.config, layer.linear.kv_b_proj, faults);
     this.cache = new PagedLatentCache(numSlots, latentWidth(layer.config));
   }
@@ -61,7 +66,7 @@ export class MqaBackend implements MlaBackend<tf.Tensor> {
   }
 
   async fill(piece: PieceInput): Promise<void> {
-    tf.tidy(() => this.cache.write(piece.slots, preAttention(this.layer, piece, NULL_PROBE, this.faults).rows));
+    tf.tidy(() => this.cache.write(piece.slots, this.rd.cacheRows(preAttention(this.layer, piece, NULL_PROBE, this.faults, this.rd).rows, this.layer.config.kv_lora_rank)));
   }
 
   private run(piece: PieceInput, probe: TensorProbe): tf.Tensor2D {
@@ -73,8 +78,9 @@ export class MqaBackend implements MlaBackend<tf.Tensor> {
     const scale = pathScale(c, this.faults);
     pieceScalars(probe, piece, scale, this.faults);
     probe.scalar('kv_splits', this.kernels.kvSplits);
-    const { q_nope, q_pe, kv_c_normed, rows } = preAttention(this.layer, piece, probe, this.faults);
-    this.cache.write(piece.slots, rows); // concat_and_cache_mla, before attention
+    const rd = this.rd;
+    const { q_nope, q_pe, kv_c_normed, rows } = preAttention(this.layer, piece, probe, this.faults, rd);
+    this.cache.write(piece.slots, rd.cacheRows(rows, L, probe)); // concat_and_cache_mla, before attention
     const latent = probe.tap('kv_cache', this.cache.gather(piece.historySlots)); // [S,L+R]: K of the one KV head
     let { W_UK_T, W_UV } = this.absorbed; // [N,P,L], [N,L,V]
     if (!this.weightsTapped) { // recorded once per run; the piece that records them uses what the taps return
@@ -90,7 +96,8 @@ export class MqaBackend implements MlaBackend<tf.Tensor> {
     const mm = this.layer.batched;
     if (probe.wants('v')) probe.tap('v', tf.transpose(matmul(tf.expandDims(kv_c_normed, 0) as tf.Tensor3D, W_UV, false, mm), [1, 0, 2])); // [T,N,V]
 
-    const ql_nope = probe.tap('ql_nope', tf.transpose(matmul(tf.transpose(q_nope, [1, 0, 2]) as tf.Tensor3D, W_UK_T, false, mm), [1, 0, 2])); // [T,N,L]
+    const ql_full = tf.transpose(matmul(tf.transpose(q_nope, [1, 0, 2]) as tf.Tensor3D, W_UK_T, false, mm), [1, 0, 2]); // [T,N,L] in fp32
+    const ql_nope = probe.tap('ql_nope', this.faults.has('absorbed-fp16') ? rd.as(ql_full, 'float16', probe, 'ql_nope') : rd.at('ql_nope', ql_full, probe)); // [T,N,L]
     const mqa_q = probe.tap('mqa_q', tf.concat([ql_nope, q_pe], -1)); // [T,N,L+R]
     // Queries of all heads packed as rows against the one KV head: [T·N, C]·[S, C]ᵀ.
     const logits = probe.tap('logits', tf.reshape(tf.mul(matmul(tf.reshape(mqa_q, [T * N, C]) as tf.Tensor2D, latent, true, mm), scale), [T, N, S]), 't h s'); // [T,N,S]
@@ -100,7 +107,8 @@ export class MqaBackend implements MlaBackend<tf.Tensor> {
     const values = tf.expandDims(tf.slice(latent, [0, 0], [S, L]), 0) as tf.Tensor3D; // [1,S,L]: V = the latent itself
 
     const ranges = splitRanges(S, this.kernels.kvSplits);
-    const parts = ranges.map(([a, b]) => attend(tf.slice(masked, [0, 0, a], [1, T * N, b - a]) as tf.Tensor3D, tf.slice(values, [0, a, 0], [1, b - a, L]) as tf.Tensor3D, mm, true));
+    const castP = (p: tf.Tensor3D) => rd.at('attn_probs', p); // P cast to the cache dtype before P·V; split partials stay fp32
+    const parts = ranges.map(([a, b]) => attend(tf.slice(masked, [0, 0, a], [1, T * N, b - a]) as tf.Tensor3D, tf.slice(values, [0, a, 0], [1, b - a, L]) as tf.Tensor3D, mm, true, '-inf', castP));
     let lse: tf.Tensor; // [1,T·N]
     let o_lat: tf.Tensor; // [1,T·N,L]
     if (parts.length === 1) {
@@ -120,13 +128,13 @@ export class MqaBackend implements MlaBackend<tf.Tensor> {
     if (parts.length === 1 && probe.wants('attn_probs')) { // with splits no kernel holds global probabilities
       probe.tap('attn_probs', tf.reshape(tf.exp(tf.sub(masked, tf.expandDims(lse, -1))), [T, N, S]), 't h s');
     }
-    const lseTN = probe.tap('lse', reportedLse(tf.reshape(lse, [T, N]), this.faults), 't h'); // [T,N] (Triton MLA layout)
-    if (probe.wants('lse')) probe.check('lse', 'lse_bounds', lseBoundViolations(lseTN, tf.reshape(max, [T, N]), tf.expandDims(causalKeyCounts(piece), 1)));
-    const attn_out_latent = probe.tap('attn_out_latent', tf.reshape(o_lat, [T, N, L])); // [T,N,L]
+    const lseTN = probe.tap('lse', rd.at('lse', reportedLse(tf.reshape(lse, [T, N]), this.faults), probe), 't h'); // [T,N] (Triton MLA layout; a bf16 tensor there)
+    if (probe.wants('lse')) probe.check('lse', 'lse_bounds', lseBoundViolations(lseTN, tf.reshape(max, [T, N]), tf.expandDims(causalKeyCounts(piece), 1), rd.slack('lse')));
+    const attn_out_latent = probe.tap('attn_out_latent', rd.at('attn_out_latent', tf.reshape(o_lat, [T, N, L]), probe)); // [T,N,L]
     const heads = matmul(tf.transpose(attn_out_latent, [1, 0, 2]) as tf.Tensor3D, W_UV, false, mm); // [N,T,V] (_v_up_proj bmm)
-    const attn_out_heads = probe.tap('attn_out_heads', tf.transpose(heads, [1, 0, 2])); // [T,N,V]
+    const attn_out_heads = probe.tap('attn_out_heads', rd.at('attn_out_heads', tf.transpose(heads, [1, 0, 2]), probe)); // [T,N,V]
     const attn_out = probe.tap('attn_out', tf.reshape(attn_out_heads, [T, N * V]) as tf.Tensor2D); // [T,N·V]
-    return oProj(this.layer, attn_out, probe); // [T,H]
+    return oProj(this.layer, attn_out, probe, rd); // [T,H]
   }
 
   dispose(): void {

@@ -5,6 +5,7 @@ import type { MlaConfig } from '../model/config';
 import { latentWidth, qkHeadDim, softmaxScale, yarnGetMscale } from '../model/config';
 import type { RopeStyle, RopeTables } from '../model/rope';
 import { ropeTables } from '../model/rope';
+import type { Rounding } from '../precision/rounding';
 import type { TensorProbe } from '../probes/probe';
 import type { PieceInput } from './backend';
 import type { DeviceLayer, DeviceLinear } from './layer';
@@ -135,7 +136,7 @@ export function causalKeyCounts(piece: Pick<PieceInput, 'start' | 'positions'>):
  * vLLM MultiHeadLatentAttentionWrapper.forward up to mla_attn (mla-math.md §3.1), with a probe at
  * every stage of §6.0, from the step's token embeddings (before input_layernorm).
  */
-export function preAttention(layer: DeviceLayer, input: Pick<PieceInput, 'positions' | 'embeddings'>, probe: TensorProbe, faults: FaultSet): PreAttention {
+export function preAttention(layer: DeviceLayer, input: Pick<PieceInput, 'positions' | 'embeddings'>, probe: TensorProbe, faults: FaultSet, rd: Rounding): PreAttention {
   const c: MlaConfig = layer.config;
   const T = input.positions.length;
   const embeddings = tf.tensor2d(input.embeddings, [T, c.hidden_size]); // [T,H]
@@ -146,19 +147,20 @@ export function preAttention(layer: DeviceLayer, input: Pick<PieceInput, 'positi
   const L = c.kv_lora_rank;
   const style: RopeStyle = faults.has('rope-neox') || !c.rope_interleave ? 'neox' : 'gptj';
   probe.scalar('rope_style', style);
-  const hidden_in = probe.tap('hidden_in', rmsNorm(embeddings, layer.norm.input_layernorm, c.rms_norm_eps)); // [T,H]
-  const q_c_raw = probe.tap('q_c_raw', linear(hidden_in, layer.linear.q_a_proj)); // [T,Lq]
-  const kv_lora = probe.tap('kv_lora', linear(hidden_in, layer.linear.kv_a_proj_with_mqa)); // [T,L+R]
-  const q_c = probe.tap('q_c', rmsNorm(q_c_raw, layer.norm.q_a_layernorm, c.rms_norm_eps)); // [T,Lq]
-  const q_full = probe.tap('q_full_prerope', tf.reshape(linear(q_c, layer.linear.q_b_proj), [T, N, qkHeadDim(c)])); // [T,N,D]
+  // Each layer writes the model dtype (rd.at is the identity in fp32); products accumulate in fp32.
+  const hidden_in = probe.tap('hidden_in', rd.at('hidden_in', rmsNorm(embeddings, layer.norm.input_layernorm, c.rms_norm_eps), probe)); // [T,H]
+  const q_c_raw = probe.tap('q_c_raw', rd.at('q_c_raw', linear(hidden_in, layer.linear.q_a_proj), probe)); // [T,Lq]
+  const kv_lora = probe.tap('kv_lora', rd.at('kv_lora', linear(hidden_in, layer.linear.kv_a_proj_with_mqa), probe)); // [T,L+R]
+  const q_c = probe.tap('q_c', rd.at('q_c', rmsNorm(q_c_raw, layer.norm.q_a_layernorm, c.rms_norm_eps), probe)); // [T,Lq]
+  const q_full = probe.tap('q_full_prerope', rd.at('q_full_prerope', tf.reshape(linear(q_c, layer.linear.q_b_proj), [T, N, qkHeadDim(c)]), probe)); // [T,N,D]
   const q_nope = probe.tap('q_nope', tf.slice(q_full, [0, 0, 0], [T, N, P])) as tf.Tensor3D; // [T,N,P]
   const q_pe_raw = probe.tap('q_pe_raw', tf.slice(q_full, [0, 0, P], [T, N, R])) as tf.Tensor3D; // [T,N,R]
   const kv_c = probe.tap('kv_c', tf.slice(kv_lora, [0, 0], [T, L])); // [T,L]
   const k_pe_raw = probe.tap('k_pe_raw', tf.slice(kv_lora, [0, L], [T, R])); // [T,R]
   const kv_c_normed = probe.tap('kv_c_normed',
-    faults.has('kv-norm-skipped') ? kv_c : rmsNorm(kv_c, layer.norm.kv_a_layernorm, c.rms_norm_eps)); // [T,L]
-  const q_pe = probe.tap('q_pe', applyRope(q_pe_raw, rope, style)); // [T,N,R]
-  const k_pe = probe.tap('k_pe', applyRope(k_pe_raw, rope, style)); // [T,R]
+    faults.has('kv-norm-skipped') ? kv_c : rd.at('kv_c_normed', rmsNorm(kv_c, layer.norm.kv_a_layernorm, c.rms_norm_eps), probe)); // [T,L]
+  const q_pe = probe.tap('q_pe', rd.at('q_pe', applyRope(q_pe_raw, rope, style), probe)); // [T,N,R]
+  const k_pe = probe.tap('k_pe', rd.at('k_pe', applyRope(k_pe_raw, rope, style), probe)); // [T,R]
   probe.tap('q', tf.concat([q_nope, q_pe], -1)); // [T,N,D]
   return { q_nope, q_pe, kv_c_normed, k_pe, k_pe_raw, style, rows: tf.concat([kv_c_normed, k_pe], -1) }; // rows [T,L+R]
 }
@@ -176,6 +178,6 @@ export function causalBias(queryIdx: readonly number[], keyIdx: readonly number[
 }
 
 /** o_proj(attn_out), probed; under a head slice this is the rank's partial sum. */
-export function oProj(layer: DeviceLayer, attn_out: tf.Tensor2D, probe: TensorProbe): tf.Tensor2D {
-  return probe.tap('o_proj_out', linear(attn_out, layer.linear.o_proj)); // [T,H]
+export function oProj(layer: DeviceLayer, attn_out: tf.Tensor2D, probe: TensorProbe, rd: Rounding): tf.Tensor2D {
+  return probe.tap('o_proj_out', rd.at('o_proj_out', linear(attn_out, layer.linear.o_proj), probe)); // [T,H]
 }

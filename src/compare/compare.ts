@@ -1,4 +1,5 @@
 import type { CheckName } from '../probes/probe';
+import { isInvariant } from '../probes/probe';
 import { executionOrder, recordKey } from '../probes/recorder';
 import type { Scope } from '../probes/recorder';
 import type { DevicePath, PathName, ScalarName, ScalarValue } from '../probes/stages';
@@ -92,7 +93,7 @@ const named = (set: PathName[]): Culprit => (set.includes('mha') && set.includes
  * of three fp32 paths; else the side with NaN.
  */
 export function culpritOf(pairs: PairVerdict[], checks: CheckResult[], diffs: PairDiff[]): Culprit {
-  const violating = [...new Set(checks.filter((c) => c.violations > 0).map((c) => c.path))].filter((p) => p !== 'reference');
+  const violating = [...new Set(checks.filter((c) => c.violations > 0 && isInvariant(c.name)).map((c) => c.path))].filter((p) => p !== 'reference');
   if (violating.length) return named(violating);
   const ext = externalCulprit(pairs);
   if (ext) return ext;
@@ -179,7 +180,7 @@ export function compareCase(trace: CaseTrace, tolerances: ToleranceSpec): CaseCo
     const tolerance = toleranceFor(where.stage, tolerances, 'float32', floor.value);
     const pairs = diffs.map((d): PairVerdict => ({ a: d.a, b: d.b, verdict: pairVerdict(d, tolerance), relErr: d.relErr, normRatio: d.normRatio, ...(d.normOnly ? { normOnly: true } : {}) }));
     let verdict = pairs.reduce<Verdict>((w, p) => (SEVERITY[p.verdict] > SEVERITY[w] ? p.verdict : w), 'ok');
-    if (checks.some((c) => c.violations > 0 && c.path !== 'reference') && SEVERITY[verdict] < SEVERITY['invariant-violated']) verdict = 'invariant-violated';
+    if (checks.some((c) => c.violations > 0 && isInvariant(c.name) && c.path !== 'reference') && SEVERITY[verdict] < SEVERITY['invariant-violated']) verdict = 'invariant-violated';
     if (nan.length) verdict = SEVERITY[verdict] > SEVERITY['nan-introduced'] ? verdict : 'nan-introduced';
     const culprit = verdict === 'ok' ? null : nan.length && !pairs.some((p) => p.verdict === 'nan-introduced') ? named(nan) : culpritOf(pairs, checks, diffs);
     stages.push({ ...where, verdict, tolerance, ...(k === null ? {} : { floorMultiple: k }), floor, vsReference: vsReference(diffs), pairs, checks, culprit });

@@ -9,6 +9,7 @@ import type { CaseComparison } from './compare';
 import type { Facts } from './diagnose-facts';
 import { facts, fmt, near } from './diagnose-facts';
 import type { Signature } from './diagnose-detail';
+import { narrowStorageSig, rangeSig } from './diagnose-precision';
 import { flatSoftmaxSig, headSubsetSig, normRatioSig, positionZeroSig, swappedWeightsSig, unpaddedMergeSig } from './diagnose-detail';
 
 /**
@@ -19,7 +20,7 @@ import { flatSoftmaxSig, headSubsetSig, normRatioSig, positionZeroSig, swappedWe
 export type CauseName =
   | 'softmax-scale' | 'lse-base' | 'split-merge' | 'rope-convention' | 'rope-magnitude' | 'norm-skipped'
   | 'absorbed-weights' | 'empty-context-lse' | 'merge-inputs' | 'context-only' | 'nan-origin'
-  | 'head-subset' | 'flat-softmax' | 'norm-ratio';
+  | 'head-subset' | 'flat-softmax' | 'norm-ratio' | 'dtype-range' | 'narrow-storage';
 
 export interface Diagnosis {
   cause: CauseName;
@@ -127,7 +128,7 @@ const nanSig: Signature = (f) => (f.first.verdict === 'nan-introduced'
 
 /** Most specific first: a scalar or an exact constant beats a pattern of neighbours beats a fallback. */
 const SIGNATURES: readonly Signature[] = [
-  ropeSig, normSkippedSig, swappedWeightsSig, absorbedSig, lseBaseSig, splitMergeSig, emptyContextSig, unpaddedMergeSig, mergeInputsSig, softmaxScaleSig,
+  rangeSig, narrowStorageSig, ropeSig, normSkippedSig, swappedWeightsSig, absorbedSig, lseBaseSig, splitMergeSig, emptyContextSig, unpaddedMergeSig, mergeInputsSig, softmaxScaleSig,
   normRatioSig, flatSoftmaxSig, headSubsetSig, positionZeroSig, contextOnlySig, nanSig,
 ];
 

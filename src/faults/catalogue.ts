@@ -9,7 +9,7 @@ export type FaultName =
   | 'softmax-scale-latent' | 'rope-neox' | 'kv-norm-skipped' | 'lse-base-2'
   | 'merge-inf-unhandled' | 'lse-layout-transposed' | 'split-merge-base-2'
   | 'k-scale-bf16-cache' | 'yarn-mscale-missing' | 'yarn-log-mul-misread' | 'rope-mscale-inflated' | 'w-uk-wrong-axis'
-  | 'k-pe-per-head' | 'w-uk-uv-swapped' | 'v-unpadded-before-merge';
+  | 'k-pe-per-head' | 'w-uk-uv-swapped' | 'v-unpadded-before-merge' | 'absorbed-fp16' | 'lse-bf16-merge';
 export type FaultPath = 'mha' | 'mqa';
 
 /**
@@ -130,6 +130,19 @@ export const FAULTS: Record<FaultName, FaultDef> = {
     summary: 'FlashAttention\'s V-padded [T,N,qk_head_dim] outputs unpadded to v_head_dim before merge_attn_states, which reads them as dense [T,N,V]',
     bug: 'vllm-project/vllm#42642 (V unpadding moved inside the prefill backend, before the chunked-context merge; DeepSeek 192/128)',
     needs: 'context-v-lt-d', paths: ['mha'],
+  },
+  'absorbed-fp16': {
+    enters: 'ql_nope',
+    summary: 'the absorbed q_nope·W_UK_T product stored in fp16 whatever the model dtype: rounded to 11 bits, and past ±65504 it overflows to ±inf (then NaN in the softmax)',
+    bug: 'ggml-org/llama.cpp#12801 and #11446 (the wk_b multiply of DeepSeek MLA overflowing in F16), #13137 (batched cuBLAS ignoring GGML_PREC_F32)',
+    needs: 'prefill', paths: ['mqa'],
+  },
+  'lse-bf16-merge': {
+    enters: 'suffix_lse',
+    alsoEnters: ['chunk_lse'],
+    summary: 'the partial LSEs stored in bf16 before merge_attn_states: each weight exp(lse − max) off by up to |lse|·2^-9',
+    bug: 'vllm-project/vllm#47800 (TRITON_MLA\'s bf16 LSE fed to a merge); ROCm/aiter#3542 (bf16 precision loss in the stage-2 merge)',
+    needs: 'context', paths: ['mha'],
   },
 };
 

@@ -10,8 +10,16 @@ export interface HostTensor {
   data: Float64Array | Float32Array;
 }
 
-/** Invariants a path checks on its own values, counted per stage. */
-export type CheckName = 'lse_bounds';
+/**
+ * Counts a path keeps on its own values per stage: `lse_bounds` rows breaking max ≤ lse ≤ max + ln n
+ * (an invariant: any violation is a divergence); `overflow` values that rounded past the storage
+ * dtype's range to ±inf, `saturated` values an fp8 cache clamped to ±448 (facts of the precision,
+ * shown and used by the diagnosis, not divergences by themselves).
+ */
+export type CheckName = 'lse_bounds' | 'overflow' | 'saturated';
+
+/** Whether a check is an invariant whose violation makes the record divergent. */
+export const isInvariant = (name: CheckName): boolean => name === 'lse_bounds';
 
 /**
  * An identity tap at a named stage: `x = probe.tap('q_nope', x)`. With no recorder attached it

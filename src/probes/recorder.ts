@@ -76,6 +76,8 @@ interface Tap<T> extends Scope {
 abstract class BaseRecorder<T> implements Probe<T> {
   readonly enabled = true;
   protected readonly taps = new Map<string, Tap<T>>();
+  /** Checks made before their stage's tap (a rounding counts overflow before the value is tapped). */
+  protected readonly early = new Map<string, Tap<T>['checks']>();
   protected readonly pieces: PieceTrace[] = [];
   private current: PieceTrace = { step: 0, request: '', scalars: {} };
 
@@ -103,14 +105,17 @@ abstract class BaseRecorder<T> implements Probe<T> {
     const scope = { step, request };
     const key = recordKey({ ...scope, stage, chunk });
     if (this.taps.has(key)) throw new Error(`stage ${stage}${chunk === undefined ? '' : ` chunk ${chunk}`} tapped twice in piece ${key}`);
-    this.taps.set(key, { ...scope, stage, ...(chunk === undefined ? {} : { chunk }), x: this.hold(x), layout, checks: [] });
+    this.taps.set(key, { ...scope, stage, ...(chunk === undefined ? {} : { chunk }), x: this.hold(x), layout, checks: this.early.get(key) ?? [] });
+    this.early.delete(key);
     return x;
   }
 
   check(stage: StageName, name: CheckName, violations: T | number, chunk?: number): void {
-    const tap = this.taps.get(recordKey({ step: this.current.step, request: this.current.request, stage, chunk }));
-    if (!tap) throw new Error(`check ${name} on ${stage} before its tap`);
-    tap.checks.push({ name, violations: typeof violations === 'number' ? violations : this.hold(violations) });
+    const key = recordKey({ step: this.current.step, request: this.current.request, stage, chunk });
+    const held = { name, violations: typeof violations === 'number' ? violations : this.hold(violations) };
+    const tap = this.taps.get(key);
+    if (tap) tap.checks.push(held);
+    else this.early.set(key, [...(this.early.get(key) ?? []), held]); // attached when the stage is tapped
   }
 
   scalar(name: ScalarName, value: ScalarValue): void {
@@ -169,7 +174,14 @@ export class TensorRecorder extends BaseRecorder<tfc.Tensor> {
       else t.x.dispose();
     }
     this.taps.clear();
+    this.dropEarly();
     return { trace: this.trace(path, 'float32', stages), captured };
+  }
+
+  /** Checks whose stage was never tapped: released. */
+  protected dropEarly(): void {
+    for (const list of this.early.values()) for (const c of list) if (typeof c.violations !== 'number') (c.violations as { dispose(): void }).dispose();
+    this.early.clear();
   }
 
   /** Releases everything still held (after an error, say). */
@@ -179,6 +191,7 @@ export class TensorRecorder extends BaseRecorder<tfc.Tensor> {
       for (const c of t.checks) if (typeof c.violations !== 'number') c.violations.dispose();
     }
     this.taps.clear();
+    this.dropEarly();
   }
 }
 

@@ -2,6 +2,7 @@ import Table from 'cli-table3';
 import type { StageVerdict } from '../compare/compare';
 import type { Origin } from '../compare/origin';
 import { originOf } from '../compare/origin';
+import { isInvariant } from '../probes/probe';
 import { recordKey } from '../probes/recorder';
 import type { PathName } from '../probes/stages';
 import { STAGES } from '../probes/stages';
@@ -10,6 +11,7 @@ import type { CaseResult, PieceInfo } from '../run/trace';
 import type { TensorStats } from '../probes/stats';
 import { FLOOR_LEGEND, floorBased, floorText } from './floors';
 import { err, num } from './format';
+import { DTYPE_LEGEND, dtypeCell, hasDtypes, hasRange, rangeText } from './dtypes';
 import type { Style } from './style';
 
 const ENGINE_PATHS: PathName[] = ['mha', 'mqa', 'cold', 'reference', 'external'];
@@ -37,7 +39,7 @@ const ORIGIN_MARK: Record<Origin, string> = { introduced: 'introduced', inherite
 function verdictCell(v: StageVerdict, first: boolean, s: Style, origin: Origin | null = null): string {
   if (v.verdict === 'ok') return s.ok('ok');
   const who = v.culprit && v.culprit !== 'unknown' ? ` (${v.culprit})` : '';
-  const broken = v.checks.filter((c) => c.violations > 0).map((c) => `${c.path} ${c.name} ×${c.violations}`);
+  const broken = v.checks.filter((c) => c.violations > 0 && isInvariant(c.name)).map((c) => `${c.path} ${c.name} ×${c.violations}`);
   const text = `${v.verdict}${who}${broken.length ? `: ${broken.join(', ')}` : ''}`;
   const mark = origin ? ` · ${ORIGIN_MARK[origin]}` : '';
   if (first) return s.mark(`${text}${mark} ◀ first`);
@@ -65,12 +67,13 @@ export function normTraceTable(c: CaseResult, piece: PieceInfo, s: Style): strin
   const judge: PathName | null = c.trace.paths.reference ? 'reference' : c.trace.paths.cold ? 'cold' : null;
   const ext = c.trace.paths.external !== undefined;
   const floors = floorBased(c.comparison.stages);
-  const head = ['stage', ...paths.map((p) => `‖${pathLabel(c, p)}‖`), 'rel err', ...(judge ? [judge === 'reference' ? 'vs ref' : 'vs cold'] : []),
-    ...(ext ? ['external err'] : []), ...(floors ? ['floor'] : []), 'max|Δ|', 'verdict'];
+  const [dt, range] = [hasDtypes(c), hasRange(c)];
+  const head = ['stage', ...(dt ? ['dtype'] : []), ...paths.map((p) => `‖${pathLabel(c, p)}‖`), 'rel err', ...(judge ? [judge === 'reference' ? 'vs ref' : 'vs cold'] : []),
+    ...(ext ? ['external err'] : []), ...(floors ? ['floor'] : []), 'max|Δ|', ...(range ? ['past range'] : []), 'verdict'];
   const t = new Table({
     head: head.map((h) => s.bold(h)),
     style: { head: [], border: [], compact: true },
-    colAligns: ['left', ...paths.map(() => 'right' as const), 'right', ...(judge ? ['right' as const] : []), ...(ext ? ['right' as const] : []), ...(floors ? ['right' as const] : []), 'right', 'left'],
+    colAligns: ['left', ...(dt ? ['left' as const] : []), ...paths.map(() => 'right' as const), 'right', ...(judge ? ['right' as const] : []), ...(ext ? ['right' as const] : []), ...(floors ? ['right' as const] : []), 'right', ...(range ? ['left' as const] : []), 'left'],
   });
   const first = c.comparison.firstDivergence;
   const norms = new Map<string, TensorStats>();
@@ -89,16 +92,19 @@ export function normTraceTable(c: CaseResult, piece: PieceInfo, s: Style): strin
     const relText = main?.relErr == null ? '—' : `${main.nan[0] || main.nan[1] ? 'NaN' : err(main.relErr)}${mark}`;
     t.push([
       (isFirst ? s.mark(label) : label) + (def.compare === 'derived' ? s.dim(' ·derived') : ''),
+      ...(dt ? [dtypeCell(c, v)] : []),
       ...paths.map((p) => norm(norms.get(`${p}:${key}`))),
       v.verdict === 'ok' ? relText : s.bad(relText),
       ...(judge ? [vsJudge.length ? err(Math.max(...vsJudge)) : '—'] : []),
       ...(ext ? [externalCell(diffs)] : []),
       ...(floors ? [floorText(v)] : []),
       err(main?.maxAbsErr),
+      ...(range ? [s.bad(rangeText(v))] : []),
       verdictCell(v, isFirst, s, originOf(c.replay, v)),
     ]);
   }
-  return floors ? `${t.toString()}\n${s.dim(FLOOR_LEGEND)}` : t.toString();
+  const legends = [...(floors ? [FLOOR_LEGEND] : []), ...(dt ? [DTYPE_LEGEND] : [])];
+  return [t.toString(), ...legends.map((l) => s.dim(l))].join('\n');
 }
 
 /** ‖x‖ of a record; NaN when any value is, ±inf when no value is finite (an empty chunk's LSE). */

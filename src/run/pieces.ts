@@ -40,7 +40,7 @@ export function planRun(s: Scenario, source: WeightSource): PlannedRun {
   const withContext = pieces.some((p) => p.kind !== 'cached' && p.start > 0);
   return {
     steps, pieces, tables,
-    kernels: { kvSplits: s.schedule.kvSplits, emptyLse: s.schedule.prefillKernel === 'fa2' ? '+inf' : '-inf' },
+    kernels: { kvSplits: s.schedule.kvSplits, emptyLse: s.schedule.prefillKernel === 'fa2' ? '+inf' : '-inf', precision: s.precision },
     // Floor-based tolerances take their floors from the cold path (compare/floors.ts).
     cold: s.schedule.cold === 'on' || (s.schedule.cold === 'auto' && (withContext || usesFloor(s.tolerances))),
   };

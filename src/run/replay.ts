@@ -12,6 +12,7 @@ import type { Recording } from '../probes/recorder';
 import { recordKey } from '../probes/recorder';
 import type { DevicePath, PathName } from '../probes/stages';
 import type { Runtime } from '../runtime/device';
+import { pathRounding } from '../precision/rounding';
 import type { Scenario } from '../scenario/scenario';
 import { diffCaptured } from './diff';
 import type { ReplayGroup } from './replay-plan';
@@ -29,10 +30,11 @@ export interface ReplayJob {
 }
 
 /** A fresh instance of path B, with the scenario's faults and kernels. */
-function backend(path: DevicePath, s: Scenario, job: ReplayJob): MlaBackend<tfc.Tensor> {
-  if (path === 'mha') return new MhaBackend(job.layer, s.faults.mha, job.numSlots, job.kernels);
-  if (path === 'mqa') return new MqaBackend(job.layer, s.faults.mqa, job.numSlots, job.kernels);
-  return new ColdBackend(job.layer);
+function backend(rt: Runtime, path: DevicePath, s: Scenario, job: ReplayJob): MlaBackend<tfc.Tensor> {
+  const rd = pathRounding(rt, job.kernels, path);
+  if (path === 'mha') return new MhaBackend(job.layer, s.faults.mha, job.numSlots, job.kernels, rd);
+  if (path === 'mqa') return new MqaBackend(job.layer, s.faults.mqa, job.numSlots, job.kernels, rd);
+  return new ColdBackend(job.layer, rd);
 }
 
 /**
@@ -59,7 +61,7 @@ async function runGroup(rt: Runtime, s: Scenario, job: ReplayJob, rec: Partial<R
   const subs = new Map<string, Substitute>();
   for (const t of g.tasks) for (const [key, src] of t.subs) subs.set(key, { from: src.from, value: rec[src.from]!.captured.get(src.key)! });
   const probe = new ReplayProbe(rt.tf, g.piece, new Set(g.tasks.map((t) => t.where.stage)), subs, (t) => rt.hostView(t));
-  const path = backend(g.path, s, job);
+  const path = backend(rt, g.path, s, job);
   let recording: Recording | null = null;
   try {
     const last = job.pieces.findIndex((p) => p.step === g.piece.step && p.request === g.piece.request);

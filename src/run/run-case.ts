@@ -5,6 +5,8 @@ import type { DeviceLayer } from '../backends/layer';
 import { MhaBackend } from '../backends/mha';
 import { MqaBackend } from '../backends/mqa';
 import { compareCase } from '../compare/compare';
+import { pathRounding } from '../precision/rounding';
+import { rounds, stageDtypes } from '../precision/plan';
 import { diagnose } from '../compare/diagnose';
 import type { ReplayMode } from '../compare/origin';
 import { diagnosisView } from '../compare/origin';
@@ -12,7 +14,7 @@ import { checkExpectation } from '../compare/expect';
 import { softmaxScale } from '../model/config';
 import type { Recording } from '../probes/recorder';
 import { executionOrder, recordKey, TensorRecorder } from '../probes/recorder';
-import type { PathName } from '../probes/stages';
+import type { DevicePath, PathName } from '../probes/stages';
 import type { Runtime } from '../runtime/device';
 import type { CaseSpec, Scenario } from '../scenario/scenario';
 import { measureDetail } from './detail';
@@ -79,9 +81,9 @@ export interface CaseRun {
 /** Runs the schedule through every device path of one case, joins the reference, measures, judges. */
 export async function runCase(rt: Runtime, s: Scenario, run: CaseRun): Promise<CaseResult> {
   const paths: MlaBackend<tfc.Tensor>[] = [
-    new MhaBackend(run.layer, s.faults.mha, run.numSlots, run.kernels),
-    new MqaBackend(run.layer, s.faults.mqa, run.numSlots, run.kernels),
-    ...(run.cold ? [new ColdBackend(run.layer)] : []),
+    new MhaBackend(run.layer, s.faults.mha, run.numSlots, run.kernels, pathRounding(rt, run.kernels, 'mha')),
+    new MqaBackend(run.layer, s.faults.mqa, run.numSlots, run.kernels, pathRounding(rt, run.kernels, 'mqa')),
+    ...(run.cold ? [new ColdBackend(run.layer, pathRounding(rt, run.kernels, 'cold'))] : []),
   ];
   const recorders = paths.map(() => new TensorRecorder(rt.tf, { retain: RETAINED }, (t) => rt.hostView(t)));
   const rec: Partial<Record<PathName, Recording>> = {};
@@ -116,6 +118,7 @@ export async function runCase(rt: Runtime, s: Scenario, run: CaseRun): Promise<C
       paths: Object.fromEntries(Object.entries(rec).map(([p, r]) => [p, r!.trace])),
       diffs: await diffAll(rt, rec, run.pieces),
       expectedSoftmaxScale: softmaxScale(s.config), seconds, notes: run.notes, ...(ext ? { external: ext.info } : {}),
+      ...(rounds(s.precision) ? { dtypes: Object.fromEntries(paths.map((p) => [p.name, stageDtypes(s.precision, p.name as DevicePath)])) } : {}),
     };
     const comparison = compareCase(trace, s.tolerances);
     const replay = await replayCase(rt, s, run, rec, trace, comparison, run.replay ?? s.replay);

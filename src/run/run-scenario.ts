@@ -3,6 +3,7 @@ import type { ToleranceRule } from '../compare/tolerance';
 import type { Log, Runtime } from '../runtime/device';
 import type { ReferenceMode, ReplayMode, Scenario } from '../scenario/scenario';
 import { openSource } from '../weights/source';
+import { roundedSource } from '../precision/source';
 import { externalFor } from '../external/join';
 import { planRun } from './pieces';
 import type { Progress } from './progress';
@@ -40,7 +41,7 @@ export async function runScenario(s: Scenario, opts: RunOptions): Promise<RunRep
   const t0 = performance.now();
   const rt = opts.runtime;
   const log = opts.log ?? (() => {});
-  const source = openSource(s.weights);
+  const source = roundedSource(openSource(s.weights), s.precision.dtype); // weights and embeddings as the engine stores them
   const plan = planRun(s, source);
   const T = Math.max(...plan.pieces.map((p) => p.historySlots.length)); // longest key set
   const tokens = plan.pieces.reduce((n, p) => n + p.ids.length, 0);
@@ -102,7 +103,7 @@ export async function runScenario(s: Scenario, opts: RunOptions): Promise<RunRep
       name: s.name, file: s.file, description: s.description, preset: s.preset, config: s.config, seed: s.seed,
       weights: s.weights, ...(s.compareWeights ? { compareWeights: s.compareWeights } : {}), ...(s.tokenizer ? { tokenizer: s.tokenizer } : {}),
       ...(s.text ? { text: s.text } : {}), requests: s.requests, schedule: s.schedule, reference: mode, replay: opts.replay ?? s.replay,
-      faults: { mha: [...s.faults.mha], mqa: [...s.faults.mqa] },
+      faults: { mha: [...s.faults.mha], mqa: [...s.faults.mqa] }, precision: s.precision,
       tolerances: { default: s.tolerances.default, stages: s.tolerances.stages as Record<string, ToleranceRule> },
       ...(s.expect ? { expect: s.expect } : {}),
       ...(s.external ? { external: s.external } : {}), ...(s.trace ? { trace: s.trace } : {}),

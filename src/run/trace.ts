@@ -6,7 +6,8 @@ import type { ExpectationResult } from '../compare/expect';
 import type { CaseReplay } from '../compare/origin';
 import type { FaultName } from '../faults/catalogue';
 import type { PathTrace, Scope } from '../probes/recorder';
-import type { PathName } from '../probes/stages';
+import type { DevicePath, PathName, StageName } from '../probes/stages';
+import type { StageDtype } from '../precision/formats';
 import type { DeviceInfo } from '../runtime/device';
 import type { Scenario } from '../scenario/scenario';
 import type { HeadSlice } from '../weights/layer';
@@ -18,7 +19,7 @@ import type { WeightsReport } from './run-weights';
  * could trip over; docs/trace-format.md documents the fields.
  */
 export const RUN_FORMAT = 'mla-diff/run';
-export const RUN_VERSION = 4;
+export const RUN_VERSION = 5;
 
 /** One request's share of one engine step, as the schedule made it. */
 export interface PieceInfo {
@@ -51,6 +52,8 @@ export interface CaseTrace {
   notes: string[];
   /** The external path's origin (a backend's command or an engine dump), when the case has one. */
   external?: ExternalInfo;
+  /** Per device path, the stages it keeps in a narrower dtype than float32 (absent: all float32). */
+  dtypes?: Partial<Record<DevicePath, Partial<Record<StageName, StageDtype>>>>;
 }
 
 /** Where inside one divergent record it diverges: per query token and per head, culprit against witness. */

@@ -17,6 +17,7 @@ import { allowedKeys } from './schema-keys';
 import type { ScenarioFile } from './schema';
 import { scenarioSchema } from './schema';
 import { resolveExternal } from './external';
+import { precisionTolerances, resolvePrecision } from './precision';
 import { resolveWeights } from './weights';
 import { YamlSource } from './yaml-source';
 
@@ -132,6 +133,7 @@ function resolve(f: ScenarioFile, src: YamlSource, opts: LoadOptions): Scenario 
     }
     faults[path].add(fault as FaultName);
   });
+  const precision = resolvePrecision(f, config, src);
   return {
     file: src.file, name: f.name, description: f.description, preset: w.presetLabel, config,
     seed: w.seed, weights: w.weights, ...(w.compare ? { compareWeights: w.compare } : {}),
@@ -142,7 +144,8 @@ function resolve(f: ScenarioFile, src: YamlSource, opts: LoadOptions): Scenario 
       kvSplits: f.schedule.kv_splits, prefillKernel: f.schedule.prefill_kernel, cold: f.schedule.cold,
     },
     reference: f.reference, replay: f.replay, cases, faults,
-    tolerances: resolveTolerances(f, src, opts),
+    precision,
+    tolerances: precisionTolerances(resolveTolerances(f, src, opts), precision, f, src),
     expect: f.expect && {
       outcome: f.expect.outcome, first_divergence: f.expect.first_divergence as StageName | undefined, culprit: f.expect.culprit as Culprit | undefined,
       ...(f.expect.step === undefined ? {} : { step: f.expect.step }), ...(f.expect.request === undefined ? {} : { request: f.expect.request }),

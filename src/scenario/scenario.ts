@@ -4,6 +4,7 @@ import type { MlaConfig } from '../model/config';
 import type { StageName } from '../probes/stages';
 import type { RequestPlan } from '../schedule/schedule';
 import type { HeadSlice } from '../weights/layer';
+import type { PrecisionSpec } from '../precision/plan';
 import type { WeightName } from '../weights/records';
 import type { SourceSpec } from '../weights/source';
 
@@ -93,6 +94,8 @@ export interface Scenario {
   replay: ReplayMode;
   cases: CaseSpec[];
   faults: { mha: ReadonlySet<FaultName>; mqa: ReadonlySet<FaultName> };
+  /** Storage dtypes and rounding points of the paths (float32: none). */
+  precision: PrecisionSpec;
   tolerances: ToleranceSpec;
   expect?: Expectation;
   external?: ExternalSpec;

@@ -4,6 +4,8 @@ import { FAULT_NAMES } from '../faults/catalogue';
 import { PRESET_NAMES } from '../model/presets';
 import { STAGE_NAMES } from '../probes/stages';
 import { WEIGHT_NAMES } from '../weights/records';
+import { LINEAR_NAMES, NORM_NAMES } from '../weights/layer';
+import { ACTIVATION_DTYPES, KERNEL_PRESETS, KV_CACHE_DTYPES, ROUND_POINTS } from '../precision/plan';
 import { CULPRITS } from './scenario';
 
 /**
@@ -13,6 +15,9 @@ import { CULPRITS } from './scenario';
 const positiveInt = z.number().int().positive();
 /** `{rel: x}` a relative-L2 bound, or `{floor: k}` k × the record's noise floor; one of the two (checked in resolve). */
 const tolerance = z.strictObject({ rel: z.number().nonnegative().optional(), floor: z.number().positive().optional() });
+
+/** A path's rounding points: a kernel preset, or the points listed. */
+const pathRounding = z.union([z.enum(KERNEL_PRESETS as [string, ...string[]]), z.array(z.enum(ROUND_POINTS as [string, ...string[]]))]);
 
 const yarn = z.strictObject({
   type: z.literal('yarn'),
@@ -45,7 +50,11 @@ export const modelSchema = z.strictObject({
 
 /** Exactly one of synthetic:, gguf:, safetensors: (checked in resolve, with the line). */
 const weightsSchema = z.strictObject({
-  synthetic: z.strictObject({ seed: z.number().int().nonnegative() }).optional(),
+  synthetic: z.strictObject({
+    seed: z.number().int().nonnegative(),
+    /** Multiplies named weights (a norm or a projection): activations large enough to reach a dtype's range. */
+    gain: z.partialRecord(z.enum([...LINEAR_NAMES, ...NORM_NAMES] as [string, ...string[]]), z.number().positive()).optional(),
+  }).optional(),
   /** A .gguf file or any shard of a split one, relative to the scenario file. */
   gguf: z.string().min(1).optional(),
   /** A .safetensors file, a model.safetensors.index.json, or their directory (config.json beside them). */
@@ -136,6 +145,14 @@ export const scenarioSchema = z.strictObject({
       cached: positiveInt.optional(),
     })).min(1),
   })).min(1).optional(),
+  /** Storage dtype of activations and weights, as vLLM's --dtype; products accumulate in fp32 either way. */
+  dtype: z.enum(ACTIVATION_DTYPES as [string, ...string[]]).default('float32'),
+  /** As vLLM's --kv-cache-dtype: auto keeps the latent cache in dtype; fp8_e4m3 quantizes it. */
+  kv_cache_dtype: z.enum(KV_CACHE_DTYPES as [string, ...string[]]).default('auto'),
+  /** Scales of an fp8 cache: {k_scale: x} one per-tensor scale (default 1.0), or per-token (DeepSeek-V3.2 fp8_ds_mla tiles). */
+  kv_cache_scale: z.union([z.literal('per-token'), z.strictObject({ k_scale: z.number().positive() })]).optional(),
+  /** Where each path rounds: a kernel preset (vllm-triton-mla, vllm-flashmla for mqa; vllm-fa3-prefill for mha) or {mha:, mqa:}. */
+  rounding: z.union([z.enum(KERNEL_PRESETS as [string, ...string[]]), z.strictObject({ mha: pathRounding.optional(), mqa: pathRounding.optional() })]).optional(),
   reference: z.enum(['auto', 'on', 'off']).default('auto'),
   /** Stage replay (teacher forcing) of divergent records: auto = the first divergent piece and the first record of each later one, capped; on = every one. */
   replay: z.enum(['auto', 'on', 'off']).default('auto'),

@@ -3,6 +3,7 @@ import { dirname, join, resolve as resolvePath } from 'node:path';
 import { ggufConfig } from '../checkpoint/gguf-layer';
 import type { LoaderFault } from '../checkpoint/kv-b';
 import { checkpointDir, safetensorsConfig } from '../checkpoint/safetensors-layer';
+import type { LayerTensor } from '../weights/layer';
 import { openGguf } from '../formats/gguf/read';
 import type { MlaConfig } from '../model/config';
 import { CONFIG_KEYS } from '../model/config';
@@ -61,7 +62,8 @@ function spec(src: YamlSource, field: 'weights' | 'compare_weights', w: WeightsF
   const fault = w.loader_fault as LoaderFault | undefined;
   if (kinds[0] === 'synthetic') {
     for (const k of ['layer', 'tokenizer', 'loader_fault'] as const) if (w[k] !== undefined) fail(src, 'invalid-value', [field, k], `${k} applies to a checkpoint, not to synthetic weights`);
-    return { kind: 'synthetic', config: synthConfig(), seed: w.synthetic!.seed };
+    const gain = w.synthetic!.gain as Partial<Record<LayerTensor, number>> | undefined;
+    return { kind: 'synthetic', config: synthConfig(), seed: w.synthetic!.seed, ...(gain ? { gain } : {}) };
   }
   if (kinds[0] === 'gguf') {
     return { kind: 'gguf', file: checkpointPath(src, [field, 'gguf'], w.gguf!), layer, overrides, ...(fault ? { fault } : {}) };

@@ -25,7 +25,7 @@ export const every = <U extends string>() =>
 export const VERDICTS = every<Verdict>()(['ok', 'out-of-tolerance', 'invariant-violated', 'nan-introduced', 'shape-mismatch']);
 export const CAUSES = every<CauseName>()([
   'softmax-scale', 'lse-base', 'split-merge', 'rope-convention', 'rope-magnitude', 'norm-skipped', 'absorbed-weights',
-  'empty-context-lse', 'merge-inputs', 'context-only', 'nan-origin', 'head-subset', 'flat-softmax', 'norm-ratio',
+  'empty-context-lse', 'merge-inputs', 'context-only', 'nan-origin', 'head-subset', 'flat-softmax', 'norm-ratio', 'dtype-range', 'narrow-storage',
 ]);
 export const ORIGINS = every<Origin>()(['introduced', 'inherited', 'undetermined', 'not-replayed']);
 export const FLOOR_SOURCES = every<FloorSource>()(['reference', 'paths', 'best-path', 'upstream', 'minimum']);
@@ -34,7 +34,7 @@ export const SCALAR_NAMES = every<ScalarName>()([
   'lse_base', 'rope_style', 'causal',
 ]);
 export const DEVICE_NAMES = every<DeviceName>()(['webgpu', 'tensorflow', 'wasm', 'cpu']);
-export const CHECK_NAMES = every<CheckName>()(['lse_bounds']);
+export const CHECK_NAMES = every<CheckName>()(['lse_bounds', 'overflow', 'saturated']);
 export const WEIGHT_VERDICTS = every<WeightVerdictName>()(['agree', 'diverge', 'non-finite', 'shape-mismatch']);
 
 export { CULPRITS, FAULT_NAMES, LOADER_FAULTS, PATH_NAMES, STAGE_NAMES, WEIGHT_NAMES };

@@ -1,3 +1,4 @@
+import { FP32_PRECISION } from '../precision/plan';
 import { compareCase } from '../compare/compare';
 import { diagnose } from '../compare/diagnose';
 import type { ToleranceSpec } from '../compare/tolerance';
@@ -74,7 +75,7 @@ export function runReport(cases: CaseResult[], extra: Partial<RunReport> = {}): 
       name: 'synthetic', file: null, preset: 'tiny', config: preset('tiny'), seed: 0, weights: { kind: 'synthetic', config: preset('tiny'), seed: 0 },
       requests: [{ name: 'prompt', ids: [1, 2, 3], startStep: 0, positionOffset: 0, phases: [{ kind: 'prefill', tokens: 3 }] }],
       schedule: { blockSize: 16, decodeThreshold: 1, contextChunk: 65_536, kvSplits: 1, prefillKernel: 'fa3', cold: 'auto' },
-      reference: 'on', replay: 'auto', faults: { mha: [], mqa: [] }, tolerances: {},
+      reference: 'on', replay: 'auto', faults: { mha: [], mqa: [] }, precision: FP32_PRECISION, tolerances: {},
     },
     device: { name: 'wasm', backend: 'wasm', description: 'wasm: test device', software: false, reason: 'requested' },
     verdict: cases.every((c) => c.comparison.verdict === 'agree') ? 'agree' : 'diverge',

@@ -3,7 +3,7 @@ import { openGgufLayer } from '../checkpoint/gguf-layer';
 import type { LoaderFault } from '../checkpoint/kv-b';
 import { openSafetensorsLayer } from '../checkpoint/safetensors-layer';
 import type { MlaConfig } from '../model/config';
-import type { WeightSource } from './layer';
+import type { LayerTensor, WeightSource } from './layer';
 import { SyntheticWeights } from './synthetic';
 
 /**
@@ -11,13 +11,13 @@ import { SyntheticWeights } from './synthetic';
  * reference regenerates (or, for checkpoints, re-reads) exactly the values the device holds.
  */
 export type SourceSpec =
-  | { kind: 'synthetic'; config: MlaConfig; seed: number }
+  | { kind: 'synthetic'; config: MlaConfig; seed: number; gain?: Partial<Record<LayerTensor, number>> }
   | { kind: 'gguf'; file: string; layer: number; overrides: Partial<MlaConfig>; fault?: LoaderFault }
   | { kind: 'safetensors'; file: string; layer: number; overrides: Partial<MlaConfig> };
 
 export function openSource(spec: SourceSpec): WeightSource {
   switch (spec.kind) {
-    case 'synthetic': return new SyntheticWeights(spec.config, spec.seed);
+    case 'synthetic': return new SyntheticWeights(spec.config, spec.seed, spec.gain);
     case 'gguf': return new CheckpointWeights(openGgufLayer(spec.file, { layer: spec.layer, overrides: spec.overrides, ...(spec.fault ? { fault: spec.fault } : {}) }));
     case 'safetensors': return new CheckpointWeights(openSafetensorsLayer(spec.file, { layer: spec.layer, overrides: spec.overrides }));
   }

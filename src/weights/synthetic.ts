@@ -15,8 +15,10 @@ export const NORM_JITTER = 0.05;
 export class SyntheticWeights implements WeightSource {
   readonly label: string;
 
-  constructor(readonly config: MlaConfig, readonly seed: number) {
-    this.label = `synthetic(seed=${seed})`;
+  /** `gain` multiplies named tensors (e.g. a norm weight in the hundreds, as outlier layers have), to drive activations to a dtype's range. */
+  constructor(readonly config: MlaConfig, readonly seed: number, private readonly gain: Partial<Record<LayerTensor, number>> = {}) {
+    const g = Object.entries(gain).map(([k, v]) => `${k}×${v}`).join(', ');
+    this.label = `synthetic(seed=${seed}${g ? `, ${g}` : ''})`;
   }
 
   origin(name: LayerTensor): WeightOrigin {
@@ -39,13 +41,15 @@ export class SyntheticWeights implements WeightSource {
     const n = normLength(this.config, name);
     const out = new Float32Array(n);
     fillNormal(out, 0, 1, n, streamKey(this.seed, name), 0, 1, NORM_JITTER, 1);
+    const g = this.gain[name];
+    if (g !== undefined) for (let i = 0; i < n; i++) out[i] = out[i]! * g;
     return out;
   }
 
   block(name: LinearName, rows: Range, cols: Range, layout: Layout, dst: Float32Array): void {
     const [, fanIn] = linearShape(this.config, name);
     const key = streamKey(this.seed, name);
-    const scale = 1 / Math.sqrt(fanIn);
+    const scale = (this.gain[name] ?? 1) / Math.sqrt(fanIn);
     const [r0, r1] = rows;
     const [c0, c1] = cols;
     const nr = r1 - r0;
