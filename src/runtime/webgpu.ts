@@ -1,8 +1,9 @@
 import * as tf from '@tensorflow/tfjs-core';
 import { MlaDiffError } from '../errors';
+import { webgpuRound } from '../precision/wgsl-round';
 import { adapterInfo, describeAdapter, isSoftwareAdapter, requestDawnAdapter } from './adapter';
 import type { Runtime } from './device';
-import { hostFilled, hostRound } from './device';
+import { hostFilled } from './device';
 
 /**
  * tfjs-backend-webgpu on Dawn (the `webgpu` npm package, Vulkan underneath). Without a GPU,
@@ -39,6 +40,7 @@ export async function createWebgpuRuntime(reason: string): Promise<Runtime> {
     linearPlan: () => ({ layout: 'in_out', product: 'direct', batched: 'native' }),
     makeFilled: (shape, fill) => hostFilled(tf, shape, fill),
     hostView: () => null,
-    round: (x, dtype) => hostRound(tf, x, dtype, (t) => t.dataSync() as Float32Array),
+    // On the GPU, in u32 arithmetic on the float32 bits (precision/wgsl-round.ts): no host round trip.
+    round: (x, dtype) => webgpuRound(tf, x, dtype),
   };
 }
