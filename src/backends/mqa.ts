@@ -100,7 +100,8 @@ export class MqaBackend implements MlaBackend<tf.Tensor> {
     const ql_nope = probe.tap('ql_nope', this.faults.has('absorbed-fp16') ? rd.as(ql_full, 'float16', probe, 'ql_nope') : rd.at('ql_nope', ql_full, probe)); // [T,N,L]
     const mqa_q = probe.tap('mqa_q', tf.concat([ql_nope, q_pe], -1)); // [T,N,L+R]
     // Queries of all heads packed as rows against the one KV head: [T·N, C]·[S, C]ᵀ.
-    const logits = probe.tap('logits', tf.reshape(tf.mul(matmul(tf.reshape(mqa_q, [T * N, C]) as tf.Tensor2D, latent, true, mm), scale), [T, N, S]), 't h s'); // [T,N,S]
+    const keys = rd.spec.kvCache === 'fp8_e4m3' ? rd.at('latent_k', latent) : latent; // [S,L+R]: Triton casts fp8-dequantized K to the query dtype
+    const logits = probe.tap('logits', tf.reshape(tf.mul(matmul(tf.reshape(mqa_q, [T * N, C]) as tf.Tensor2D, keys, true, mm), scale), [T, N, S]), 't h s'); // [T,N,S]
     const keyIdx = Array.from({ length: S }, (_, s) => s);
     const bias = tf.expandDims(causalBias(queryIndices(piece), keyIdx), 1); // [T,1,S]: bottom-right causal
     const masked = tf.reshape(tf.add(logits, bias), [1, T * N, S]) as tf.Tensor3D; // [1,T·N,S]

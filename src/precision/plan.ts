@@ -23,13 +23,14 @@ export type CacheScale = { kind: 'per-tensor'; k_scale: number } | { kind: 'per-
  * there); `attn_probs` is the softmax weights cast before the P·V product, `lse` the LSE tensor
  * a kernel writes, `attn_out_heads` every attention output a kernel or a merge writes (MHA: each
  * partial and merged output; MQA: the W_UV product), `ctx_workspace` the MHA context rows gathered
- * and dequantized from an fp8 cache.
+ * and dequantized from an fp8 cache, `latent_k` the keys Triton MLA dequantizes from an fp8 cache and
+ * casts to the query dtype for Q·Kᵀ (its V stays fp32, so P is not cast then).
  */
 export type RoundPoint =
   | 'hidden_in' | 'q_c_raw' | 'kv_lora' | 'q_c' | 'q_full_prerope' | 'kv_c_normed' | 'q_pe' | 'k_pe'
-  | 'kv_nope' | 'ctx_workspace' | 'ql_nope' | 'attn_probs' | 'lse' | 'attn_out_latent' | 'attn_out_heads' | 'o_proj_out';
+  | 'kv_nope' | 'ctx_workspace' | 'ql_nope' | 'latent_k' | 'attn_probs' | 'lse' | 'attn_out_latent' | 'attn_out_heads' | 'o_proj_out';
 export const ROUND_POINTS: readonly RoundPoint[] = ['hidden_in', 'q_c_raw', 'kv_lora', 'q_c', 'q_full_prerope', 'kv_c_normed', 'q_pe', 'k_pe',
-  'kv_nope', 'ctx_workspace', 'ql_nope', 'attn_probs', 'lse', 'attn_out_latent', 'attn_out_heads', 'o_proj_out'];
+  'kv_nope', 'ctx_workspace', 'ql_nope', 'latent_k', 'attn_probs', 'lse', 'attn_out_latent', 'attn_out_heads', 'o_proj_out'];
 
 /** Kernels whose rounding points are known (docs/precision.md has the sources). */
 export type KernelPreset = 'vllm-fa3-prefill' | 'vllm-triton-mla' | 'vllm-flashmla';
@@ -73,6 +74,9 @@ export const rounds = (p: PrecisionSpec): boolean => p.dtype !== 'float32' || p.
 export function pathPoints(p: PrecisionSpec, path: DevicePath): ReadonlySet<RoundPoint> {
   if (p.dtype === 'float32') return new Set();
   const r = path === 'cold' ? 'vllm-fa3-prefill' : p.rounding[path];
+  if (r === 'vllm-triton-mla' && p.kvCache === 'fp8_e4m3') {
+    return new Set([...PRESET_POINTS[r].filter((x) => x !== 'attn_probs'), 'latent_k']); // triton_decode_attention with an fp8 cache
+  }
   return new Set(typeof r === 'string' ? PRESET_POINTS[r] : r);
 }
 
@@ -80,7 +84,7 @@ export function pathPoints(p: PrecisionSpec, path: DevicePath): ReadonlySet<Roun
 const POINT_STAGES: Record<RoundPoint, readonly StageName[]> = {
   hidden_in: ['hidden_in'], q_c_raw: ['q_c_raw'], kv_lora: ['kv_lora', 'kv_c', 'k_pe_raw'], q_c: ['q_c'],
   q_full_prerope: ['q_full_prerope', 'q_nope', 'q_pe_raw'], kv_c_normed: ['kv_c_normed'], q_pe: ['q_pe', 'q'], k_pe: ['k_pe'],
-  kv_nope: ['kv_nope', 'k_nope', 'v', 'k'], ctx_workspace: ['ctx_workspace'], ql_nope: ['ql_nope', 'mqa_q'], attn_probs: [],
+  kv_nope: ['kv_nope', 'k_nope', 'v', 'k'], ctx_workspace: ['ctx_workspace'], ql_nope: ['ql_nope', 'mqa_q'], latent_k: [], attn_probs: [],
   lse: ['lse'], attn_out_latent: ['attn_out_latent'],
   attn_out_heads: ['attn_out_heads', 'attn_out', 'suffix_output', 'chunk_output', 'context_output'], o_proj_out: ['o_proj_out'],
 };

@@ -1,3 +1,5 @@
+import { ACTIVATION_DTYPES, KERNEL_PRESETS, KV_CACHE_DTYPES, ROUND_POINTS } from '../precision/plan';
+import { LINEAR_NAMES, NORM_NAMES } from '../weights/layer';
 import { CULPRITS, DEVICE_NAMES, FAULT_NAMES, LOADER_FAULTS, STAGE_NAMES, WEIGHT_NAMES } from './enums';
 import type { Schema } from './json-schema';
 import { arr, bool, count, finite, ints, map, obj, oneOf, ref, str } from './json-schema';
@@ -8,10 +10,11 @@ export function scenarioDefs(): Record<string, Schema> {
   const fromFile = { file: str, layer: count, overrides: map({}) };
   const stringMap = map(str);
   const tolerance = { anyOf: [finite, obj({ floor: finite })] };
+  const pathRounding = { anyOf: [oneOf(KERNEL_PRESETS), arr(oneOf(ROUND_POINTS))] };
   return {
     sourceSpec: {
       oneOf: [
-        obj({ kind: { const: 'synthetic' }, config, seed: { type: 'integer' } }),
+        obj({ kind: { const: 'synthetic' }, config, seed: { type: 'integer' }, gain: map(finite, [...LINEAR_NAMES, ...NORM_NAMES]) }, ['gain']),
         obj({ kind: { const: 'gguf' }, ...fromFile, fault: oneOf(LOADER_FAULTS) }, ['fault']),
         obj({ kind: { const: 'safetensors' }, ...fromFile }),
       ],
@@ -26,6 +29,11 @@ export function scenarioDefs(): Record<string, Schema> {
       }),
       reference: oneOf(['auto', 'on', 'off']), replay: oneOf(['auto', 'on', 'off']),
       faults: obj({ mha: arr(oneOf(FAULT_NAMES)), mqa: arr(oneOf(FAULT_NAMES)) }),
+      precision: obj({
+        dtype: oneOf(ACTIVATION_DTYPES), kvCache: oneOf(KV_CACHE_DTYPES),
+        cacheScale: { oneOf: [obj({ kind: { const: 'per-tensor' }, k_scale: finite }), obj({ kind: { const: 'per-token' }, tile: count })] },
+        rounding: obj({ mha: pathRounding, mqa: pathRounding }),
+      }),
       tolerances: obj({ default: tolerance, stages: map(tolerance, STAGE_NAMES) }, ['default', 'stages']),
       expect: obj({
         outcome: oneOf(['agree', 'diverge']), first_divergence: oneOf(STAGE_NAMES), culprit: oneOf(CULPRITS), step: count, request: str,

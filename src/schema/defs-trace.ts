@@ -1,3 +1,4 @@
+import { STORAGE_DTYPES } from '../precision/formats';
 import { CHECK_NAMES, PATH_NAMES, SCALAR_NAMES, STAGE_NAMES } from './enums';
 import type { Schema } from './json-schema';
 import { WHERE, WHERE_OPT, arr, bool, count, finite, ints, map, num, obj, oneOf, ref, str, strs, trueOnly } from './json-schema';
@@ -35,6 +36,7 @@ export function traceDefs(): Record<string, Schema> {
       name: str, label: str, heads: ref('headSlice'), totalHeads: count, pieces: arr(ref('pieceInfo')),
       paths: map(ref('pathTrace'), PATH_NAMES), diffs: arr(ref('pairDiff')), expectedSoftmaxScale: finite,
       seconds: map(finite, PATH_NAMES), notes: strs, external: ref('externalInfo'),
-    }, ['external']),
+      dtypes: map(map(oneOf(['float32', ...STORAGE_DTYPES]), STAGE_NAMES), PATH_NAMES.filter((p) => p !== 'reference' && p !== 'external')),
+    }, ['external', 'dtypes']),
   };
 }
