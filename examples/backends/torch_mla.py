@@ -12,6 +12,22 @@ stage it has:
   --fault w-uv-wrong-axis   a planted bug: W_UV rebuilt with a reshape where vLLM transposes
                (Wt[..., P:].reshape(N, L, V) instead of .transpose(0, 1)): same shape, wrong values
 
+  --dtype float32      (default) every op in fp32, TF32 off
+  --dtype bfloat16|float16   the engine's precision, op by op as vLLM runs it: weights, embeddings and
+               the RoPE tables cast to the dtype; every linear / bmm native in the dtype (cuBLAS: fp32
+               accumulate, dtype out, torch's default reduced-precision split-K left as vLLM leaves it);
+               RMSNorm as vLLM's (normalized in fp32, cast, times the weight in the dtype); RoPE in the
+               dtype; the latent cache in the dtype. Attention as the kernels do it: scores q·kᵀ
+               accumulated in fp32 (products of dtype values are exact in fp32), softmax in fp32,
+               the unnormalized P cast to the dtype before P·V (accumulated in fp32), divided by the
+               fp32 row sum, output cast to the dtype. Simplification: one key block (the row max is
+               the final one, not FlashAttention's running max; Triton's 4 KV splits merged in fp32
+               are one split here), one pass over the cached context (vLLM merges chunks by LSE).
+  --lse-dtype          the dtype the reported lse is stored in: FlashAttention (mha) keeps it fp32,
+               Triton MLA (mqa) writes it in q's dtype. Default: float32 for mha and for --dtype
+               float32, the --dtype for mqa. Only the reported stage: nothing downstream reads it.
+  Stages are written as float32 whatever the dtype (exact upcast of the dtype's values).
+
 Run by mla-diff with MLA_DIFF_REQUEST / MLA_DIFF_OUT set; reads request.json, weights.safetensors and
 inputs.safetensors, writes out/stages.safetensors and out/response.json. Needs only torch (numpy
 is used when present to write tensors faster).
@@ -70,7 +86,26 @@ def write_safetensors(path, tensors):
 
 
 def rms_norm(x, w, eps):
-    return x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + eps) * w
+    """fp32: x·rsqrt(mean x² + eps)·w. Other dtypes as vLLM's RMSNorm: normalized in fp32, cast to x's dtype, times w in it."""
+    if x.dtype == torch.float32:
+        return x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + eps) * w
+    xf = x.float()  # [T,K] fp32
+    return (xf * torch.rsqrt(xf.pow(2).mean(-1, keepdim=True) + eps)).to(x.dtype) * w
+
+
+def softmax_pv(masked, values, spec, dtype):
+    """Softmax over keys and P·values the way FlashAttention / Triton MLA do it in a low dtype.
+
+    masked [N,T,S] fp32 scaled scores (−inf after the causal mask); values [S,N,V] per head or [S,L]
+    shared, in dtype; spec the einsum of P [N,T,S] with values into [N,T,X]. Returns the fp32
+    probabilities [N,T,S], lse [N,T] (fp32, natural log) and the output [N,T,X] in dtype.
+    """
+    m = masked.amax(-1, keepdim=True)  # [N,T,1] row max
+    p = torch.exp(masked - m)  # [N,T,S] fp32, unnormalized
+    row_sum = p.sum(-1, keepdim=True)  # [N,T,1] fp32
+    acc = torch.einsum(spec, p.to(dtype).float(), values.float())  # [N,T,X]: P cast to dtype, products exact, fp32 sums
+    lse = (m + torch.log(row_sum)).squeeze(-1)  # [N,T]
+    return p / row_sum, lse, (acc / row_sum).to(dtype)
 
 
 def rope(x, cos, sin, style):
@@ -90,7 +125,12 @@ def main():
     ap.add_argument("--path", choices=["mha", "mqa"], default="mha")
     ap.add_argument("--fault", choices=["w-uv-wrong-axis"], default=None)
     ap.add_argument("--device", default="cuda" if torch.cuda.is_available() else "cpu")
+    ap.add_argument("--dtype", choices=["float32", "bfloat16", "float16"], default="float32")
+    ap.add_argument("--lse-dtype", choices=["float32", "bfloat16", "float16"], default=None)
     args = ap.parse_args()
+    dtype = getattr(torch, args.dtype)
+    low = dtype != torch.float32  # the engine's precision: attention as the kernels do it
+    lse_dtype = getattr(torch, args.lse_dtype or (args.dtype if args.path == "mqa" else "float32"))
     torch.backends.cuda.matmul.allow_tf32 = False  # fp32 means fp32: no TF32 tensor-core rounding
     torch.backends.cudnn.allow_tf32 = False
 
@@ -104,7 +144,7 @@ def main():
     c = req["config"]
     N, P, R, V, L = c["num_attention_heads"], c["qk_nope_head_dim"], c["qk_rope_head_dim"], c["v_head_dim"], c["kv_lora_rank"]
     D, eps, scale, style = P + R, c["rms_norm_eps"], req["softmax_scale"], req["rope"]["style"]
-    w = read_safetensors(os.path.join(here, req["weights"]), dev)
+    w = {k: t.to(dtype) for k, t in read_safetensors(os.path.join(here, req["weights"]), dev).items()}  # float32 on disk
     inputs = read_safetensors(os.path.join(here, req["inputs"]), dev)
     wanted = set(req["stages"])
 
@@ -118,8 +158,8 @@ def main():
     for piece in req["pieces"]:
         key = f"{piece['step']}/{piece['request']}"
         put = lambda stage, x: stages.__setitem__(f"{key}/{stage}", x) if stage in wanted else None
-        emb = inputs[f"{key}/embeddings"].float()  # [T,H]
-        cos, sin = inputs[f"{key}/rope_cos"].float(), inputs[f"{key}/rope_sin"].float()  # [T,R/2]
+        emb = inputs[f"{key}/embeddings"].to(dtype)  # [T,H]
+        cos, sin = inputs[f"{key}/rope_cos"].to(dtype), inputs[f"{key}/rope_sin"].to(dtype)  # [T,R/2]
         T, start = emb.shape[0], piece["start"]
 
         hidden_in = rms_norm(emb, w["input_layernorm.weight"], eps)  # [T,H]
@@ -130,7 +170,7 @@ def main():
         kv_lora = hidden_in @ w["kv_a_proj_with_mqa.weight"].T  # [T,L+R]
         kv_c_normed = rms_norm(kv_lora[:, :L], w["kv_a_layernorm.weight"], eps)  # [T,L]
         k_pe = rope(kv_lora[:, L:], cos, sin, style)  # [T,R]
-        prev = caches.get(piece["request"], torch.empty(0, L + R, device=dev))
+        prev = caches.get(piece["request"], torch.empty(0, L + R, device=dev, dtype=dtype))
         assert prev.shape[0] == start, f"{key}: cache holds {prev.shape[0]} rows, piece starts at {start}"
         cache = caches[piece["request"]] = torch.cat([prev, torch.cat([kv_c_normed, k_pe], -1)])  # [S,L+R]
         if piece["kind"] == "cached":
@@ -147,7 +187,7 @@ def main():
             k_nope = kv_nope[..., :P]  # [S,N,P]
             v = torch.einsum("sl,hlv->shv", lat, W_UV) if args.fault else kv_nope[..., P:]  # [S,N,V]
             k = torch.cat([k_nope, pe[:, None, :].expand(S, N, R)], -1)  # [S,N,D]
-            logits = scale * torch.einsum("thd,shd->hts", torch.cat([q_nope, q_pe], -1), k)  # [N,T,S]
+            logits = scale * torch.einsum("thd,shd->hts", torch.cat([q_nope, q_pe], -1).float(), k.float())  # [N,T,S] fp32
             put("kv_nope", kv_nope[start:])
             put("k_nope", k_nope[start:])
             put("v", v[start:])
@@ -155,22 +195,31 @@ def main():
         else:
             ql_nope = torch.bmm(q_nope.transpose(0, 1), W_UK_T).transpose(0, 1)  # [T,N,L]
             mqa_q = torch.cat([ql_nope, q_pe], -1)  # [T,N,L+R]
-            logits = scale * torch.einsum("thc,sc->hts", mqa_q, cache)  # [N,T,S]
+            logits = scale * torch.einsum("thc,sc->hts", mqa_q.float(), cache.float())  # [N,T,S] fp32
             put("W_UK_T", W_UK_T)
             put("W_UV", W_UV)
             put("ql_nope", ql_nope)
             put("mqa_q", mqa_q)
         masked = logits.masked_fill(mask[None], float("-inf"))  # [N,T,S]
-        lse = torch.logsumexp(masked, -1)  # [N,T], natural log
-        probs = torch.exp(masked - lse[..., None])  # [N,T,S]
+        if not low:
+            lse = torch.logsumexp(masked, -1)  # [N,T], natural log
+            probs = torch.exp(masked - lse[..., None])  # [N,T,S]
         if args.path == "mha":
-            attn_out_heads = torch.einsum("hts,shv->thv", probs, v)  # [T,N,V]
-            put("lse", lse)  # FlashAttention layout [N,T]
+            if low:
+                probs, lse, out_htv = softmax_pv(masked, v, "hts,shv->htv", dtype)  # [N,T,S], [N,T], [N,T,V]
+                attn_out_heads = out_htv.transpose(0, 1)  # [T,N,V] dtype
+            else:
+                attn_out_heads = torch.einsum("hts,shv->thv", probs, v)  # [T,N,V]
+            put("lse", lse.to(lse_dtype))  # FlashAttention layout [N,T]
         else:
-            attn_out_latent = torch.einsum("hts,sl->thl", probs, lat)  # [T,N,L]
+            if low:
+                probs, lse, out_htl = softmax_pv(masked, lat, "hts,sl->htl", dtype)  # [N,T,S], [N,T], [N,T,L]
+                attn_out_latent = out_htl.transpose(0, 1)  # [T,N,L] dtype (Triton's o)
+            else:
+                attn_out_latent = torch.einsum("hts,sl->thl", probs, lat)  # [T,N,L]
             attn_out_heads = torch.bmm(attn_out_latent.transpose(0, 1), W_UV).transpose(0, 1)  # [T,N,V]
             put("attn_out_latent", attn_out_latent)
-            put("lse", lse.T)  # Triton MLA layout [T,N], declared in response.json
+            put("lse", lse.T.to(lse_dtype))  # Triton MLA layout [T,N], declared in response.json
         put("logits", logits)
         put("attn_probs", probs)
         attn_out = attn_out_heads.reshape(T, N * V)  # [T,N·V]
@@ -186,7 +235,7 @@ def main():
     name = f"torch-{args.path}" + (f"+{args.fault}" if args.fault else "")
     layouts = {"attn_out_heads": "t (h v)", **({"lse": "t h"} if args.path == "mqa" else {})}
     device = f"{dev} {torch.cuda.get_device_name(dev)}" if dev.type == "cuda" else "cpu"
-    response = {"format": "mla-diff/external-response", "version": 1, "name": name, "precision": "float32",
+    response = {"format": "mla-diff/external-response", "version": 1, "name": name, "precision": args.dtype,
                 "device": f"{device}, torch {torch.__version__}", "layouts": layouts,
                 "scalars": {f"{p['step']}/{p['request']}": {"softmax_scale": scale} for p in req["pieces"] if p["kind"] != "cached"},
                 "seconds": seconds}
