@@ -8,7 +8,7 @@ import type { PairDiff, Where } from '../run/diff';
 import type { CaseTrace } from '../run/trace';
 import type { Culprit } from '../scenario/scenario';
 import type { NoiseFloor } from './floors';
-import { noiseFloors, vsReference } from './floors';
+import { noiseFloors, vsReference, withStorage } from './floors';
 import type { ToleranceSpec } from './tolerance';
 import { externalCulprit, isExt } from './external-culprit';
 import { floorMultiple, ruleFor, toleranceFor } from './tolerance';
@@ -175,7 +175,7 @@ export function compareCase(trace: CaseTrace, tolerances: ToleranceSpec): CaseCo
   const floors = noiseFloors(recs.map((r) => r.where), (w) => diffsByKey.get(recordKey(w)) ?? [], recordKey);
   for (const { where, checks, nan } of recs) {
     const diffs = diffsByKey.get(recordKey(where)) ?? [];
-    const floor = floors.get(recordKey(where))!;
+    const floor = withStorage(floors.get(recordKey(where))!, trace.dtypes, where.stage, diffs.some((d) => d.a === 'cold' || d.b === 'cold'));
     const k = floorMultiple(ruleFor(where.stage, tolerances));
     const tolerance = toleranceFor(where.stage, tolerances, 'float32', floor.value);
     const pairs = diffs.map((d): PairVerdict => ({ a: d.a, b: d.b, verdict: pairVerdict(d, tolerance), relErr: d.relErr, normRatio: d.normRatio, ...(d.normOnly ? { normOnly: true } : {}) }));

@@ -1,4 +1,6 @@
-import type { DevicePath, PathName } from '../probes/stages';
+import type { DevicePath, PathName, StageName } from '../probes/stages';
+import { unitRoundoff } from '../precision/formats';
+import type { CaseTrace } from '../run/trace';
 import { STAGES } from '../probes/stages';
 import type { PairDiff, Where } from '../run/diff';
 
@@ -25,6 +27,25 @@ export type FloorSource =
 export interface NoiseFloor {
   value: number;
   source: FloorSource;
+  /**
+   * Present when an engine path stores the stage in a narrower dtype than the cold path does (the
+   * Triton MLA LSE in bf16): that one rounding's relative error u/√3, combined into `value` as
+   * √(measured² + storage²). A correct path in that precision has at least this error there.
+   */
+  storage?: number;
+}
+
+/**
+ * `floor` with the storage term of `stage`: the largest u/√3 over the engine paths that keep the
+ * stage narrower than cold keeps it (stages cold does not record take their floor upstream instead).
+ */
+export function withStorage(floor: NoiseFloor, dtypes: CaseTrace['dtypes'], stage: StageName, coldHas: boolean): NoiseFloor {
+  if (!dtypes || !coldHas) return floor;
+  const cold = unitRoundoff(dtypes.cold?.[stage] ?? 'float32');
+  const u = Math.max(0, ...(['mha', 'mqa'] as const).map((p) => unitRoundoff(dtypes[p]?.[stage] ?? 'float32')).filter((x) => x > cold));
+  if (!u) return floor;
+  const storage = u / Math.sqrt(3);
+  return { ...floor, value: Math.hypot(floor.value, storage), storage };
 }
 
 /**

@@ -1,3 +1,4 @@
+import { RUN_VERSION } from '../run/trace';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -20,8 +21,8 @@ describe('loadRunReport', () => {
     ['not JSON', file('bad.json', '{"format": '), 'report-invalid'],
     ['another format', file('other.json', '{"format": "mla-diff/compare", "version": 1}'), 'report-invalid'],
     ['an old version', file('old.json', '{"format": "mla-diff/run", "version": 3}'), 'report-version'],
-    ['without cases', file('nocases.json', '{"format": "mla-diff/run", "version": 4, "scenario": {"name": "x"}, "device": {}}'), 'report-invalid'],
-    ['a case without trace', file('notrace.json', '{"format": "mla-diff/run", "version": 4, "scenario": {"name": "x"}, "device": {}, "cases": [{}]}'), 'report-invalid'],
+    ['without cases', file('nocases.json', `{"format": "mla-diff/run", "version": ${RUN_VERSION}, "scenario": {"name": "x"}, "device": {}}`), 'report-invalid'],
+    ['a case without trace', file('notrace.json', `{"format": "mla-diff/run", "version": ${RUN_VERSION}, "scenario": {"name": "x"}, "device": {}, "cases": [{}]}`), 'report-invalid'],
     ['runs without a list', file('noruns.json', '{"format": "mla-diff/runs", "version": 1}'), 'report-invalid'],
     ['runs with an empty list', file('emptyruns.json', '{"format": "mla-diff/runs", "version": 1, "runs": []}'), 'report-invalid'],
   ])('%s → %s', (_what, path, code) => {

@@ -17,7 +17,7 @@ const isObject = (x: unknown): x is Record<string, unknown> => x !== null && typ
 
 /**
  * Checks one run report: its format and version (their own codes, so an old report says so), then the
- * whole document against the shipped JSON Schema (schema/run-v4.schema.json), which names the first
+ * whole document against the shipped JSON Schema (schema/run-v5.schema.json), which names the first
  * fields that are missing or wrong.
  */
 function checkReport(x: unknown, file: string, field: string, validate: Validate): RunReport {
@@ -33,7 +33,7 @@ function checkReport(x: unknown, file: string, field: string, validate: Validate
   if (!v.ok) {
     const shown = v.errors.slice(0, 3).map((e) => `${e.at}: ${e.message}`).join('; ');
     throw new MlaDiffError('report-invalid', `does not match the run report schema: ${shown}${v.errors.length > 3 ? ` (+${v.errors.length - 3} more)` : ''}`,
-      { file, field: field || undefined }, 'schema/run-v4.schema.json describes the format; save a report with `mla-diff run … --format json --out FILE`');
+      { file, field: field || undefined }, 'schema/run-v5.schema.json describes the format; save a report with `mla-diff run … --format json --out FILE`');
   }
   return x as unknown as RunReport;
 }

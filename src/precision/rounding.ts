@@ -46,6 +46,11 @@ export class Rounding {
 
   /** Latent rows [n, L+R] as the cache stores and hands them back (dequantized to float32). */
   cacheRows(rows: tfc.Tensor2D, L: number, probe?: TensorProbe): tfc.Tensor2D {
+    if (this.spec.kvCache === 'auto' && this.spec.dtype === 'float32') return rows;
+    return this.tf.tidy(() => this.encode(rows, L, probe));
+  }
+
+  private encode(rows: tfc.Tensor2D, L: number, probe?: TensorProbe): tfc.Tensor2D {
     const { tf } = this;
     if (this.spec.kvCache === 'auto') return this.spec.dtype === 'float32' ? rows : (this.round(rows, this.spec.dtype) as tfc.Tensor2D);
     const scale = this.spec.cacheScale;
@@ -68,9 +73,11 @@ export class Rounding {
   private pastRange(x: tfc.Tensor, dtype: StorageDtype): tfc.Scalar {
     const { tf } = this;
     const { at, inclusive } = overflowPoint(dtype);
-    const a = tf.abs(x);
-    const past = inclusive ? tf.greaterEqual(a, at) : tf.greater(a, at);
-    return tf.sum(tf.cast(tf.logicalAnd(past, tf.isFinite(x)), 'int32'));
+    return tf.tidy(() => {
+      const a = tf.abs(x);
+      const past = inclusive ? tf.greaterEqual(a, at) : tf.greater(a, at);
+      return tf.sum(tf.cast(tf.logicalAnd(past, tf.isFinite(x)), 'int32'));
+    });
   }
 }
 

@@ -76,13 +76,17 @@ describe('probes', () => {
     expect([...captured.keys()].sort()).toEqual(['0/a/lse/', '1/b/chunk_lse/1', '1/b/lse/']);
   });
 
-  it('checks attach to the tap of the same piece and chunk; a check before its tap is an error', () => {
+  it('checks attach to the tap of the same piece and chunk, also when made before it (a rounding counts overflow first)', () => {
     const rec = new HostRecorder();
     rec.at({ step: 2, request: 'r' });
-    expect(() => rec.check('lse', 'lse_bounds', 1)).toThrow(/before its tap/);
+    rec.check('lse', 'overflow', 1);
+    rec.check('q_c', 'overflow', 5); // never tapped: dropped
     rec.tap('lse', { shape: [1], data: new Float64Array(1) });
     rec.check('lse', 'lse_bounds', 3);
-    expect(rec.finish('reference').trace.stages[0]!.checks).toEqual([{ name: 'lse_bounds', violations: 3 }]);
+    rec.at({ step: 3, request: 'r' });
+    rec.tap('lse', { shape: [1], data: new Float64Array(1) });
+    const stages = rec.finish('reference').trace.stages;
+    expect(stages.map((s) => s.checks ?? [])).toEqual([[{ name: 'overflow', violations: 1 }, { name: 'lse_bounds', violations: 3 }], []]);
   });
 
   it('tapping a stage twice is a programming error', () => {

@@ -20,7 +20,10 @@ export interface PairDiff extends Where {
   a: PathName;
   b: PathName;
   shapeMatch: boolean;
-  /** ‖a − b‖ / max(‖a‖, ‖b‖) over positions finite in both; Infinity if an infinity differs; null when not measured. */
+  /**
+   * ‖a − b‖ / max(‖a‖, ‖b‖) over positions finite in both (for an LSE stage, max(‖a‖, ‖b‖, √n): at
+   * least one nat per element); Infinity if an infinity differs; null when not measured.
+   */
   relErr: number | null;
   maxAbsErr: number | null;
   /** Position of the largest |a − b| in the canonical layout. */
@@ -42,10 +45,15 @@ export interface PairDiff extends Where {
 interface Sums { dd: number; aa: number; bb: number; ab: number; maxAbs: number; at: number; nanA: number; nanB: number; inf: number }
 const zero = (): Sums => ({ dd: 0, aa: 0, bb: 0, ab: 0, maxAbs: 0, at: 0, nanA: 0, nanB: 0, inf: 0 });
 
+/** LSE stages are logarithms: an error δ there scales the softmax weights by e^δ ≈ 1 + δ, whatever |lse| is. */
+const LOG_STAGES: ReadonlySet<StageName> = new Set(['lse', 'suffix_lse', 'chunk_lse', 'context_lse', 'split_lse']);
+
 function finish(w: Where, a: PathName, b: PathName, shape: number[], s: Sums): PairDiff {
   const na = Math.sqrt(s.aa);
   const nb = Math.sqrt(s.bb);
-  const denom = Math.max(na, nb);
+  // For an LSE the denominator is at least 1 nat per element, so that relErr bounds the relative error
+  // of exp(lse) and an LSE near 0 (one key whose logit is near 0) is not judged by its cancellation.
+  const denom = LOG_STAGES.has(w.stage) ? Math.max(na, nb, Math.sqrt(shape.reduce((x, y) => x * y, 1))) : Math.max(na, nb);
   return {
     ...w, a, b, shapeMatch: true,
     relErr: s.inf > 0 ? Infinity : denom > 0 ? Math.sqrt(s.dd) / denom : 0,

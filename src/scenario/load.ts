@@ -57,6 +57,13 @@ export function parseScenarioSource(src: YamlSource, opts: LoadOptions = {}): Sc
 
 /** One zod issue as an MlaDiffError at its line; `root` is the schema the issue's path walks (default the scenario's). */
 export function issueError(src: YamlSource, issue: z.core.$ZodIssue, root?: unknown): MlaDiffError {
+  if (issue.code === 'invalid_union' && issue.errors.length) {
+    // Of the union's branches, report the one that got deepest into the value (e.g. the bad item of a list).
+    const deepest = issue.errors.flat().reduce((a, b) => (b.path.length > a.path.length ? b : a));
+    if (deepest.path.length) return issueError(src, { ...deepest, path: [...issue.path, ...deepest.path] } as z.core.$ZodIssue, root);
+    const words = issue.errors.flat().flatMap((e) => (e.code === 'invalid_value' ? e.values.filter((v): v is string => typeof v === 'string') : []));
+    if (words.length) return issueError(src, { ...issue, code: 'invalid_value', values: words } as unknown as z.core.$ZodIssue, root);
+  }
   const path = issue.path as PropertyKey[];
   if (issue.code === 'unrecognized_keys') {
     const key = issue.keys[0]!;

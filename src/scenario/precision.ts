@@ -15,7 +15,7 @@ const DS_MLA_TILE = 128;
 
 /**
  * The multiple of the noise floor a scenario in a narrower dtype is judged with by default (chosen
- * from bench/precision/results.md: clean bf16/fp16/fp8 runs stay well under it, planted faults far above).
+ * from bench/precision/calibration.md: clean bf16/fp16/fp8 runs stay well under it, planted faults far above).
  */
 export const PRECISION_K = 8;
 
@@ -43,6 +43,10 @@ export function resolvePrecision(f: ScenarioFile, config: MlaConfig, src: YamlSo
     }
     cacheScale = { kind: 'per-token', tile: DS_MLA_TILE };
   } else if (scale) cacheScale = { kind: 'per-tensor', k_scale: scale.k_scale };
+  if (f.dtype !== 'float32' && f.compare_weights) {
+    fail(src, 'invalid-value', ['dtype'], `compare_weights: checks weights against their quantization bounds in float32; dtype: ${f.dtype} would round both sources past them`,
+      'compare the two weight sources in a float32 scenario, and run the precision check on one source');
+  }
   const r = f.rounding;
   const given = typeof r === 'string' ? (MHA_PRESETS.includes(r as KernelPreset) ? { mha: r } : { mqa: r }) : (r ?? {});
   return {

@@ -12,7 +12,7 @@ export function compareDefs(): Record<string, Schema> {
     pairVerdict: obj({ a: ref('path'), b: ref('path'), verdict: ref('verdict'), relErr: num, normRatio: num, normOnly: trueOnly }, ['normOnly']),
     stageVerdict: obj({
       ...WHERE, verdict: ref('verdict'), tolerance: finite, floorMultiple: finite,
-      floor: obj({ value: finite, source: oneOf(FLOOR_SOURCES) }), vsReference: map(num, PATH_NAMES.filter((p) => p !== 'reference' && p !== 'external')),
+      floor: obj({ value: finite, source: oneOf(FLOOR_SOURCES), storage: finite }, ['storage']), vsReference: map(num, PATH_NAMES.filter((p) => p !== 'reference' && p !== 'external')),
       pairs: arr(ref('pairVerdict')), checks: arr(obj({ path: ref('path'), name: oneOf(CHECK_NAMES), violations: count })),
       culprit: nullable(ref('culprit')),
     }, [...WHERE_OPT, 'floorMultiple']),
