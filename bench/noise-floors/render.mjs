@@ -2,12 +2,12 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 
-const e = (x) => (x === null || x === undefined || !Number.isFinite(x) ? '—' : x === 0 ? '0' : x.toExponential(1));
-const r = (x) => (x === null || x === undefined || !Number.isFinite(x) ? '—' : x.toFixed(2));
-const sources = (s) => Object.entries(s).map(([k, n]) => `${k} ${n}`).join(', ');
+export const e = (x) => (x === null || x === undefined || !Number.isFinite(x) ? '—' : x === 0 ? '0' : x.toExponential(1));
+export const r = (x) => (x === null || x === undefined || !Number.isFinite(x) ? '—' : x.toFixed(2));
+export const sources = (s) => Object.entries(s).map(([k, n]) => `${k} ${n}`).join(', ');
 
 /** Per case: one row per stage, the records of that stage over every piece folded. */
-function caseTable(c) {
+export function caseTable(c) {
   const by = new Map();
   for (const x of c.records) {
     const e0 = by.get(x.stage) ?? { n: 0, floorMin: Infinity, floorMax: 0, sources: {}, vs: {}, ratio: 0, eng: 0 };

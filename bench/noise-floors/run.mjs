@@ -15,6 +15,7 @@ const { runScenario } = require('../../dist/run/run-scenario.js');
 const { selectRuntime } = require('../../dist/runtime/select.js');
 const { selftestCases, SELFTEST_FULL } = require('../../dist/selftest/cases.js');
 const { CALIBRATED_K } = require('../../dist/compare/floors.js');
+const { finite, quantiles: q, recordsOf } = await import('./records.mjs');
 
 const all = process.argv.includes('--all');
 const kArg = process.argv.indexOf('--k');
@@ -23,24 +24,6 @@ const BIG = ['chunked-prefill.yaml', 'multi-turn.yaml'];
 // Clean: no planted fault (faults:), no loader fault, and declared to agree (a broken external backend plants its fault in its command).
 const files = readdirSync('scenarios').filter((f) => f.endsWith('.yaml') && !/^faults:|loader_fault:|^\s+outcome: diverge/m.test(readFileSync(`scenarios/${f}`, 'utf8'))).sort();
 const skipped = all ? [] : files.filter((f) => BIG.includes(f));
-const label = (v) => `${v.stage}${v.chunk === undefined ? '' : `[${v.chunk}]`}`;
-const finite = (x) => x !== null && x !== undefined && Number.isFinite(x);
-
-/** Per record: floor, source, vs-reference errors, ratios (engine pair, each path vs ref, worst pair). */
-function recordsOf(c) {
-  return c.comparison.stages.map((v) => {
-    const pairs = v.pairs.filter((p) => finite(p.relErr));
-    const eng = pairs.find((p) => p.a === 'mha' && p.b === 'mqa');
-    return {
-      step: v.step, request: v.request, stage: v.stage, verdict: v.verdict, label: label(v), kind: v.stage.startsWith('W_') ? 'weight' : 'activation',
-      floor: v.floor.value, source: v.floor.source, vsReference: v.vsReference,
-      engineRatio: eng ? eng.relErr / v.floor.value : null,
-      pathRatio: Object.fromEntries(Object.entries(v.vsReference).filter(([, x]) => finite(x)).map(([p, x]) => [p, x / v.floor.value])),
-      worstRatio: pairs.length ? Math.max(...pairs.map((p) => p.relErr)) / v.floor.value : null,
-    };
-  });
-}
-
 const rt = await selectRuntime('wasm');
 const t0 = performance.now();
 async function run(s) {
@@ -81,11 +64,6 @@ console.log(`selftest plan: ${clean.length} clean, ${faults.length} fault runs`)
 
 // Calibration: ratios over every activation record of every clean run.
 const cleanRecs = [...scenarios.flatMap((s) => s.cases.flatMap((c) => c.records)), ...clean.flatMap((c) => c.records)].filter((x) => x.kind === 'activation');
-const q = (xs) => {
-  const s = xs.filter(finite).sort((a, b) => a - b);
-  const at = (p) => s[Math.min(s.length - 1, Math.floor(p * s.length))];
-  return { n: s.length, p50: at(0.5), p90: at(0.9), p99: at(0.99), max: s[s.length - 1] };
-};
 const perStage = {};
 for (const x of cleanRecs) {
   const e = (perStage[x.stage] ??= { records: 0, floorMin: Infinity, floorMax: 0, sources: {}, vsRefMax: {}, engineRatioMax: 0, worstRatioMax: 0 });
