@@ -20,7 +20,7 @@ main() {
   for p in mha mqa; do
     echo "## mla-diff run scenarios/gpu/external-torch-bf16-$p-64.yaml --device webgpu --format json --keep-external"
     /usr/bin/time -f "wall %e s, max RSS %M KiB" node dist/cli/main.js run "scenarios/gpu/external-torch-bf16-$p-64.yaml" --device webgpu --format json --out "$out/torch-bf16-$p.json" --keep-external
-    echo "exit $? (1 expected: PyTorch's external path rounds differently from mla-diff's bf16 paths and the reference)"
+    echo "exit $? (0: the PyTorch path agrees with mla-diff's bf16 paths within their floors)"
   done
   python3 bench/precision/torch-pair.py "$(kept "$out/torch-bf16-mha.json")" "$(kept "$out/torch-bf16-mqa.json")" --json "$out/torch-bf16-pair.json"
   for p in mha mqa; do

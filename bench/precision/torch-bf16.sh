@@ -35,14 +35,8 @@ main() {
   pair torch-mqa-bf16-vs-fp32 "$out/torch-bf16-mqa.json" "$out/torch-fp32-mqa.json"
   echo "## mla-diff fp32 (its built-in paths in the fp32 run) against PyTorch fp32: the ratio the acceptance asks for, at fp32"
   node bench/precision/trace-pair.mjs "$out/torch-fp32-mha.json" --pair mha,mqa --torch "$out/torch-fp32-pair.json" --out "$out/ratio-fp32.json"
-  # TODO(issue 7, lead): mla-diff's own bf16 run of the same scenario, once the scenario key
-  # `precision: { dtype: bfloat16, ... }` exists: a copy of scenarios/gpu/external-torch-bf16-mha-64.yaml
-  # with that key (the external backend may stay: its pairs do not touch (mha, mqa)), then set
-  # MLA_DIFF_BF16_SCENARIO to it. Its (mha, mqa) rel per stage against PyTorch's bf16 pair, ratio within 2:
-  if [[ -n ${MLA_DIFF_BF16_SCENARIO:-} ]]; then
-    run mla-diff-bf16 "$MLA_DIFF_BF16_SCENARIO"
-    node bench/precision/trace-pair.mjs "$out/mla-diff-bf16.json" --pair mha,mqa --torch "$out/torch-bf16-pair.json" --out "$out/ratio-bf16.json"
-  fi
+  # mla-diff's own bf16 run: the bf16 scenarios carry `dtype: bfloat16`, so their runs hold mla-diff's bf16
+  # paths beside PyTorch's; bench/precision/gpu.sh measures that ratio (trace-pair.mjs --torch).
   [[ -n ${KEEP_EXCHANGE:-} ]] && return # KEEP_EXCHANGE=1 leaves the exchange directories (660 MB of weights each)
   for f in torch-bf16-mha torch-bf16-mqa torch-fp32-mha torch-fp32-mqa; do rm -rf "$(kept "$out/$f.json")"; done
 }
