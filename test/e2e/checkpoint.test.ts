@@ -31,7 +31,7 @@ describe('mla-diff run on checkpoints (e2e)', () => {
     const r = await mla(['run', scenario('ok', 'weights: {gguf: ck/tiny-q8_0.gguf}\ncompare_weights: {synthetic: {seed: 0}}\nprompt: {text: The capital of France is}'), '--device', 'wasm', '--format', 'json']);
     expect(r.exitCode).toBe(0);
     const j = JSON.parse(r.stdout) as { version: number; weights: { comparison: { verdict: string } }; scenario: { tokenizer: string; requests: { ids: number[] }[] } };
-    expect(j.version).toBe(4);
+    expect(j.version).toBe(5);
     expect(j.weights.comparison.verdict).toBe('agree');
     expect(j.scenario.tokenizer).toMatch(/GGUF/);
     expect(j.scenario.requests[0]!.ids.length).toBeGreaterThan(1);

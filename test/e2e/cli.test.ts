@@ -50,7 +50,7 @@ interface RunJson {
 }
 
 /** Version of the run JSON this suite reads. */
-const RUN_VERSION = 4;
+const RUN_VERSION = 5;
 
 const tinyScenario = (name: string, extra = '') =>
   `name: ${name}\nmodel: {preset: tiny}\nweights: {synthetic: {seed: 3}}\nprompt:\n  ids: [5, 17, 256, 999, 42]\n${extra}`;
