@@ -77,6 +77,7 @@ export async function runScenario(s: Scenario, opts: RunOptions): Promise<RunRep
         log(`case ${c.name}: ${c.label}, ${plan.pieces.length} pieces over ${plan.steps.length} steps, ${tokens} tokens`);
         const layer = c.heads.start === union.start && c.heads.count === union.count ? full : sliceLayer(rt, full, c.heads);
         const ref = reference && reference.then((r) => r.cases[i]!);
+        ref?.catch(() => {}); // awaited in runCase; if the case fails first, the runner's close must not surface as an unhandled rejection
         try {
           cases.push(await runCase(rt, s, {
             spec: c, layer, pieces: plan.pieces, kernels: plan.kernels, numSlots: plan.tables.numSlots, cold: plan.cold,

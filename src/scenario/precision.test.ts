@@ -37,6 +37,7 @@ describe('dtype:, kv_cache_dtype:, kv_cache_scale:, rounding:', () => {
     ['a prefill kernel given to mqa', 'dtype: bfloat16\nrounding: { mqa: vllm-fa3-prefill }\n', 'invalid-value', 'rounding.mqa'],
     ['an unknown rounding point', 'dtype: bfloat16\nrounding: { mqa: [ql_nope, softmax] }\n', 'invalid-value', 'rounding'],
     ['a second weight source in bf16', 'dtype: bfloat16\ncompare_weights: { synthetic: { seed: 1 } }\n', 'invalid-value', 'dtype'],
+    ['a second weight source with an fp8 cache', 'kv_cache_dtype: fp8_e4m3\ncompare_weights: { synthetic: { seed: 1 } }\n', 'invalid-value', 'kv_cache_dtype'],
     ['floors with the cold path off', 'dtype: bfloat16\nschedule: { cold: off }\n', 'invalid-value', 'schedule.cold'],
   ])('refuses %s with a code and the field', (_what, extra, code, field) => {
     const e = parseError(base(extra));

@@ -43,8 +43,9 @@ export function resolvePrecision(f: ScenarioFile, config: MlaConfig, src: YamlSo
     }
     cacheScale = { kind: 'per-token', tile: DS_MLA_TILE };
   } else if (scale) cacheScale = { kind: 'per-tensor', k_scale: scale.k_scale };
-  if (f.dtype !== 'float32' && f.compare_weights) {
-    fail(src, 'invalid-value', ['dtype'], `compare_weights: checks weights against their quantization bounds in float32; dtype: ${f.dtype} would round both sources past them`,
+  if ((f.dtype !== 'float32' || f.kv_cache_dtype !== 'auto') && f.compare_weights) {
+    const key = f.dtype !== 'float32' ? 'dtype' : 'kv_cache_dtype';
+    fail(src, 'invalid-value', [key], `compare_weights: measures two weight sources against their quantization bounds in float32; ${key}: ${f[key]} is not supported with it`,
       'compare the two weight sources in a float32 scenario, and run the precision check on one source');
   }
   const r = f.rounding;
