@@ -8,6 +8,9 @@ import { FORMATS, overflowPoint, unitRoundoff } from './formats';
 import type { PrecisionSpec, RoundPoint } from './plan';
 import { FP32_PRECISION, pathPoints } from './plan';
 
+/** The smallest normal float32: vLLM's floor on an fp8_ds_mla tile scale. */
+const FLT_MIN = 2 ** -126;
+
 /** Rounds a float32 tensor to a storage dtype on the device (Runtime.round). */
 export type RoundFn = (x: tfc.Tensor, dtype: StorageDtype) => tfc.Tensor;
 
@@ -26,11 +29,16 @@ export class Rounding {
 
   /** x as the path keeps it at `point`; `stage` (default: the point) is where overflow is counted. */
   at<X extends tfc.Tensor>(point: RoundPoint, x: X, probe?: TensorProbe, stage?: StageName, chunk?: number): X {
-    if (!this.points.has(point) || this.spec.dtype === 'float32') return x;
-    const dtype = this.spec.dtype;
+    const dtype = this.narrowAt(point);
+    if (!dtype) return x;
     const where = stage ?? (point as StageName);
     if (probe?.wants(where)) probe.check(where, 'overflow', this.pastRange(x, dtype), chunk);
     return this.round(x, dtype) as X;
+  }
+
+  /** The dtype the path stores `point` in, when that is narrower than float32. */
+  private narrowAt(point: RoundPoint): StorageDtype | null {
+    return this.points.has(point) && this.spec.dtype !== 'float32' ? this.spec.dtype : null;
   }
 
   /** x stored in `dtype` whatever the path's points say (a planted fault's wrong dtype), its overflow counted at `stage`. */
@@ -41,7 +49,8 @@ export class Rounding {
 
   /** Relative slack an invariant needs at `point`: the unit roundoff where the value is stored narrower, else 0. */
   slack(point: RoundPoint): number {
-    return this.points.has(point) && this.spec.dtype !== 'float32' ? unitRoundoff(this.spec.dtype) : 0;
+    const dtype = this.narrowAt(point);
+    return dtype ? unitRoundoff(dtype) : 0;
   }
 
   /** Latent rows [n, L+R] as the cache stores and hands them back (dequantized to float32). */
@@ -52,7 +61,7 @@ export class Rounding {
 
   private encode(rows: tfc.Tensor2D, L: number, probe?: TensorProbe): tfc.Tensor2D {
     const { tf } = this;
-    if (this.spec.kvCache === 'auto') return this.spec.dtype === 'float32' ? rows : (this.round(rows, this.spec.dtype) as tfc.Tensor2D);
+    if (this.spec.kvCache === 'auto') return this.round(rows, this.spec.dtype as StorageDtype) as tfc.Tensor2D; // cacheRows returned float32 rows as they are
     const scale = this.spec.cacheScale;
     if (scale.kind === 'per-tensor') {
       const x = tf.div(rows, scale.k_scale); // [n,L+R]
@@ -62,7 +71,7 @@ export class Rounding {
     // fp8_ds_mla: kv_c_normed in tiles with scale amax/448 each (never past the range); k_pe in the model dtype.
     const n = rows.shape[0];
     const tiles = tf.reshape(tf.slice(rows, [0, 0], [n, L]), [n, L / scale.tile, scale.tile]); // [n,L/tile,tile]
-    const s = tf.maximum(tf.div(tf.max(tf.abs(tiles), -1, true), FORMATS.fp8_e4m3.max), 1e-30); // [n,L/tile,1]
+    const s = tf.maximum(tf.div(tf.max(tf.abs(tiles), -1, true), FORMATS.fp8_e4m3.max), FLT_MIN); // [n,L/tile,1]: vLLM's max(amax/448, FLT_MIN)
     const nope = tf.reshape(tf.mul(this.round(tf.div(tiles, s), 'fp8_e4m3'), s), [n, L]); // [n,L]
     const pe = tf.slice(rows, [0, L], [n, rows.shape[1] - L]); // [n,R]
     const peKept = this.spec.dtype === 'float32' ? pe : this.round(pe, this.spec.dtype);
