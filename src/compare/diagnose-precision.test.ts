@@ -49,6 +49,9 @@ describe('precision signatures', () => {
     const blind = structuredClone(c);
     for (const r of blind.trace.paths.mqa!.stages) delete r.checks;
     expect(again(blind, s).some((x) => x.cause === 'dtype-range')).toBe(false);
+    const later = structuredClone(blind); // an overflow after the first divergence does not explain it
+    later.trace.paths.mqa!.stages.find((r) => r.stage === 'o_proj_out')!.checks = [{ name: 'overflow', violations: 3 }];
+    expect(again(later, s).some((x) => x.cause === 'dtype-range')).toBe(false);
   });
 
   it('a clean bf16 run has no divergence and so nothing to diagnose', async () => {

@@ -2,6 +2,7 @@ import type { FaultName } from '../faults/catalogue';
 import type { StageDtype } from '../precision/formats';
 import { FORMATS, shortDtype, unitRoundoff } from '../precision/formats';
 import type { StageName } from '../probes/stages';
+import { stageOrder } from '../probes/stages';
 import type { Signature } from './diagnose-detail';
 import { fmt } from './diagnose-facts';
 
@@ -21,7 +22,8 @@ const NARROW: readonly [StageName, StageDtype, FaultName][] = [
 /** Overflow (→ ±inf) or saturation counted on the culprit at the first divergent record or before it in the piece. */
 export const rangeSig: Signature = (f, _c, trace) => {
   if (!f.culprit) return null;
-  const stages = trace.paths[f.culprit]?.stages.filter((r) => r.step === f.first.step && r.request === f.first.request) ?? [];
+  const upTo = stageOrder(f.first.stage, f.first.chunk);
+  const stages = trace.paths[f.culprit]?.stages.filter((r) => r.step === f.first.step && r.request === f.first.request && stageOrder(r.stage, r.chunk) <= upTo) ?? [];
   const hit = stages.flatMap((r) => (r.checks ?? []).filter((k) => (k.name === 'overflow' || k.name === 'saturated') && k.violations > 0).map((k) => ({ r, k })))[0];
   if (!hit) return null;
   const { r, k } = hit;
