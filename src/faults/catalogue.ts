@@ -140,7 +140,7 @@ export const FAULTS: Record<FaultName, FaultDef> = {
   'lse-bf16-merge': {
     enters: 'suffix_lse',
     alsoEnters: ['chunk_lse'],
-    summary: 'the partial LSEs stored in bf16 before merge_attn_states: each weight exp(lse − max) off by up to |lse|·2^-8 (bf16's unit roundoff)',
+    summary: 'the partial LSEs stored in bf16 before merge_attn_states: each weight exp(lse − max) off by up to |lse|·2^-8 (the bf16 unit roundoff)',
     bug: 'vllm-project/vllm#47800 (TRITON_MLA\'s bf16 LSE fed to a merge); ROCm/aiter#3542 (bf16 precision loss in the stage-2 merge)',
     needs: 'context', paths: ['mha'],
   },
