@@ -6,6 +6,7 @@ import { latentWidth, qkHeadDim, softmaxScale, yarnGetMscale } from '../model/co
 import type { RopeStyle, RopeTables } from '../model/rope';
 import { ropeTables } from '../model/rope';
 import type { Rounding } from '../precision/rounding';
+import type { AttentionFn } from './attention-kernel';
 import type { TensorProbe } from '../probes/probe';
 import type { PieceInput } from './backend';
 import type { DeviceLayer, DeviceLinear } from './layer';
@@ -108,6 +109,16 @@ export function pieceScalars(probe: TensorProbe, piece: PieceInput, scale: numbe
   probe.scalar('num_context_tokens', piece.start);
   probe.scalar('route', piece.route);
   probe.scalar('lse_base', faults.has('lse-base-2') ? 2 : 'e');
+}
+
+/**
+ * The layer's fused or tiled attention when this piece may use it: the run has one, the probe
+ * records neither the scores nor the probabilities (they are never formed), and the path does not
+ * round P before P·V (the kernels compute in fp32).
+ */
+export function fusedFor(layer: DeviceLayer, probe: TensorProbe, rd: Rounding): AttentionFn | null {
+  const f = layer.attention;
+  return f && !probe.wants('logits') && !probe.wants('attn_probs') && !rd.points.has('attn_probs') ? f : null;
 }
 
 /** The LSE as a kernel reports it: natural log, or base 2 under the `lse-base-2` fault. */

@@ -2,7 +2,9 @@ import { MlaDiffError } from '../errors';
 import type { MlaConfig } from '../model/config';
 import { latentWidth, qkHeadDim } from '../model/config';
 import type { Runtime } from '../runtime/device';
-import type { ReferenceMode } from '../scenario/scenario';
+import type { ReferenceMode, Scenario } from '../scenario/scenario';
+import type { AttentionFn } from '../backends/attention-kernel';
+import { pathPoints } from '../precision/plan';
 import type { HeadSlice } from '../weights/layer';
 import type { LinearName } from '../weights/layer';
 import { LINEAR_NAMES, sliceRanges } from '../weights/layer';
@@ -37,14 +39,44 @@ export function planReference(mode: ReferenceMode, c: MlaConfig, heads: HeadSlic
 
 const MiB = 2 ** 20;
 
-/** Fails early, with the tensor's name, when a tensor would exceed the device's binding limit (T tokens of a piece, S keys). */
-export function checkDeviceLimits(rt: Runtime, c: MlaConfig, heads: HeadSlice, T: number, S: number): void {
+/** Above this size of one unfused score tensor [N,T,S], `attention: auto` takes the device's fused kernel or tiling. */
+export const AUTO_FUSED_SCORE_BYTES = 2 ** 30;
+
+/**
+ * Which attention the run uses: the device's fused kernel (or host tiling) or the unfused ops.
+ * auto: fused where the score tensor of the largest piece would pass AUTO_FUSED_SCORE_BYTES or the
+ * device's binding limit and the device has one; fused: required (fp32 P only); unfused: never.
+ */
+export function planAttention(rt: Runtime, s: Pick<Scenario, 'schedule' | 'precision'>, heads: HeadSlice, T: number, S: number): { attention: AttentionFn | null; note?: string } {
+  const mode = s.schedule.attention;
+  if (mode === 'unfused') return { attention: null };
+  const roundsP = (['mha', 'mqa', 'cold'] as const).some((p) => pathPoints(s.precision, p).has('attn_probs'));
+  const fn = rt.attention ?? null;
+  if (mode === 'fused') {
+    if (!fn) {
+      throw new MlaDiffError('invalid-value', `${rt.device.description} has no fused attention`, { field: 'schedule.attention' },
+        'fused WGSL kernels run on --device webgpu; use attention: auto or unfused here');
+    }
+    if (roundsP) {
+      throw new MlaDiffError('invalid-value', `the fused kernels keep P in fp32; dtype: ${s.precision.dtype} rounds P before P·V`, { field: 'schedule.attention' },
+        'use attention: auto (unfused in this dtype) or dtype: float32');
+    }
+    return { attention: fn, note: `attention: fused on ${rt.device.name} (no logits / attn_probs records on the engine paths)` };
+  }
+  const bytes = 4 * heads.count * T * S;
+  if (!fn || roundsP || bytes <= Math.min(AUTO_FUSED_SCORE_BYTES, rt.maxTensorBytes)) return { attention: null };
+  return { attention: fn, note: `attention: fused on ${rt.device.name}: the unfused [N,T,S] scores would take ${(bytes / 2 ** 30).toFixed(1)} GiB (no logits / attn_probs records on the engine paths)` };
+}
+
+/** Fails early, with the tensor's name, when a tensor would exceed the device's binding limit (T tokens of a piece, S keys; no score tensor when fused). */
+export function checkDeviceLimits(rt: Runtime, c: MlaConfig, heads: HeadSlice, T: number, S: number, fused = false): void {
   const N = heads.count;
   const tensors: [string, number][] = LINEAR_NAMES.map((name) => {
     const { rows, cols } = sliceRanges(c, name, heads);
     return [name, 4 * (rows[1] - rows[0]) * (cols[1] - cols[0])] as [string, number];
   });
-  tensors.push(['logits [N,T,S]', 4 * N * T * S], ['mqa_q [T,N,L+R]', 4 * T * N * latentWidth(c)]);
+  if (!fused) tensors.push(['logits [N,T,S]', 4 * N * T * S]);
+  tensors.push(['mqa_q [T,N,L+R]', 4 * T * N * latentWidth(c)]);
   const [name, bytes] = tensors.reduce((a, b) => (b[1] > a[1] ? b : a));
   if (bytes > rt.maxTensorBytes) {
     throw new MlaDiffError('device-limit',

@@ -14,7 +14,7 @@ import { checkExpectation } from '../compare/expect';
 import { softmaxScale } from '../model/config';
 import type { Recording } from '../probes/recorder';
 import { executionOrder, recordKey, TensorRecorder } from '../probes/recorder';
-import type { DevicePath, PathName } from '../probes/stages';
+import type { DevicePath, PathName, StageName } from '../probes/stages';
 import type { Runtime } from '../runtime/device';
 import type { CaseSpec, Scenario } from '../scenario/scenario';
 import { measureDetail } from './detail';
@@ -85,7 +85,9 @@ export async function runCase(rt: Runtime, s: Scenario, run: CaseRun): Promise<C
     new MqaBackend(run.layer, s.faults.mqa, run.numSlots, run.kernels, pathRounding(rt, run.kernels, 'mqa')),
     ...(run.cold ? [new ColdBackend(run.layer, pathRounding(rt, run.kernels, 'cold'))] : []),
   ];
-  const recorders = paths.map(() => new TensorRecorder(rt.tf, { retain: RETAINED }, (t) => rt.hostView(t)));
+  // With fused attention the score tensor is never formed: the engine paths record no logits / attn_probs.
+  const filter = run.layer.attention ? (stage: StageName) => stage !== 'logits' && stage !== 'attn_probs' : undefined;
+  const recorders = paths.map(() => new TensorRecorder(rt.tf, { retain: RETAINED, ...(filter ? { filter } : {}) }, (t) => rt.hostView(t)));
   const rec: Partial<Record<PathName, Recording>> = {};
   const seconds: CaseTrace['seconds'] = {};
   try {

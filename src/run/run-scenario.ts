@@ -8,7 +8,7 @@ import { externalFor } from '../external/join';
 import { planRun } from './pieces';
 import type { Progress } from './progress';
 import { NO_PROGRESS } from './progress';
-import { checkDeviceLimits, planReference } from './plan';
+import { checkDeviceLimits, planAttention, planReference } from './plan';
 import { ReferenceRunner } from './reference-runner';
 import { runCase } from './run-case';
 import type { WeightsReport } from './run-weights';
@@ -50,7 +50,9 @@ export async function runScenario(s: Scenario, opts: RunOptions): Promise<RunRep
   const lo = Math.min(...s.cases.map((c) => c.heads.start));
   const hi = Math.max(...s.cases.map((c) => c.heads.start + c.heads.count));
   const union = { start: lo, count: hi - lo }; // every case is a slice of these heads
-  checkDeviceLimits(rt, s.config, union, Math.max(...plan.pieces.map((p) => p.ids.length)), T);
+  const maxT = Math.max(...plan.pieces.map((p) => p.ids.length));
+  const attn = planAttention(rt, s, union, maxT, T);
+  checkDeviceLimits(rt, s.config, union, maxT, T, attn.attention !== null);
   const refPlan = planReference(mode, s.config, union, plan.pieces);
   // Submitted first: on its own thread the reference overlaps weight upload and both paths.
   const runner = refPlan.run ? new ReferenceRunner(opts.worker ?? true) : null;
@@ -66,7 +68,7 @@ export async function runScenario(s: Scenario, opts: RunOptions): Promise<RunRep
     log(`weights: ${source.label}, ${lp.layout} layout, ${lp.product} products, on ${rt.device.name}`);
     const progress = opts.progress ?? NO_PROGRESS;
     progress({ phase: 'weights', done: 0, total: 1, label: `weights: ${source.label}` });
-    const full = uploadLayer(rt, source, union, tokens);
+    const full = { ...uploadLayer(rt, source, union, tokens), attention: attn.attention };
     weightSeconds = (performance.now() - tw) / 1000;
     progress({ phase: 'weights', done: 1, total: 1, label: `weights: ${source.label}` });
     const runs = s.cases.length * plan.pieces.length;
@@ -81,7 +83,7 @@ export async function runScenario(s: Scenario, opts: RunOptions): Promise<RunRep
         try {
           cases.push(await runCase(rt, s, {
             spec: c, layer, pieces: plan.pieces, kernels: plan.kernels, numSlots: plan.tables.numSlots, cold: plan.cold,
-            reference: ref, notes: refPlan.note ? [refPlan.note] : [], replay: opts.replay ?? s.replay,
+            reference: ref, notes: [refPlan.note, attn.note].filter((n): n is string => Boolean(n)), replay: opts.replay ?? s.replay,
             external: externalFor(s, source, c, plan.pieces, plan.kernels.kvSplits, opts.keepExternal ?? false, log),
             progress: (done, piece) => progress({ phase: 'pieces', done: i * plan.pieces.length + done, total: runs, label: `case ${c.name} · step ${piece.step}, request ${piece.request}` }),
           }));

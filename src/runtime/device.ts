@@ -1,6 +1,7 @@
 import type * as tfc from '@tensorflow/tfjs-core';
 import type { Batched } from '../backends/matmul';
 import type { StorageDtype } from '../precision/formats';
+import type { AttentionFn } from '../backends/attention-kernel';
 import { roundArray } from '../precision/formats';
 import type { Layout } from '../weights/layer';
 
@@ -56,6 +57,8 @@ export interface Runtime {
    * every device. A new tensor, tracked like any op's output.
    */
   round(x: tfc.Tensor, dtype: StorageDtype): tfc.Tensor;
+  /** Attention without the score tensor on this device (a fused kernel or a tiling), where it has one. */
+  readonly attention?: AttentionFn;
 }
 
 /**

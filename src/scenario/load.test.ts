@@ -24,7 +24,7 @@ describe('parseScenario: valid input', () => {
     expect(s.reference).toBe('auto');
     expect(s.seed).toBe(0);
     expect(s.requests).toEqual([{ name: 'prompt', ids: [1, 2, 3], startStep: 0, positionOffset: 0, phases: [{ kind: 'prefill', tokens: 3 }] }]);
-    expect(s.schedule).toEqual({ blockSize: 16, decodeThreshold: 1, contextChunk: 65_536, kvSplits: 1, prefillKernel: 'fa3', cold: 'auto' });
+    expect(s.schedule).toEqual({ blockSize: 16, decodeThreshold: 1, contextChunk: 65_536, kvSplits: 1, prefillKernel: 'fa3', cold: 'auto', attention: 'auto' });
     expect(s.text).toBeUndefined();
     expect(s.cases).toEqual([{ name: 'full', heads: { start: 0, count: 4 }, label: expect.any(String) }]);
     expect([...s.faults.mha]).toEqual([]);
@@ -406,7 +406,7 @@ describe('parseScenario: bad input is an MlaDiffError with a code and a location
 describe('parseScenario: requests and schedule', () => {
   /** A tiny scenario with a schedule: `requests` and `more` are YAML lines (requests indented as list items). */
   const sched = (requests: string[], more = '') => `name: t\nmodel: {preset: tiny}\nrequests:\n${requests.map((r) => `  - ${r}`).join('\n')}\n${more}`;
-  const DEFAULT_SCHEDULE = { blockSize: 16, decodeThreshold: 1, contextChunk: 65_536, kvSplits: 1, prefillKernel: 'fa3', cold: 'auto' };
+  const DEFAULT_SCHEDULE = { blockSize: 16, decodeThreshold: 1, contextChunk: 65_536, kvSplits: 1, prefillKernel: 'fa3', cold: 'auto', attention: 'auto' };
 
   it('a request with only name and steps gets the defaults, ids from the seed', () => {
     const s = parseScenario(sched(['{name: a, steps: [{prefill: 4}]}']));
@@ -465,8 +465,8 @@ describe('parseScenario: requests and schedule', () => {
 
   it('reads every schedule: field', () => {
     const s = parseScenario(sched(['{name: a, steps: [{prefill: 4}]}'],
-      'schedule: {block_size: 4, decode_threshold: 2, context_chunk: 5, kv_splits: 3, prefill_kernel: fa2, cold: on}\n'));
-    expect(s.schedule).toEqual({ blockSize: 4, decodeThreshold: 2, contextChunk: 5, kvSplits: 3, prefillKernel: 'fa2', cold: 'on' });
+      'schedule: {block_size: 4, decode_threshold: 2, context_chunk: 5, kv_splits: 3, prefill_kernel: fa2, cold: on, attention: fused}\n'));
+    expect(s.schedule).toEqual({ blockSize: 4, decodeThreshold: 2, contextChunk: 5, kvSplits: 3, prefillKernel: 'fa2', cold: 'on', attention: 'fused' });
   });
 
   it('a partial schedule: keeps the defaults of the rest, with a prompt too', () => {

@@ -148,7 +148,7 @@ function resolve(f: ScenarioFile, src: YamlSource, opts: LoadOptions): Scenario 
     ...(f.prompt?.text ? { text: f.prompt.text } : {}), requests,
     schedule: {
       blockSize: f.schedule.block_size, decodeThreshold: f.schedule.decode_threshold, contextChunk: f.schedule.context_chunk,
-      kvSplits: f.schedule.kv_splits, prefillKernel: f.schedule.prefill_kernel, cold: f.schedule.cold,
+      kvSplits: f.schedule.kv_splits, prefillKernel: f.schedule.prefill_kernel, cold: f.schedule.cold, attention: f.schedule.attention,
     },
     reference: f.reference, replay: f.replay, cases, faults,
     precision,

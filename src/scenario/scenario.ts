@@ -5,6 +5,7 @@ import type { StageName } from '../probes/stages';
 import type { RequestPlan } from '../schedule/schedule';
 import type { HeadSlice } from '../weights/layer';
 import type { PrecisionSpec } from '../precision/plan';
+import type { AttentionMode } from '../backends/attention-kernel';
 import type { WeightName } from '../weights/records';
 import type { SourceSpec } from '../weights/source';
 
@@ -69,6 +70,8 @@ export interface ScheduleOptions {
   kvSplits: number;
   prefillKernel: 'fa3' | 'fa2';
   cold: 'auto' | 'on' | 'off';
+  /** Fused (or tiled) attention without the score tensor: auto = where the unfused scores would not fit. */
+  attention: AttentionMode;
 }
 
 /** A validated scenario, ready to run. */

@@ -128,7 +128,9 @@ export const scenarioSchema = z.strictObject({
     prefill_kernel: z.enum(['fa3', 'fa2']).default('fa3'),
     /** The fp32 "cold" path (HF eager, one softmax over every key): auto = when some piece has context or a tolerance is `{floor: k}`. */
     cold: z.enum(['auto', 'on', 'off']).default('auto'),
-  }).default({ block_size: 16, decode_threshold: 1, context_chunk: 65_536, kv_splits: 1, prefill_kernel: 'fa3', cold: 'auto' }),
+    /** Attention without the score tensor (webgpu: fused WGSL kernels): auto = where the unfused scores would not fit; fused; unfused. */
+    attention: z.enum(['auto', 'fused', 'unfused']).default('auto'),
+  }).default({ block_size: 16, decode_threshold: 1, context_chunk: 65_536, kv_splits: 1, prefill_kernel: 'fa3', cold: 'auto', attention: 'auto' }),
   requests: z.array(z.strictObject({
     name: z.string().regex(/^[A-Za-z0-9_.-]+$/, 'letters, digits, "_", "." and "-" only'),
     /** Leading token ids; the rest are drawn from the weight seed. */

@@ -74,7 +74,7 @@ export function runReport(cases: CaseResult[], extra: Partial<RunReport> = {}): 
     scenario: {
       name: 'synthetic', file: null, preset: 'tiny', config: preset('tiny'), seed: 0, weights: { kind: 'synthetic', config: preset('tiny'), seed: 0 },
       requests: [{ name: 'prompt', ids: [1, 2, 3], startStep: 0, positionOffset: 0, phases: [{ kind: 'prefill', tokens: 3 }] }],
-      schedule: { blockSize: 16, decodeThreshold: 1, contextChunk: 65_536, kvSplits: 1, prefillKernel: 'fa3', cold: 'auto' },
+      schedule: { blockSize: 16, decodeThreshold: 1, contextChunk: 65_536, kvSplits: 1, prefillKernel: 'fa3', cold: 'auto', attention: 'auto' },
       reference: 'on', replay: 'auto', faults: { mha: [], mqa: [] }, precision: FP32_PRECISION, tolerances: {},
     },
     device: { name: 'wasm', backend: 'wasm', description: 'wasm: test device', software: false, reason: 'requested' },
