@@ -17,12 +17,14 @@ beforeAll(async () => {
   await testRuntime('cpu'); // tfjs-core's one engine: `tf` below runs on it
 });
 
+type Shape3 = [number, number, number];
+
 /** Runs `fn` on tensors of the given shapes (zeros), disposing them; asserts no leak. */
 function withTensors<T>(shapes: { q: number[]; k: number[]; v: number[] | null }, fn: (r: FlashRequest) => T): T {
   const before = tf.memory().numTensors;
-  const q = tf.zeros(shapes.q) as tf.Tensor3D; // [A,B,D]
-  const k = tf.zeros(shapes.k) as tf.Tensor3D; // [A|1,S,D]
-  const v = shapes.v ? (tf.zeros(shapes.v) as tf.Tensor3D) : null; // [A|1,S,E]
+  const q = tf.zeros(shapes.q as Shape3) as tf.Tensor3D; // [A,B,D]
+  const k = tf.zeros(shapes.k as Shape3) as tf.Tensor3D; // [A|1,S,D]
+  const v = shapes.v ? (tf.zeros(shapes.v as Shape3) as tf.Tensor3D) : null; // [A|1,S,E]
   try {
     return fn({ q, k, v, valueWidth: shapes.v ? undefined : 512, scale: 0.1, mask: { offset: 0, rowsPerToken: 1 } });
   } finally {
