@@ -1,0 +1,167 @@
+import type * as tfc from '@tensorflow/tfjs-core';
+import type { EmptyLse } from '../backends/attention';
+import { MlaDiffError } from '../errors';
+import type { FlashTiles } from './flash-wgsl';
+import { DEFAULT_TILES, FLASH_UNIFORMS, flashShader, flashShaderKey, tileBytes, tilesProblem } from './flash-wgsl';
+
+/**
+ * Fused causal attention on tfjs-backend-webgpu (fp32): softmax(scale·q·kᵀ + mask)·v with an
+ * online softmax over key tiles, never forming the [A,B,S] scores. Same results as the unfused
+ * `attend` of backends/attention.ts on masked logits (the oracle), within fp32 rounding.
+ *
+ * Inputs (float32, row-major, contiguous):
+ *   q [A,B,D]        A heads (MHA) or 1 (MQA: rows b = t·N + h, the N heads of token t packed)
+ *   k [A|1,S,D]      keys; a leading 1 is shared by every head
+ *   v [A|1,S,E]      values, or null: V = the first E columns of k (the MLA latent, D = L+R,
+ *                    E = L; no separate V tensor is read)
+ * Mask: null = every key visible (a context chunk); { offset, rowsPerToken }: row b sees keys
+ *   s ≤ offset + floor(b / rowsPerToken) (MHA: rowsPerToken 1, offset = the piece's first key
+ *   index; MQA: rowsPerToken N). offset may be negative (a key range past some queries).
+ * Results: out [A,B,E]; lse [A,B] natural log; max [A,B] the largest visible logit (scaled).
+ *   A row with no visible key: out 0, lse −inf, max −inf. S = 0: out 0, lse per `emptyLse`
+ *   (default −inf), max −inf.
+ * Limits (checked, MlaDiffError 'device-limit'): each of q, k, v and the packed output
+ *   A·B·(E+2) floats within the device's maxStorageBufferBindingSize (2 GiB − 4 on the H200,
+ *   128 MiB on lavapipe): the caller chunks by heads or rows; ceil(B / tiles.rows) and A at most
+ *   maxComputeWorkgroupsPerDimension (65535); the tiles' workgroup memory and threads within the
+ *   device's limits. Logits below −1e38 count as masked.
+ * Cost: one dispatch and three slices (out/lse/max are copies out of the packed output).
+ */
+
+/** Causal visibility: row b sees keys s ≤ offset + floor(b / rowsPerToken). */
+export interface FlashMask {
+  offset: number;
+  rowsPerToken: number;
+}
+
+export interface FlashRequest {
+  q: tfc.Tensor3D; // [A,B,D]
+  k: tfc.Tensor3D; // [A|1,S,D]
+  v: tfc.Tensor3D | null; // [A|1,S,E], or null: V = k[:, :, :E]
+  /** Width E of V when v is null (required then); must equal v's last axis otherwise. */
+  valueWidth?: number;
+  scale: number;
+  mask: FlashMask | null;
+  emptyLse?: EmptyLse;
+  tiles?: FlashTiles;
+}
+
+export interface FlashResult {
+  out: tfc.Tensor3D; // [A,B,E]
+  lse: tfc.Tensor2D; // [A,B]
+  max: tfc.Tensor2D; // [A,B]
+}
+
+/** The device limits the kernel checks (GPUDevice.limits). */
+export interface FlashLimits {
+  maxStorageBufferBindingSize: number;
+  maxComputeWorkgroupStorageSize: number;
+  maxComputeInvocationsPerWorkgroup: number;
+  maxComputeWorkgroupsPerDimension: number;
+}
+
+export interface FlashPlan {
+  A: number; B: number; S: number; D: number; E: number;
+  vFromK: boolean;
+  tiles: FlashTiles;
+}
+
+const bad = (message: string): MlaDiffError => new MlaDiffError('invalid-value', `flashAttention: ${message}`, { field: 'flashAttention' });
+const tooBig = (message: string, hint: string): MlaDiffError => new MlaDiffError('device-limit', `flashAttention: ${message}`, { field: 'flashAttention' }, hint);
+
+/** Shapes and limits checked up front; pure (no GPU), so every error path is testable anywhere. */
+export function planFlash(req: FlashRequest, limits: FlashLimits): FlashPlan {
+  const [A, B, D] = req.q.shape;
+  const [Ak, S, Dk] = req.k.shape;
+  if (Dk !== D) throw bad(`k's width ${Dk} differs from q's ${D}`);
+  if (Ak !== A && Ak !== 1) throw bad(`k has ${Ak} heads; q has ${A} (k may have 1, shared)`);
+  const vFromK = req.v === null;
+  const E = req.v ? req.v.shape[2] : req.valueWidth ?? -1;
+  if (req.v) {
+    const [Av, Sv] = req.v.shape;
+    if (Av !== A && Av !== 1) throw bad(`v has ${Av} heads; q has ${A}`);
+    if (Sv !== S) throw bad(`v has ${Sv} keys; k has ${S}`);
+    if (req.valueWidth !== undefined && req.valueWidth !== E) throw bad(`valueWidth ${req.valueWidth} differs from v's width ${E}`);
+  } else if (!Number.isInteger(E) || E < 1 || E > D) {
+    throw bad(`with v null, valueWidth must be an integer in 1..${D} (V = the first E columns of k), got ${req.valueWidth}`);
+  }
+  if (!Number.isFinite(req.scale)) throw bad(`scale must be finite, got ${req.scale}`);
+  if (req.mask && (!Number.isInteger(req.mask.offset) || !Number.isInteger(req.mask.rowsPerToken) || req.mask.rowsPerToken < 1)) {
+    throw bad(`mask needs an integer offset and an integer rowsPerToken ≥ 1, got ${JSON.stringify(req.mask)}`);
+  }
+  for (const [name, t] of [['q', req.q], ['k', req.k], ['v', req.v]] as const) {
+    if (t && t.dtype !== 'float32') throw bad(`${name} must be float32, got ${t.dtype}`);
+  }
+  const tiles = req.tiles ?? DEFAULT_TILES;
+  const problem = tilesProblem(tiles);
+  if (problem) throw bad(problem);
+  const hint = 'split the call by heads or query rows (and merge key ranges by LSE)';
+  const bytes: [string, number][] = [['q', A * B * D], ['k', Ak * S * D], ['v', req.v ? req.v.size : 0], ['output', A * B * (E + 2)]];
+  for (const [name, n] of bytes) {
+    if (4 * n > limits.maxStorageBufferBindingSize) throw tooBig(`${name} needs ${4 * n} bytes, over the binding limit ${limits.maxStorageBufferBindingSize}`, hint);
+  }
+  const blocks = Math.ceil(B / tiles.rows);
+  if (Math.max(blocks, A) > limits.maxComputeWorkgroupsPerDimension) {
+    throw tooBig(`${blocks} row blocks × ${A} heads exceed ${limits.maxComputeWorkgroupsPerDimension} workgroups per dimension`, hint);
+  }
+  if (tileBytes(tiles) > limits.maxComputeWorkgroupStorageSize || tiles.threads > limits.maxComputeInvocationsPerWorkgroup) {
+    throw tooBig(`tiles ${JSON.stringify(tiles)} need ${tileBytes(tiles)} B of workgroup memory and ${tiles.threads} threads; the device allows ${limits.maxComputeWorkgroupStorageSize} B, ${limits.maxComputeInvocationsPerWorkgroup}`, 'use smaller tiles');
+  }
+  return { A, B, S, D, E, vFromK, tiles };
+}
+
+// The part of tfjs-backend-webgpu's WebGPUProgram (webgpu_program.ts) this program fills in.
+interface FlashProgram {
+  outputShape: number[];
+  shaderKey: string;
+  dispatchLayout: { x: number[] };
+  dispatch: [number, number, number];
+  workgroupSize: [number, number, number];
+  variableNames: string[];
+  uniforms: string;
+  getUserCode(): string;
+}
+
+type Uniform = { type: 'int32' | 'float32'; data: number[] };
+interface WebgpuBackend {
+  device: { limits: FlashLimits };
+  runWebGPUProgram(program: FlashProgram, inputs: tfc.TensorInfo[], dtype: 'float32', uniforms: Uniform[]): tfc.TensorInfo;
+}
+
+/** Fused attention on the webgpu backend; see the header for layouts, mask and limits. */
+export function flashAttention(tf: typeof tfc, req: FlashRequest): FlashResult {
+  if (tf.getBackend() !== 'webgpu') {
+    throw new MlaDiffError('device-unavailable', `flashAttention runs on webgpu; the backend is ${tf.getBackend()}`, { field: 'flashAttention' });
+  }
+  const backend = tf.backend() as unknown as WebgpuBackend;
+  const { A, B, S, D, E, vFromK, tiles } = planFlash(req, backend.device.limits);
+  if (S === 0 || A * B === 0) {
+    const empty = S === 0 && req.emptyLse === '+inf' ? Infinity : -Infinity;
+    return { out: tf.zeros([A, B, E]), lse: tf.fill([A, B], empty), max: tf.fill([A, B], -Infinity) };
+  }
+  const program: FlashProgram = {
+    outputShape: [A * B * (E + 2)],
+    shaderKey: flashShaderKey(tiles, D, E, vFromK),
+    dispatchLayout: { x: [0] },
+    dispatch: [Math.ceil(B / tiles.rows), A, 1],
+    workgroupSize: [tiles.threads, 1, 1],
+    variableNames: vFromK ? ['Q', 'K'] : ['Q', 'K', 'V'],
+    uniforms: FLASH_UNIFORMS,
+    getUserCode: () => flashShader(tiles, D, E, vFromK),
+  };
+  const info = (t: tfc.Tensor): tfc.TensorInfo => ({ dataId: t.dataId, shape: t.shape, dtype: 'float32' });
+  const inputs = [info(req.q), info(req.k), ...(req.v ? [info(req.v)] : [])];
+  const int = (x: number): Uniform => ({ type: 'int32', data: [x] });
+  const heads = (t: tfc.Tensor3D, width: number) => (t.shape[0] === 1 ? 0 : S * width);
+  const uniforms = [int(A), int(B), int(S), int(req.mask?.offset ?? 0), int(req.mask?.rowsPerToken ?? 1), int(req.mask ? 1 : 0),
+    int(heads(req.k, D)), int(req.v ? heads(req.v, E) : 0), { type: 'float32' as const, data: [req.scale] }];
+  const packed = tf.engine().makeTensorFromTensorInfo(backend.runWebGPUProgram(program, inputs, 'float32', uniforms)); // [A·B·(E+2)]
+  const n = A * B;
+  const result = tf.tidy(() => ({
+    out: tf.reshape(tf.slice(packed, [0], [n * E]), [A, B, E]) as tfc.Tensor3D, // [A,B,E]
+    lse: tf.reshape(tf.slice(packed, [n * E], [n]), [A, B]) as tfc.Tensor2D, // [A,B]
+    max: tf.reshape(tf.slice(packed, [n * E + n], [n]), [A, B]) as tfc.Tensor2D, // [A,B]
+  }));
+  packed.dispose();
+  return result;
+}
