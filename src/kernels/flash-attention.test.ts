@@ -80,7 +80,7 @@ describe('flashAttention', () => {
 
 describe('the WGSL', () => {
   it('bakes every compile-time constant into the shader key and the source', () => {
-    expect(flashShaderKey(DEFAULT_TILES, 576, 512, true)).toBe('mlaFlashAttn_r16_k32_c32_w128_d576_e512_vk');
+    expect(flashShaderKey(DEFAULT_TILES, 576, 512, true)).toBe('mlaFlashAttn_r16_k32_c32_w256_d576_e512_vk');
     const src = flashShader(DEFAULT_TILES, 576, 512, true);
     expect(src).toContain('const FA_D = 576;');
     expect(src).toContain('K[kBase + s * FA_D + ee]'); // V read out of K

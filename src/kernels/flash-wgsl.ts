@@ -24,7 +24,11 @@ export interface FlashTiles {
   threads: number;
 }
 
-export const DEFAULT_TILES: FlashTiles = { rows: 16, keys: 32, chunk: 32, threads: 128 };
+/**
+ * The fastest of 49 tile sets on the H200 for both forms (bench/kernels/flash-tiles.mjs,
+ * bench/gpu/2026-11-29/issue8/tiles.json): 4.6 TFLOP/s; 128 threads gave 3.9 (MHA) and 2.3 (MQA).
+ */
+export const DEFAULT_TILES: FlashTiles = { rows: 16, keys: 32, chunk: 32, threads: 256 };
 
 /** Bytes of workgroup memory the program declares for `t`. */
 export function tileBytes(t: FlashTiles): number {

@@ -3,6 +3,7 @@ import { MlaDiffError } from '../errors';
 import { webgpuRound } from '../precision/wgsl-round';
 import { adapterInfo, describeAdapter, isSoftwareAdapter, requestDawnAdapter } from './adapter';
 import type { Runtime } from './device';
+import { flashAttention } from '../kernels/flash-attention';
 import { hostFilled } from './device';
 
 /**
@@ -40,6 +41,8 @@ export async function createWebgpuRuntime(reason: string): Promise<Runtime> {
     linearPlan: () => ({ layout: 'in_out', product: 'direct', batched: 'native' }),
     makeFilled: (shape, fill) => hostFilled(tf, shape, fill),
     hostView: () => null,
+    // Fused causal flash attention (src/kernels/flash-attention.ts): no [N,T,S] score tensor.
+    attention: (req) => flashAttention(tf, { q: req.q, k: req.k, v: req.v, valueWidth: req.e, scale: req.scale, mask: req.mask, emptyLse: req.emptyLse }),
     // On the GPU, in u32 arithmetic on the float32 bits (precision/wgsl-round.ts): no host round trip.
     round: (x, dtype) => webgpuRound(tf, x, dtype),
   };

@@ -1,0 +1,74 @@
+// Issue 8: one GLM-5 layer (64 heads) through both engine paths at long prompts, fused attention
+// (schedule.attention) against the unfused ops, probes off and on. A prompt of T tokens is prefilled
+// in chunks of --chunk tokens (the MHA path then merges the cached context chunk by chunk, as vLLM's
+// chunked prefill does); every piece runs through mha and mqa, one warm-up piece first.
+// Prints per T and path: wall ms (all pieces, o_proj_out on the host), effective TFLOP/s of the
+// attention products, and the largest tensor bound. Writes --out JSON.
+// Usage: node bench/gpu/attention.mjs --device webgpu --tokens 512,2048,8192 --chunk 4096 --attention fused|unfused [--probes on|off|both] [--out f.json]
+import { createRequire } from 'node:module';
+import { writeFileSync } from 'node:fs';
+
+const require = createRequire(import.meta.url);
+const dist = (m) => require(new URL(`../../dist/${m}.js`, import.meta.url).pathname);
+const { selectRuntime } = dist('runtime/select');
+const { parseScenario } = dist('scenario/load');
+const { openSource } = dist('weights/source');
+const { planRun } = dist('run/pieces');
+const { planAttention } = dist('run/plan');
+const { uploadLayer, disposeLayer } = dist('backends/layer');
+const { MhaBackend } = dist('backends/mha');
+const { MqaBackend } = dist('backends/mqa');
+const { TensorRecorder } = dist('probes/recorder');
+const { NULL_PROBE } = dist('probes/probe');
+
+const arg = (name, dflt) => { const i = process.argv.indexOf(`--${name}`); return i > 0 ? process.argv[i + 1] : dflt; };
+const tokens = arg('tokens', '512,2048').split(',').map(Number);
+const chunk = Number(arg('chunk', '4096'));
+const attention = arg('attention', 'fused');
+const probes = arg('probes', 'both');
+const rt = await selectRuntime(arg('device', 'auto'));
+const rows = [];
+for (const T of tokens) {
+  const c = Math.min(chunk, T);
+  const s = parseScenario(`name: bench\nmodel: { preset: glm-5 }\nreference: off\nschedule: { attention: ${attention}, context_chunk: 8192, block_size: 64 }\n`
+    + `requests:\n  - name: p\n    steps: [{ prefill: ${T}${c < T ? `, chunk: ${c}` : ''} }]\n`);
+  const source = openSource(s.weights);
+  const plan = planRun(s, source);
+  const heads = { start: 0, count: s.config.num_attention_heads };
+  const attn = planAttention(rt, s, heads, c, T);
+  const layer = { ...uploadLayer(rt, source, heads, c), attention: attn.attention };
+  const kernels = plan.pieces.length ? { ...plan.kernels } : plan.kernels;
+  const row = { tokens: T, chunk: c, attention: attn.attention ? 'fused' : 'unfused', pieces: plan.pieces.length };
+  for (const [name, Backend] of [['mha', MhaBackend], ['mqa', MqaBackend]]) {
+    for (const mode of probes === 'both' ? ['off', 'on'] : [probes]) {
+      const path = new Backend(layer, new Set(), plan.tables.numSlots, kernels);
+      const filter = attn.attention ? (st) => st !== 'logits' && st !== 'attn_probs' : undefined;
+      let ms = 0;
+      try {
+        await path.step(plan.pieces[0], NULL_PROBE); // warm-up: shader compilation (its cache rows are rewritten below)
+        for (const piece of plan.pieces) {
+          const rec = mode === 'on' ? new TensorRecorder(rt.tf, filter ? { filter } : {}, (x) => rt.hostView(x)) : null;
+          rec?.at(piece);
+          const t0 = performance.now();
+          await path.step(piece, rec ?? NULL_PROBE);
+          if (rec) await rec.finish(name);
+          ms += performance.now() - t0;
+        }
+        // Attention products only: q·kᵀ and p·v over the causal half (MHA D=256, V=256; MQA 576 and 512).
+        const N = s.config.num_attention_heads;
+        const flop = name === 'mha' ? 2 * N * (T * T / 2) * (256 + 256) : 2 * N * (T * T / 2) * (576 + 512);
+        row[`${name}_${mode}`] = { ms, attnTflops: flop / (ms / 1000) / 1e12 };
+        console.log(`T=${T} chunk=${c} ${row.attention} ${name} probes ${mode}: ${ms.toFixed(1)} ms (attention ${(flop / 1e12).toFixed(2)} TFLOP → ${(flop / (ms / 1000) / 1e12).toFixed(2)} TFLOP/s effective)`);
+      } catch (e) {
+        row[`${name}_${mode}`] = { error: String(e.message ?? e) };
+        console.log(`T=${T} ${name} probes ${mode}: ${e.code ?? 'error'}: ${e.message ?? e}`);
+      } finally {
+        path.dispose();
+      }
+    }
+  }
+  disposeLayer(layer);
+  rows.push(row);
+}
+const out = arg('out', null);
+if (out) writeFileSync(out, JSON.stringify({ device: rt.device, chunk, attention, rows }, null, 1));
