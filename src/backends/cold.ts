@@ -4,11 +4,13 @@ import type { Rounding } from '../precision/rounding';
 import { fp32Rounding } from '../precision/rounding';
 import type { TensorProbe } from '../probes/probe';
 import { NULL_PROBE } from '../probes/probe';
+import type { Attended } from './attention';
 import { attend, lseBoundViolations } from './attention';
 import type { MlaBackend, PieceInput } from './backend';
 import { matmul } from './matmul';
 import type { DeviceLayer } from './layer';
 import { causalBias, causalKeyCounts, queryIndices, linear, onHost, oProj, pathScale, pieceScalars, preAttention } from './shared';
+import { tiledAttention } from './tiled-attention';
 
 interface History {
   latent: tf.Tensor2D; // [S,L+R]
@@ -72,10 +74,17 @@ export class ColdBackend implements MlaBackend<tf.Tensor> {
     probe.tap('kv_cache', h.latent); // [S,L+R]
     const qh = tf.transpose(tf.concat([q_nope, q_pe], -1), [1, 0, 2]) as tf.Tensor3D; // [N,T,D]
     const mm = this.layer.batched;
-    const logits = probe.tap('logits', tf.mul(matmul(qh, tf.transpose(h.k, [1, 0, 2]) as tf.Tensor3D, true, mm), scale) as tf.Tensor3D); // [N,T,S]
-    const masked = tf.add(logits, tf.expandDims(causalBias(queryIndices(piece), Array.from({ length: S }, (_, s) => s)), 0)) as tf.Tensor3D; // [N,T,S]
-    const out = attend(masked, tf.transpose(h.v, [1, 0, 2]) as tf.Tensor3D, mm, true, '-inf', (p) => this.rd.at('attn_probs', p)); // [N,T,V], [N,T]
-    if (probe.wants('attn_probs')) probe.tap('attn_probs', tf.exp(tf.sub(masked, tf.expandDims(out.lse, -1)))); // [N,T,S]
+    const [k, v] = [tf.transpose(h.k, [1, 0, 2]) as tf.Tensor3D, tf.transpose(h.v, [1, 0, 2]) as tf.Tensor3D]; // [N,S,D], [N,S,V]
+    const castP = (p: tf.Tensor3D) => this.rd.at('attn_probs', p);
+    let out: Attended; // [N,T,V], [N,T]
+    if (probe.wants('logits') || probe.wants('attn_probs')) { // the [N,T,S] logits only for a probe; else query blocks
+      const logits = probe.tap('logits', tf.mul(matmul(qh, k, true, mm), scale) as tf.Tensor3D); // [N,T,S]
+      const masked = tf.add(logits, tf.expandDims(causalBias(queryIndices(piece), Array.from({ length: S }, (_, s) => s)), 0)) as tf.Tensor3D; // [N,T,S]
+      out = attend(masked, v, mm, true, '-inf', castP);
+      if (probe.wants('attn_probs')) probe.tap('attn_probs', tf.exp(tf.sub(masked, tf.expandDims(out.lse, -1)))); // [N,T,S]
+    } else {
+      out = tiledAttention(tf, { q: qh, k, v, scale, mask: { offset: piece.start, rowsPerToken: 1 }, emptyLse: '-inf', castP }, { batched: mm });
+    }
     probe.tap('lse', out.lse); // [N,T]
     if (probe.wants('lse')) probe.check('lse', 'lse_bounds', lseBoundViolations(out.lse, out.max, tf.expandDims(causalKeyCounts(piece), 0)));
     const attn_out_heads = probe.tap('attn_out_heads', this.rd.at('attn_out_heads', tf.transpose(out.out, [1, 0, 2]), probe)); // [T,N,V]

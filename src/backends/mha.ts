@@ -12,6 +12,7 @@ import { kPePerHead, readUnpaddedAsDense } from './fault-kernels';
 import type { DeviceLayer } from './layer';
 import { matmul } from './matmul';
 import { PagedLatentCache } from './paged-cache';
+import { tiledAttention } from './tiled-attention';
 import { causalBias, causalKeyCounts, linear, onHost, oProj, pathScale, pieceScalars, preAttention, reportedLse } from './shared';
 
 /** [N,T,E] ↔ [T,N,E]. */
@@ -69,14 +70,22 @@ export class MhaBackend implements MlaBackend<tf.Tensor> {
 
     // New tokens: FlashAttention varlen, causal, heads-major [N,T,D]·[N,T,D]ᵀ.
     const mm = this.layer.batched;
-    const scaled = tf.mul(matmul(qh, swap01(k), true, mm), scale) as tf.Tensor3D; // [N,T,T]
-    const logits = piece.chunks.length ? scaled : probe.tap('logits', scaled); // [N,T,T]: recorded (and replayable) without context only
-    const local = piece.positions.map((_, t) => t);
-    const masked = tf.add(logits, tf.expandDims(causalBias(local, local), 0)) as tf.Tensor3D; // [N,T,T]
     const castP = (p: tf.Tensor3D) => rd.at('attn_probs', p); // FA casts P before P·V
     const kernel = (a: Attended, stage: 'attn_out_heads' | 'suffix_output' | 'chunk_output' | 'context_output', chunk?: number): Attended =>
       ({ ...a, out: rd.at('attn_out_heads', a.out, probe, stage, chunk) }); // FA / merge_attn_states write O in the model dtype
-    const suffix = kernel(attend(masked, swap01(v), mm, true, '-inf', castP), piece.chunks.length ? 'suffix_output' : 'attn_out_heads'); // [N,T,V], [N,T]
+    // The [N,T,T] logits exist only when a probe records them (without context); else query blocks.
+    const full = !piece.chunks.length && (probe.wants('logits') || probe.wants('attn_probs'));
+    let masked: tf.Tensor3D | null = null; // [N,T,T]
+    let attended: Attended; // [N,T,V], [N,T]
+    if (full) {
+      const logits = probe.tap('logits', tf.mul(matmul(qh, swap01(k), true, mm), scale) as tf.Tensor3D); // [N,T,T]: recorded (and replayable)
+      const local = piece.positions.map((_, t) => t);
+      masked = tf.add(logits, tf.expandDims(causalBias(local, local), 0)) as tf.Tensor3D; // [N,T,T]
+      attended = attend(masked, swap01(v), mm, true, '-inf', castP);
+    } else {
+      attended = tiledAttention(tf, { q: qh, k: swap01(k), v: swap01(v), scale, mask: { offset: 0, rowsPerToken: 1 }, emptyLse: '-inf', castP }, { batched: mm });
+    }
+    const suffix = kernel(attended, piece.chunks.length ? 'suffix_output' : 'attn_out_heads'); // [N,T,V], [N,T]
     if (!piece.chunks.length) return this.finish(piece, probe, { ...suffix, lse: reportedLse(suffix.lse, this.faults) }, masked, suffix, T, N, V);
 
     // Every tap below returns the value the merges go on with, so that a stage replay can substitute it.
@@ -96,8 +105,8 @@ export class MhaBackend implements MlaBackend<tf.Tensor> {
         const ctx_nope = rd.at('kv_nope', tf.reshape(linear(tf.slice(ws, [0, 0], [len, L]), this.layer.linear.kv_b_proj), [len, N, P + V])); // [C_i,N,P+V]
         const ctx_k = tf.concat([tf.slice(ctx_nope, [0, 0, 0], [len, N, P]), tf.broadcastTo(tf.reshape(tf.slice(ws, [0, L], [len, R]), [len, 1, R]), [len, N, R])], -1); // [C_i,N,D]
         const ctx_v = tf.slice(ctx_nope, [0, 0, P], [len, N, V]); // [C_i,N,V]
-        const chunkLogits = tf.mul(matmul(qh, swap01(ctx_k), true, mm), scale) as tf.Tensor3D; // [N,T,C_i]: context precedes, no mask
-        part = kernel(attend(chunkLogits, swap01(ctx_v), mm, false, this.kernels.emptyLse, castP), 'chunk_output', i); // [N,T,V], [N,T]
+        const args = { q: qh, k: swap01(ctx_k), v: swap01(ctx_v), scale, mask: null, emptyLse: this.kernels.emptyLse, castP }; // context precedes, no mask
+        part = kernel(tiledAttention(tf, args, { batched: mm }), 'chunk_output', i); // [N,T,V], [N,T]
       }
       // The kernel's LSE: base 2 under lse-base-2; [T,N] read back as [N,T] under lse-layout-transposed.
       const transposed = this.faults.has('lse-layout-transposed');

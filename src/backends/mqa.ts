@@ -6,6 +6,7 @@ import type { MlaConfig } from '../model/config';
 import { latentWidth } from '../model/config';
 import type { TensorProbe } from '../probes/probe';
 import { NULL_PROBE } from '../probes/probe';
+import type { Attended } from './attention';
 import { attend, lseBoundViolations } from './attention';
 import type { KernelOptions, MlaBackend, PieceInput } from './backend';
 import type { DeviceLinear, DeviceLayer } from './layer';
@@ -16,6 +17,7 @@ import { matmul } from './matmul';
 import { PagedLatentCache } from './paged-cache';
 import { causalBias, causalKeyCounts, queryIndices, linear, onHost, oProj, pathScale, pieceScalars, preAttention, reportedLse } from './shared';
 import { splitRanges } from './splits';
+import { tiledAttention } from './tiled-attention';
 
 /**
  * W_UK_T and W_UV from kv_b_proj as vLLM's process_weights_after_loading:
@@ -101,15 +103,26 @@ export class MqaBackend implements MlaBackend<tf.Tensor> {
     const mqa_q = probe.tap('mqa_q', tf.concat([ql_nope, q_pe], -1)); // [T,N,L+R]
     // Queries of all heads packed as rows against the one KV head: [T·N, C]·[S, C]ᵀ.
     const keys = rd.spec.kvCache === 'fp8_e4m3' ? rd.at('latent_k', latent) : latent; // [S,L+R]: Triton casts fp8-dequantized K to the query dtype
-    const logits = probe.tap('logits', tf.reshape(tf.mul(matmul(tf.reshape(mqa_q, [T * N, C]) as tf.Tensor2D, keys, true, mm), scale), [T, N, S]), 't h s'); // [T,N,S]
-    const keyIdx = Array.from({ length: S }, (_, s) => s);
-    const bias = tf.expandDims(causalBias(queryIndices(piece), keyIdx), 1); // [T,1,S]: bottom-right causal
-    const masked = tf.reshape(tf.add(logits, bias), [1, T * N, S]) as tf.Tensor3D; // [1,T·N,S]
     const values = tf.expandDims(tf.slice(latent, [0, 0], [S, L]), 0) as tf.Tensor3D; // [1,S,L]: V = the latent itself
-
     const ranges = splitRanges(S, this.kernels.kvSplits);
     const castP = (p: tf.Tensor3D) => rd.at('attn_probs', p); // P cast to the cache dtype before P·V; split partials stay fp32
-    const parts = ranges.map(([a, b]) => attend(tf.slice(masked, [0, 0, a], [1, T * N, b - a]) as tf.Tensor3D, tf.slice(values, [0, a, 0], [1, b - a, L]) as tf.Tensor3D, mm, true, '-inf', castP));
+    // The [T,N,S] logits exist only when a probe records them; else each split runs in query blocks.
+    let masked: tf.Tensor3D | null = null; // [1,T·N,S]
+    let parts: Attended[];
+    if (probe.wants('logits') || probe.wants('attn_probs')) {
+      const logits = probe.tap('logits', tf.reshape(tf.mul(matmul(tf.reshape(mqa_q, [T * N, C]) as tf.Tensor2D, keys, true, mm), scale), [T, N, S]), 't h s'); // [T,N,S]
+      const keyIdx = Array.from({ length: S }, (_, s) => s);
+      const bias = tf.expandDims(causalBias(queryIndices(piece), keyIdx), 1); // [T,1,S]: bottom-right causal
+      const full = tf.reshape(tf.add(logits, bias), [1, T * N, S]) as tf.Tensor3D; // [1,T·N,S]
+      parts = ranges.map(([a, b]) => attend(tf.slice(full, [0, 0, a], [1, T * N, b - a]) as tf.Tensor3D, tf.slice(values, [0, a, 0], [1, b - a, L]) as tf.Tensor3D, mm, true, '-inf', castP));
+      masked = full;
+    } else {
+      const q = tf.reshape(mqa_q, [1, T * N, C]) as tf.Tensor3D; // [1,T·N,C]: heads packed as rows
+      parts = ranges.map(([a, b]) => tiledAttention(tf, {
+        q, k: tf.expandDims(tf.slice(keys, [a, 0], [b - a, C]), 0) as tf.Tensor3D, v: tf.slice(values, [0, a, 0], [1, b - a, L]) as tf.Tensor3D, // [1,S_i,C], [1,S_i,L]
+        scale, mask: { offset: piece.start - a, rowsPerToken: N }, emptyLse: '-inf', castP,
+      }, { batched: mm }));
+    }
     let lse: tf.Tensor; // [1,T·N]
     let o_lat: tf.Tensor; // [1,T·N,L]
     if (parts.length === 1) {
@@ -126,7 +139,7 @@ export class MqaBackend implements MlaBackend<tf.Tensor> {
       o_lat = tf.sum(tf.mul(tf.stack(parts.map((p) => p.out), -1), tf.expandDims(tf.div(w, z), 2)), -1);
     }
     const max = tf.max(tf.stack(parts.map((p) => p.max), -1), -1); // [1,T·N]
-    if (parts.length === 1 && probe.wants('attn_probs')) { // with splits no kernel holds global probabilities
+    if (masked && parts.length === 1 && probe.wants('attn_probs')) { // with splits no kernel holds global probabilities
       probe.tap('attn_probs', tf.reshape(tf.exp(tf.sub(masked, tf.expandDims(lse, -1))), [T, N, S]), 't h s');
     }
     const lseTN = probe.tap('lse', rd.at('lse', reportedLse(tf.reshape(lse, [T, N]), this.faults), probe), 't h'); // [T,N] (Triton MLA layout; a bf16 tensor there)
