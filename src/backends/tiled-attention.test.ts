@@ -62,7 +62,7 @@ describe.each(['wasm', 'cpu'] as const)('tiledAttention ≡ unfused attend on %s
     const v = c.vNull ? null : randn([c.Ak, c.S, c.E], 3);
     const args: FlashArgs = { q, k, v, vDim: c.E, scale: c.D ** -0.5, mask: c.mask, emptyLse: c.emptyLse ?? '-inf' };
     const tiled = tiledAttention(tf, args, { batched: batched(), tileElements: c.tile });
-    const ref = tf.tidy(() => unfused(args, batched()));
+    const ref = tf.tidy(() => ({ ...unfused(args, batched()) })) as unknown as Attended;
     await expectSame(tiled, ref);
     tf.dispose([q, k, ...(v ? [v] : []), tiled.out, tiled.lse, tiled.max, ref.out, ref.lse, ref.max]);
     expect(rt.tf.memory().numTensors).toBe(before);
