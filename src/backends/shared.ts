@@ -137,6 +137,16 @@ export function causalKeyCounts(piece: Pick<PieceInput, 'start' | 'positions'>):
  * every stage of §6.0, from the step's token embeddings (before input_layernorm).
  */
 export function preAttention(layer: DeviceLayer, input: Pick<PieceInput, 'positions' | 'embeddings'>, probe: TensorProbe, faults: FaultSet, rd: Rounding): PreAttention {
+  // In its own scope: the projections' temporaries (transposed products, RoPE halves) are freed here, not at the end of the step.
+  return scoped(() => preAttentionIn(layer, input, probe, faults, rd));
+}
+
+/** tf.tidy for a result of tensors in plain objects (interfaces lack the index signature TensorContainer asks for). */
+export function scoped<R>(f: () => R): R {
+  return tf.tidy(f as unknown as () => tf.TensorContainer) as unknown as R;
+}
+
+function preAttentionIn(layer: DeviceLayer, input: Pick<PieceInput, 'positions' | 'embeddings'>, probe: TensorProbe, faults: FaultSet, rd: Rounding): PreAttention {
   const c: MlaConfig = layer.config;
   const T = input.positions.length;
   const embeddings = tf.tensor2d(input.embeddings, [T, c.hidden_size]); // [T,H]
