@@ -57,6 +57,8 @@ const md = [
   '',
   `Ratio mla-diff / numpy (medians): **${(mOurs / mNumpy).toFixed(2)}×** (target ≤ 1.5×). Spread: numpy ${Math.min(...rows.map((r) => r.numpy_s)).toFixed(2)}–${Math.max(...rows.map((r) => r.numpy_s)).toFixed(2)} s, mla-diff ${Math.min(...rows.map((r) => r.mla_diff_s)).toFixed(2)}–${Math.max(...rows.map((r) => r.mla_diff_s)).toFixed(2)} s. Both are dominated by first touches of fresh memory (on the 2-core VM of this project a page fault costs microseconds: touching 1 GiB took ~2 s), so absolute times drift from session to session; the rounds alternate so that both see the same conditions.`,
   '',
+  'Longer prompts (T = 512, 2048), each path on its own, with peak memory: [long.md](long.md) (`node bench/cpu/long.mjs`).',
+  '',
   `Weights: numpy draws 165M standard normals and divides (\`weights_s\`); mla-diff generates the same count of counter-based samples straight into the wasm heap, once, shared by both paths and both cases. Largest mha↔mqa relative error (last round): ${rows.at(-1).worst.map((w) => `${w.case} ${w.relErr?.toExponential(1)} at ${w.stage}`).join(', ')}; numpy's own rel(mha, mqa): ${/rel=([\d.e+-]+)/.exec(rows.at(-1).numpy_out)?.[1]}.`,
   '',
 ].join('\n');

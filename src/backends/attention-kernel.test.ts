@@ -50,7 +50,7 @@ describe('attention through a fused kernel (the AttentionFn seam)', () => {
     const auto = await runScenario(parseScenario(yaml('auto')), { runtime: { ...rt, attention: (req) => unfusedAttention(req, 'per-batch') }, toolVersion: 'test', worker: false });
     expect(auto.cases[0]!.trace.paths.mha!.stages.some((r) => r.stage === 'logits')).toBe(true);
     const run = (y: string, r: Runtime) => runScenario(parseScenario(y), { runtime: r, toolVersion: 'test', worker: false });
-    await expect(run(yaml('fused'), rt)).rejects.toMatchObject({ code: 'invalid-value', where: { field: 'schedule.attention' } });
+    await expect(run(yaml('fused'), { ...rt, attention: undefined })).rejects.toMatchObject({ code: 'invalid-value', where: { field: 'schedule.attention' } });
     await expect(run(yaml('fused', 'dtype: bfloat16\n'), { ...rt, attention: (req) => unfusedAttention(req, 'per-batch') }))
       .rejects.toMatchObject({ code: 'invalid-value', where: { field: 'schedule.attention' } });
   });

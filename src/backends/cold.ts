@@ -9,7 +9,7 @@ import { attend, lseBoundViolations } from './attention';
 import type { MlaBackend, PieceInput } from './backend';
 import { matmul } from './matmul';
 import type { DeviceLayer } from './layer';
-import { causalBias, causalKeyCounts, fusedFor, queryIndices, linear, onHost, oProj, pathScale, pieceScalars, preAttention } from './shared';
+import { causalBias, causalKeyCounts, queryIndices, linear, onHost, oProj, pathScale, pieceScalars, blockAttention, preAttention } from './shared';
 
 interface History {
   latent: tf.Tensor2D; // [S,L+R]
@@ -73,17 +73,16 @@ export class ColdBackend implements MlaBackend<tf.Tensor> {
     probe.tap('kv_cache', h.latent); // [S,L+R]
     const qh = tf.transpose(tf.concat([q_nope, q_pe], -1), [1, 0, 2]) as tf.Tensor3D; // [N,T,D]
     const mm = this.layer.batched;
-    const kh = tf.transpose(h.k, [1, 0, 2]) as tf.Tensor3D; // [N,S,D]
-    const vh = tf.transpose(h.v, [1, 0, 2]) as tf.Tensor3D; // [N,S,V]
-    const fused = fusedFor(this.layer, probe, this.rd);
+    const [k, v] = [tf.transpose(h.k, [1, 0, 2]) as tf.Tensor3D, tf.transpose(h.v, [1, 0, 2]) as tf.Tensor3D]; // [N,S,D], [N,S,V]
+    const castP = (p: tf.Tensor3D) => this.rd.at('attn_probs', p);
     let out: Attended; // [N,T,V], [N,T]
-    if (fused) {
-      out = fused({ q: qh, k: kh, v: vh, e: V, scale, mask: { offset: piece.start, rowsPerToken: 1 }, emptyLse: '-inf' }); // query t at cache index start + t
-    } else {
-      const logits = probe.tap('logits', tf.mul(matmul(qh, kh, true, mm), scale) as tf.Tensor3D); // [N,T,S]
+    if (probe.wants('logits') || probe.wants('attn_probs')) { // the [N,T,S] logits only for a probe; else query blocks
+      const logits = probe.tap('logits', tf.mul(matmul(qh, k, true, mm), scale) as tf.Tensor3D); // [N,T,S]
       const masked = tf.add(logits, tf.expandDims(causalBias(queryIndices(piece), Array.from({ length: S }, (_, s) => s)), 0)) as tf.Tensor3D; // [N,T,S]
-      out = attend(masked, vh, mm, true, '-inf', (p) => this.rd.at('attn_probs', p)); // [N,T,V], [N,T]
+      out = attend(masked, v, mm, true, '-inf', castP);
       if (probe.wants('attn_probs')) probe.tap('attn_probs', tf.exp(tf.sub(masked, tf.expandDims(out.lse, -1)))); // [N,T,S]
+    } else {
+      out = blockAttention(this.layer, probe, this.rd, { q: qh, k, v, scale, mask: { offset: piece.start, rowsPerToken: 1 }, emptyLse: '-inf', castP });
     }
     probe.tap('lse', out.lse); // [N,T]
     if (probe.wants('lse')) probe.check('lse', 'lse_bounds', lseBoundViolations(out.lse, out.max, tf.expandDims(causalKeyCounts(piece), 0)));

@@ -12,7 +12,7 @@ import { kPePerHead, readUnpaddedAsDense } from './fault-kernels';
 import type { DeviceLayer } from './layer';
 import { matmul } from './matmul';
 import { PagedLatentCache } from './paged-cache';
-import { causalBias, causalKeyCounts, fusedFor, linear, onHost, oProj, pathScale, pieceScalars, preAttention, reportedLse } from './shared';
+import { causalBias, causalKeyCounts, linear, onHost, oProj, pathScale, pieceScalars, blockAttention, preAttention, reportedLse, scoped } from './shared';
 
 /** [N,T,E] ↔ [T,N,E]. */
 const swap01 = (x: tf.Tensor): tf.Tensor3D => tf.transpose(x, [1, 0, 2]) as tf.Tensor3D;
@@ -60,31 +60,28 @@ export class MhaBackend implements MlaBackend<tf.Tensor> {
     this.write(piece, rows, probe); // the new tokens attend with their own kv_c_normed, k_pe (not read back from the cache)
     if (probe.wants('kv_cache')) probe.tap('kv_cache', this.cache.gather(piece.historySlots)); // [S,L+R]
 
-    const kv_nope = probe.tap('kv_nope', rd.at('kv_nope', tf.reshape(linear(kv_c_normed, this.layer.linear.kv_b_proj), [T, N, P + V]), probe)); // [T,N,P+V]
-    const k_nope = probe.tap('k_nope', tf.slice(kv_nope, [0, 0, 0], [T, N, P])); // [T,N,P]
-    const v = probe.tap('v', tf.slice(kv_nope, [0, 0, P], [T, N, V])); // [T,N,V]
-    const k_pe_heads = this.faults.has('k-pe-per-head') ? kPePerHead(c, k_pe_raw, piece.positions, style) : tf.broadcastTo(tf.reshape(k_pe, [T, 1, R]), [T, N, R]); // [T,N,R]
-    const k = probe.tap('k', tf.concat([k_nope, k_pe_heads], -1)); // [T,N,D]
-    const qh = swap01(tf.concat([q_nope, q_pe], -1) as tf.Tensor3D); // [N,T,D]
-
-    // New tokens: FlashAttention varlen, causal, heads-major [N,T,D]·[N,T,D]ᵀ.
     const mm = this.layer.batched;
-    const fused = fusedFor(this.layer, probe, rd); // no score tensor: no logits / attn_probs records
     const castP = (p: tf.Tensor3D) => rd.at('attn_probs', p); // FA casts P before P·V
     const kernel = (a: Attended, stage: 'attn_out_heads' | 'suffix_output' | 'chunk_output' | 'context_output', chunk?: number): Attended =>
       ({ ...a, out: rd.at('attn_out_heads', a.out, probe, stage, chunk) }); // FA / merge_attn_states write O in the model dtype
-    let masked: tf.Tensor3D | null = null; // [N,T,T] when formed
-    let own: Attended;
-    if (fused) {
-      own = fused({ q: qh, k: swap01(k), v: swap01(v), e: V, scale, mask: { offset: 0, rowsPerToken: 1 }, emptyLse: '-inf' }); // [N,T,V], [N,T]
-    } else {
-      const scaled = tf.mul(matmul(qh, swap01(k), true, mm), scale) as tf.Tensor3D; // [N,T,T]
-      const logits = piece.chunks.length ? scaled : probe.tap('logits', scaled); // [N,T,T]: recorded (and replayable) without context only
+    // The [N,T,T] logits exist only when a probe records them (without context); else query blocks.
+    const full = !piece.chunks.length && (probe.wants('logits') || probe.wants('attn_probs'));
+    // K, V and the new tokens' attention in their own scope: only qh, the result and a probe's masked logits outlive it.
+    const { qh, attended, masked } = scoped((): { qh: tf.Tensor3D; attended: Attended; masked: tf.Tensor3D | null } => {
+      const kv_nope = probe.tap('kv_nope', rd.at('kv_nope', tf.reshape(linear(kv_c_normed, this.layer.linear.kv_b_proj), [T, N, P + V]), probe)); // [T,N,P+V]
+      const k_nope = probe.tap('k_nope', tf.slice(kv_nope, [0, 0, 0], [T, N, P])); // [T,N,P]
+      const v = probe.tap('v', tf.slice(kv_nope, [0, 0, P], [T, N, V])); // [T,N,V]
+      const k_pe_heads = this.faults.has('k-pe-per-head') ? kPePerHead(c, k_pe_raw, piece.positions, style) : tf.broadcastTo(tf.reshape(k_pe, [T, 1, R]), [T, N, R]); // [T,N,R]
+      const k = probe.tap('k', tf.concat([k_nope, k_pe_heads], -1)); // [T,N,D]
+      const qh = swap01(tf.concat([q_nope, q_pe], -1) as tf.Tensor3D); // [N,T,D]
+      // New tokens: FlashAttention varlen, causal, heads-major [N,T,D]·[N,T,D]ᵀ.
+      if (!full) return { qh, attended: blockAttention(this.layer, probe, rd, { q: qh, k: swap01(k), v: swap01(v), scale, mask: { offset: 0, rowsPerToken: 1 }, emptyLse: '-inf', castP }), masked: null };
+      const logits = probe.tap('logits', tf.mul(matmul(qh, swap01(k), true, mm), scale) as tf.Tensor3D); // [N,T,T]: recorded (and replayable)
       const local = piece.positions.map((_, t) => t);
-      masked = tf.add(logits, tf.expandDims(causalBias(local, local), 0)) as tf.Tensor3D; // [N,T,T]
-      own = attend(masked, swap01(v), mm, true, '-inf', castP); // [N,T,V], [N,T]
-    }
-    const suffix = kernel(own, piece.chunks.length ? 'suffix_output' : 'attn_out_heads'); // [N,T,V], [N,T]
+      const masked = tf.add(logits, tf.expandDims(causalBias(local, local), 0)) as tf.Tensor3D; // [N,T,T]
+      return { qh, attended: attend(masked, swap01(v), mm, true, '-inf', castP), masked };
+    });
+    const suffix = kernel(attended, piece.chunks.length ? 'suffix_output' : 'attn_out_heads'); // [N,T,V], [N,T]
     if (!piece.chunks.length) return this.finish(piece, probe, { ...suffix, lse: reportedLse(suffix.lse, this.faults) }, masked, suffix, T, N, V);
 
     // Every tap below returns the value the merges go on with, so that a stage replay can substitute it.
@@ -104,9 +101,8 @@ export class MhaBackend implements MlaBackend<tf.Tensor> {
         const ctx_nope = rd.at('kv_nope', tf.reshape(linear(tf.slice(ws, [0, 0], [len, L]), this.layer.linear.kv_b_proj), [len, N, P + V])); // [C_i,N,P+V]
         const ctx_k = tf.concat([tf.slice(ctx_nope, [0, 0, 0], [len, N, P]), tf.broadcastTo(tf.reshape(tf.slice(ws, [0, L], [len, R]), [len, 1, R]), [len, N, R])], -1); // [C_i,N,D]
         const ctx_v = tf.slice(ctx_nope, [0, 0, P], [len, N, V]); // [C_i,N,V]
-        part = kernel(fused
-          ? fused({ q: qh, k: swap01(ctx_k), v: swap01(ctx_v), e: V, scale, mask: null, emptyLse: this.kernels.emptyLse }) // context precedes: no mask
-          : attend(tf.mul(matmul(qh, swap01(ctx_k), true, mm), scale) as tf.Tensor3D, swap01(ctx_v), mm, false, this.kernels.emptyLse, castP), 'chunk_output', i); // [N,T,V], [N,T]
+        const args = { q: qh, k: swap01(ctx_k), v: swap01(ctx_v), scale, mask: null, emptyLse: this.kernels.emptyLse, castP }; // context precedes, no mask
+        part = kernel(blockAttention(this.layer, probe, rd, args), 'chunk_output', i); // [N,T,V], [N,T]
       }
       // The kernel's LSE: base 2 under lse-base-2; [T,N] read back as [N,T] under lse-layout-transposed.
       const transposed = this.faults.has('lse-layout-transposed');

@@ -15,7 +15,7 @@ export type { AbsorbedWeights } from './fault-kernels';
 import { plantAbsorbedFaults } from './fault-kernels';
 import { matmul } from './matmul';
 import { PagedLatentCache } from './paged-cache';
-import { causalBias, causalKeyCounts, fusedFor, queryIndices, linear, onHost, oProj, pathScale, pieceScalars, preAttention, reportedLse } from './shared';
+import { causalBias, causalKeyCounts, queryIndices, linear, onHost, oProj, pathScale, pieceScalars, blockAttention, preAttention, reportedLse, scoped } from './shared';
 import { splitRanges } from './splits';
 
 /**
@@ -97,29 +97,30 @@ export class MqaBackend implements MlaBackend<tf.Tensor> {
     const mm = this.layer.batched;
     if (probe.wants('v')) probe.tap('v', tf.transpose(matmul(tf.expandDims(kv_c_normed, 0) as tf.Tensor3D, W_UV, false, mm), [1, 0, 2])); // [T,N,V]
 
-    const ql_full = tf.transpose(matmul(tf.transpose(q_nope, [1, 0, 2]) as tf.Tensor3D, W_UK_T, false, mm), [1, 0, 2]); // [T,N,L] in fp32
-    const ql_nope = probe.tap('ql_nope', this.faults.has('absorbed-fp16') ? rd.as(ql_full, 'float16', probe, 'ql_nope') : rd.at('ql_nope', ql_full, probe)); // [T,N,L]
-    const mqa_q = probe.tap('mqa_q', tf.concat([ql_nope, q_pe], -1)); // [T,N,L+R]
-    // Queries of all heads packed as rows against the one KV head: [T·N, C]·[S, C]ᵀ.
-    const keys = rd.spec.kvCache === 'fp8_e4m3' ? rd.at('latent_k', latent) : latent; // [S,L+R]: Triton casts fp8-dequantized K to the query dtype
-    const ranges = splitRanges(S, this.kernels.kvSplits);
-    const fused = keys === latent ? fusedFor(this.layer, probe, rd) : null; // V = K's first L columns only when K is the latent as stored
-    let masked: tf.Tensor3D | null = null; // [1,T·N,S] when formed
-    let parts: Attended[];
-    if (fused) {
-      const q = tf.reshape(mqa_q, [1, T * N, C]) as tf.Tensor3D; // [1,T·N,C]
-      // Split j holds keys [a, b): row t·N + h sees its local keys s' ≤ start + t − a.
-      parts = ranges.map(([a, b]) => fused({ q, k: tf.reshape(tf.slice(latent, [a, 0], [b - a, C]), [1, b - a, C]) as tf.Tensor3D, v: null, e: L, scale, mask: { offset: piece.start - a, rowsPerToken: N }, emptyLse: '-inf' }));
-    } else {
-      const logits = probe.tap('logits', tf.reshape(tf.mul(matmul(tf.reshape(mqa_q, [T * N, C]) as tf.Tensor2D, keys, true, mm), scale), [T, N, S]), 't h s'); // [T,N,S]
-      const keyIdx = Array.from({ length: S }, (_, s) => s);
-      const bias = tf.expandDims(causalBias(queryIndices(piece), keyIdx), 1); // [T,1,S]: bottom-right causal
-      const scores = tf.reshape(tf.add(logits, bias), [1, T * N, S]) as tf.Tensor3D; // [1,T·N,S]
+    // Absorbed queries and the attention in their own scope: only the partial results (and a probe's masked logits) outlive it.
+    const { parts, masked } = scoped((): { parts: Attended[]; masked: tf.Tensor3D | null } => {
+      const ql_full = tf.transpose(matmul(tf.transpose(q_nope, [1, 0, 2]) as tf.Tensor3D, W_UK_T, false, mm), [1, 0, 2]); // [T,N,L] in fp32
+      const ql_nope = probe.tap('ql_nope', this.faults.has('absorbed-fp16') ? rd.as(ql_full, 'float16', probe, 'ql_nope') : rd.at('ql_nope', ql_full, probe)); // [T,N,L]
+      const mqa_q = probe.tap('mqa_q', tf.concat([ql_nope, q_pe], -1)); // [T,N,L+R]
+      // Queries of all heads packed as rows against the one KV head: [T·N, C]·[S, C]ᵀ.
+      const keys = rd.spec.kvCache === 'fp8_e4m3' ? rd.at('latent_k', latent) : latent; // [S,L+R]: Triton casts fp8-dequantized K to the query dtype
       const values = tf.expandDims(tf.slice(latent, [0, 0], [S, L]), 0) as tf.Tensor3D; // [1,S,L]: V = the latent itself
+      const ranges = splitRanges(S, this.kernels.kvSplits);
       const castP = (p: tf.Tensor3D) => rd.at('attn_probs', p); // P cast to the cache dtype before P·V; split partials stay fp32
-      parts = ranges.map(([a, b]) => attend(tf.slice(scores, [0, 0, a], [1, T * N, b - a]) as tf.Tensor3D, tf.slice(values, [0, a, 0], [1, b - a, L]) as tf.Tensor3D, mm, true, '-inf', castP));
-      masked = scores;
-    }
+      // The [T,N,S] logits exist only when a probe records them; else each split runs in query blocks.
+      if (probe.wants('logits') || probe.wants('attn_probs')) {
+        const logits = probe.tap('logits', tf.reshape(tf.mul(matmul(tf.reshape(mqa_q, [T * N, C]) as tf.Tensor2D, keys, true, mm), scale), [T, N, S]), 't h s'); // [T,N,S]
+        const keyIdx = Array.from({ length: S }, (_, s) => s);
+        const bias = tf.expandDims(causalBias(queryIndices(piece), keyIdx), 1); // [T,1,S]: bottom-right causal
+        const full = tf.reshape(tf.add(logits, bias), [1, T * N, S]) as tf.Tensor3D; // [1,T·N,S]
+        return { masked: full, parts: ranges.map(([a, b]) => attend(tf.slice(full, [0, 0, a], [1, T * N, b - a]) as tf.Tensor3D, tf.slice(values, [0, a, 0], [1, b - a, L]) as tf.Tensor3D, mm, true, '-inf', castP)) };
+      }
+      const q = tf.reshape(mqa_q, [1, T * N, C]) as tf.Tensor3D; // [1,T·N,C]: heads packed as rows
+      return { masked: null, parts: ranges.map(([a, b]) => blockAttention(this.layer, probe, rd, {
+        q, k: tf.expandDims(tf.slice(keys, [a, 0], [b - a, C]), 0) as tf.Tensor3D, v: tf.slice(values, [0, a, 0], [1, b - a, L]) as tf.Tensor3D, // [1,S_i,C], [1,S_i,L]
+        scale, mask: { offset: piece.start - a, rowsPerToken: N }, emptyLse: '-inf', castP,
+      })) };
+    });
     let lse: tf.Tensor; // [1,T·N]
     let o_lat: tf.Tensor; // [1,T·N,L]
     if (parts.length === 1) {

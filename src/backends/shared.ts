@@ -7,6 +7,9 @@ import type { RopeStyle, RopeTables } from '../model/rope';
 import { ropeTables } from '../model/rope';
 import type { Rounding } from '../precision/rounding';
 import type { AttentionFn } from './attention-kernel';
+import type { Attended } from './attention';
+import type { FlashArgs } from './tiled-attention';
+import { tiledAttention } from './tiled-attention';
 import type { TensorProbe } from '../probes/probe';
 import type { PieceInput } from './backend';
 import type { DeviceLayer, DeviceLinear } from './layer';
@@ -121,6 +124,17 @@ export function fusedFor(layer: DeviceLayer, probe: TensorProbe, rd: Rounding): 
   return f && !probe.wants('logits') && !probe.wants('attn_probs') && !rd.points.has('attn_probs') ? f : null;
 }
 
+/**
+ * One attention without the full score tensor: the layer's fused kernel where `fusedFor` allows it,
+ * else the host tiling in query blocks (tiled-attention.ts). Same result as `attend` over masked logits.
+ */
+export function blockAttention(layer: DeviceLayer, probe: TensorProbe, rd: Rounding, args: FlashArgs): Attended {
+  const f = fusedFor(layer, probe, rd);
+  if (!f) return tiledAttention(tf, args, { batched: layer.batched });
+  const e = args.v ? args.v.shape[2] : args.vDim!;
+  return f({ q: args.q, k: args.k, v: args.v, e, scale: args.scale, mask: args.mask, emptyLse: args.emptyLse ?? '-inf' });
+}
+
 /** The LSE as a kernel reports it: natural log, or base 2 under the `lse-base-2` fault. */
 export function reportedLse<T extends tf.Tensor>(lse: T, faults: FaultSet): T {
   return faults.has('lse-base-2') ? tf.div(lse, Math.LN2) : lse;
@@ -148,6 +162,16 @@ export function causalKeyCounts(piece: Pick<PieceInput, 'start' | 'positions'>):
  * every stage of §6.0, from the step's token embeddings (before input_layernorm).
  */
 export function preAttention(layer: DeviceLayer, input: Pick<PieceInput, 'positions' | 'embeddings'>, probe: TensorProbe, faults: FaultSet, rd: Rounding): PreAttention {
+  // In its own scope: the projections' temporaries (transposed products, RoPE halves) are freed here, not at the end of the step.
+  return scoped(() => preAttentionIn(layer, input, probe, faults, rd));
+}
+
+/** tf.tidy for a result of tensors in plain objects (interfaces lack the index signature TensorContainer asks for). */
+export function scoped<R>(f: () => R): R {
+  return tf.tidy(f as unknown as () => tf.TensorContainer) as unknown as R;
+}
+
+function preAttentionIn(layer: DeviceLayer, input: Pick<PieceInput, 'positions' | 'embeddings'>, probe: TensorProbe, faults: FaultSet, rd: Rounding): PreAttention {
   const c: MlaConfig = layer.config;
   const T = input.positions.length;
   const embeddings = tf.tensor2d(input.embeddings, [T, c.hidden_size]); // [T,H]

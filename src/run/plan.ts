@@ -39,8 +39,11 @@ export function planReference(mode: ReferenceMode, c: MlaConfig, heads: HeadSlic
 
 const MiB = 2 ** 20;
 
-/** Above this size of one unfused score tensor [N,T,S], `attention: auto` takes the device's fused kernel or tiling. */
-export const AUTO_FUSED_SCORE_BYTES = 2 ** 30;
+/**
+ * Above this size of one unfused score tensor [N,T,S], `attention: auto` takes the device's fused
+ * kernel (webgpu) or host tiling (wasm, cpu: the 4 GiB wasm heap holds a few such tensors at most).
+ */
+export const AUTO_FUSED_SCORE_BYTES = { gpu: 2 ** 30, host: 2 ** 29 };
 
 /**
  * Which attention the run uses: the device's fused kernel (or host tiling) or the unfused ops.
@@ -55,7 +58,7 @@ export function planAttention(rt: Runtime, s: Pick<Scenario, 'schedule' | 'preci
   if (mode === 'fused') {
     if (!fn) {
       throw new MlaDiffError('invalid-value', `${rt.device.description} has no fused attention`, { field: 'schedule.attention' },
-        'fused WGSL kernels run on --device webgpu; use attention: auto or unfused here');
+        'fused WGSL kernels run on --device webgpu, the host tiling on wasm and cpu; use attention: auto or unfused here');
     }
     if (roundsP) {
       throw new MlaDiffError('invalid-value', `the fused kernels keep P in fp32; dtype: ${s.precision.dtype} rounds P before P·V`, { field: 'schedule.attention' },
@@ -64,7 +67,8 @@ export function planAttention(rt: Runtime, s: Pick<Scenario, 'schedule' | 'preci
     return { attention: fn, note: `attention: fused on ${rt.device.name} (no logits / attn_probs records on the engine paths)` };
   }
   const bytes = 4 * heads.count * T * S;
-  if (!fn || roundsP || bytes <= Math.min(AUTO_FUSED_SCORE_BYTES, rt.maxTensorBytes)) return { attention: null };
+  const budget = rt.device.name === 'webgpu' || rt.device.name === 'tensorflow' ? AUTO_FUSED_SCORE_BYTES.gpu : AUTO_FUSED_SCORE_BYTES.host;
+  if (!fn || roundsP || bytes <= Math.min(budget, rt.maxTensorBytes)) return { attention: null };
   return { attention: fn, note: `attention: fused on ${rt.device.name}: the unfused [N,T,S] scores would take ${(bytes / 2 ** 30).toFixed(1)} GiB (no logits / attn_probs records on the engine paths)` };
 }
 

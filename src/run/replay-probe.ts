@@ -55,8 +55,9 @@ export class ReplayProbe implements TensorProbe {
     if (this.recording) this.recorder.at(scope);
   }
 
+  /** Also where a substitute waits: a path computes some stages (the [N,T,S] logits) only when they are wanted. */
   wants(stage: StageName): boolean {
-    return this.recording && this.recorder.wants(stage);
+    return (this.recording && this.recorder.wants(stage)) || this.subs.has(recordKey({ ...this.scope, stage }));
   }
 
   tap<X extends tfc.Tensor>(stage: StageName, x: X, layout: string = STAGES[stage].layout, chunk?: number): X {

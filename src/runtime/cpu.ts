@@ -1,6 +1,7 @@
 import * as tf from '@tensorflow/tfjs-core';
 import type { Runtime } from './device';
 import { hostFilled, hostRound } from './device';
+import { tiledAttention } from '../backends/tiled-attention';
 
 /** tfjs-backend-cpu: plain JavaScript kernels, the slowest and most portable device. */
 export async function createCpuRuntime(reason: string): Promise<Runtime> {
@@ -21,5 +22,6 @@ export async function createCpuRuntime(reason: string): Promise<Runtime> {
       return v instanceof Float32Array ? v : null;
     },
     round: (x, dtype) => hostRound(tf, x, dtype, (t) => t.dataSync() as Float32Array),
+    attention: (req) => tiledAttention(tf, { q: req.q, k: req.k, v: req.v, vDim: req.e, scale: req.scale, mask: req.mask, emptyLse: req.emptyLse }, { batched: 'native' }),
   };
 }

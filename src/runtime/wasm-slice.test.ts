@@ -37,6 +37,34 @@ describe('zero-copy Slice kernel for tfjs-backend-wasm', () => {
     });
   });
 
+  it.each([
+    [[4, 3, 5], 0], [[4, 3, 5], 1], [[4, 3, 5], -1], [[2, 1], 0], [[3, 0, 2], 0],
+  ])('unstacks %p along axis %p as tf.slice + reshape does, each entry once', async (shape, axis) => {
+    await expectNoLeak(rt, async () => {
+      const x = tf.tensor(Float32Array.from({ length: shape.reduce((a, b) => a * b, 1) }, (_, i) => i - 7), shape);
+      const parts = tf.unstack(x, axis);
+      const r = shape.length;
+      const ax = (axis + r) % r;
+      expect(parts.length).toBe(shape[ax]);
+      for (const [k, p] of parts.entries()) {
+        const want = tf.tidy(() => tf.squeeze(tf.slice(x, shape.map((_, i) => (i === ax ? k : 0)), shape.map((d, i) => (i === ax ? 1 : d))), [ax]));
+        expect(p.shape).toEqual(want.shape);
+        expect(Array.from(await p.data())).toEqual(Array.from(await want.data()));
+        want.dispose();
+      }
+      tf.dispose([x, ...parts]);
+    });
+  });
+
+  it('int32 unstack still works', async () => {
+    await expectNoLeak(rt, async () => {
+      const i = tf.tensor2d([[1, 2], [3, 4]], [2, 2], 'int32');
+      const parts = tf.unstack(i);
+      expect(await Promise.all(parts.map(async (p) => Array.from(await p.data())))).toEqual([[1, 2], [3, 4]]);
+      tf.dispose([i, ...parts]);
+    });
+  });
+
   it('int32 and bool slices still work', async () => {
     await expectNoLeak(rt, async () => {
       const i = tf.tensor2d([[1, 2], [3, 4]], [2, 2], 'int32');

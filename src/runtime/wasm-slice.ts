@@ -56,4 +56,36 @@ export function installZeroCopySlice(): void {
   };
   (config as unknown as Record<symbol, boolean>)[MARK] = true;
   tf.registerKernel(config);
+  installZeroCopyUnpack();
+}
+
+/**
+ * The same for Unpack (tf.unstack), which calls the original Slice once per output: unstacking the
+ * 64 heads of a [64,T,T] tensor copied the whole tensor 64 times (seconds at T=512, the largest
+ * cost of the per-batch products on wasm). This one copies each entry once.
+ */
+function installZeroCopyUnpack(): void {
+  const original = tf.getKernel('Unpack', 'wasm');
+  if (!original || (original as unknown as Record<symbol, boolean>)[MARK]) return;
+  tf.unregisterKernel('Unpack', 'wasm');
+  const config: tf.KernelConfig = {
+    kernelName: 'Unpack',
+    backendName: 'wasm',
+    kernelFunc: (args) => {
+      const x = args.inputs['value'] as tf.TensorInfo;
+      if (x.dtype === 'string') return original.kernelFunc(args);
+      const backend = args.backend as unknown as WasmBackend;
+      const r = x.shape.length;
+      const axis = ((args.attrs as unknown as { axis: number }).axis + r) % r;
+      const size = x.shape.map((d, i) => (i === axis ? 1 : d));
+      const outShape = x.shape.filter((_, i) => i !== axis);
+      return Array.from({ length: x.shape[axis]! }, (_, k) => {
+        const out = backend.makeOutput(size, x.dtype); // may grow the heap: take views after it
+        if (size.every((d) => d > 0)) copyBlock(backend.typedArrayFromHeap(x), x.shape, size.map((_, i) => (i === axis ? k : 0)), size, backend.typedArrayFromHeap(out));
+        return { ...out, shape: outShape };
+      });
+    },
+  };
+  (config as unknown as Record<symbol, boolean>)[MARK] = true;
+  tf.registerKernel(config);
 }

@@ -1,6 +1,7 @@
 import * as tf from '@tensorflow/tfjs-core';
 import { MlaDiffError } from '../errors';
 import { roundInto } from '../precision/formats';
+import { tiledAttention } from '../backends/tiled-attention';
 import type { Runtime } from './device';
 import { installZeroCopySlice } from './wasm-slice';
 
@@ -43,6 +44,8 @@ export async function createWasmRuntime(reason: string): Promise<Runtime> {
       return tf.engine().makeTensorFromTensorInfo(info);
     },
     hostView: (t) => (t.dtype === 'float32' ? backend.typedArrayFromHeap(t) : null),
+    // Attention in query blocks (no [N,T,S] score tensor), as the paths use it when no probe records the scores.
+    attention: (req) => tiledAttention(tf, { q: req.q, k: req.k, v: req.v, vDim: req.e, scale: req.scale, mask: req.mask, emptyLse: req.emptyLse }, { batched: 'per-batch' }),
     // Rounded from the wasm heap straight into a new heap tensor: no host copy either way.
     round(x, dtype) {
       const info = backend.makeOutput(x.shape, 'float32');
