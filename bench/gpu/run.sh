@@ -7,8 +7,8 @@ set -uo pipefail
 out=${OUT:-out}; mkdir -p "$out"
 {
   echo "## machine"; nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader; nproc; node --version
-  echo "## forward timing, probes off/on (bench/forward.mjs)"
-  node bench/forward.mjs --device webgpu --tokens 5,512,2048 --reps 5 --out "$out/forward-webgpu.json"
+  echo "## forward timing, probes off/on, fused attention (bench/gpu/attention.mjs; issue 8: bench/gpu/issue8.sh adds T = 32768)"
+  node bench/gpu/attention.mjs --device webgpu --tokens 512,2048,8192 --chunk 4096 --attention fused --probes both --out "$out/forward-webgpu.json"
   echo "## mla-diff run scenarios/capital-of-france.yaml --device webgpu"
   /usr/bin/time -f "wall %e s" node dist/cli/main.js run scenarios/capital-of-france.yaml --device webgpu --format json --out "$out/capital-of-france.json"; echo "exit $?"
   echo "## mla-diff run scenarios/gpu/glm5-long-2048.yaml --device webgpu"
