@@ -11,6 +11,12 @@ import type { Attended, EmptyLse } from './attention';
  * floor(b / rowsPerToken) (MHA: rowsPerToken 1; MQA: the N heads of a token packed as rows).
  * A row with no visible key: out 0, lse −inf, max −inf; S = 0: out 0, lse per `emptyLse`.
  */
+/** Causal visibility: query row b sees keys s ≤ offset + floor(b / rowsPerToken). */
+export interface AttentionMask {
+  offset: number;
+  rowsPerToken: number;
+}
+
 export interface AttentionRequest {
   q: tfc.Tensor3D;
   k: tfc.Tensor3D;
@@ -18,7 +24,7 @@ export interface AttentionRequest {
   /** Value width E (V = k[..., :E] when v is null). */
   e: number;
   scale: number;
-  mask: { offset: number; rowsPerToken: number } | null;
+  mask: AttentionMask | null;
   emptyLse: EmptyLse;
 }
 

@@ -1,5 +1,6 @@
 import type * as tfc from '@tensorflow/tfjs-core';
 import type { Attended, EmptyLse } from './attention';
+import type { AttentionMask } from './attention-kernel';
 import { attend } from './attention';
 import type { Batched } from './matmul';
 import { matmul } from './matmul';
@@ -9,10 +10,7 @@ import { matmul } from './matmul';
  * when the queries of all heads are packed as rows, as forward_mqa does) and sees key s iff
  * s ≤ token + offset (offset = S − T: bottom-right causal).
  */
-export interface FlashMask {
-  offset: number;
-  rowsPerToken: number;
-}
+export type FlashMask = AttentionMask;
 
 /** The arguments of a fused attention kernel (the WebGPU one in src/kernels takes the same). */
 export interface FlashArgs {

@@ -2,6 +2,8 @@ import type * as tfc from '@tensorflow/tfjs-core';
 import type { EmptyLse } from '../backends/attention';
 import { MlaDiffError } from '../errors';
 import type { FlashTiles } from './flash-wgsl';
+import type { WebgpuBackend, WebgpuProgram, WebgpuUniform } from './webgpu-program';
+import type { AttentionMask } from '../backends/attention-kernel';
 import { DEFAULT_TILES, FLASH_UNIFORMS, flashShader, flashShaderKey, tileBytes, tilesProblem } from './flash-wgsl';
 
 /**
@@ -29,10 +31,7 @@ import { DEFAULT_TILES, FLASH_UNIFORMS, flashShader, flashShaderKey, tileBytes, 
  */
 
 /** Causal visibility: row b sees keys s ≤ offset + floor(b / rowsPerToken). */
-export interface FlashMask {
-  offset: number;
-  rowsPerToken: number;
-}
+export type FlashMask = AttentionMask;
 
 export interface FlashRequest {
   q: tfc.Tensor3D; // [A,B,D]
@@ -110,36 +109,18 @@ export function planFlash(req: FlashRequest, limits: FlashLimits): FlashPlan {
   return { A, B, S, D, E, vFromK, tiles };
 }
 
-// The part of tfjs-backend-webgpu's WebGPUProgram (webgpu_program.ts) this program fills in.
-interface FlashProgram {
-  outputShape: number[];
-  shaderKey: string;
-  dispatchLayout: { x: number[] };
-  dispatch: [number, number, number];
-  workgroupSize: [number, number, number];
-  variableNames: string[];
-  uniforms: string;
-  getUserCode(): string;
-}
-
-type Uniform = { type: 'int32' | 'float32'; data: number[] };
-interface WebgpuBackend {
-  device: { limits: FlashLimits };
-  runWebGPUProgram(program: FlashProgram, inputs: tfc.TensorInfo[], dtype: 'float32', uniforms: Uniform[]): tfc.TensorInfo;
-}
-
 /** Fused attention on the webgpu backend; see the header for layouts, mask and limits. */
 export function flashAttention(tf: typeof tfc, req: FlashRequest): FlashResult {
   if (tf.getBackend() !== 'webgpu') {
     throw new MlaDiffError('device-unavailable', `flashAttention runs on webgpu; the backend is ${tf.getBackend()}`, { field: 'flashAttention' });
   }
   const backend = tf.backend() as unknown as WebgpuBackend;
-  const { A, B, S, D, E, vFromK, tiles } = planFlash(req, backend.device.limits);
+  const { A, B, S, D, E, vFromK, tiles } = planFlash(req, backend.device.limits as unknown as FlashLimits);
   if (S === 0 || A * B === 0) {
     const empty = S === 0 && req.emptyLse === '+inf' ? Infinity : -Infinity;
     return { out: tf.zeros([A, B, E]), lse: tf.fill([A, B], empty), max: tf.fill([A, B], -Infinity) };
   }
-  const program: FlashProgram = {
+  const program: WebgpuProgram = {
     outputShape: [A * B * (E + 2)],
     shaderKey: flashShaderKey(tiles, D, E, vFromK),
     dispatchLayout: { x: [0] },
@@ -151,7 +132,7 @@ export function flashAttention(tf: typeof tfc, req: FlashRequest): FlashResult {
   };
   const info = (t: tfc.Tensor): tfc.TensorInfo => ({ dataId: t.dataId, shape: t.shape, dtype: 'float32' });
   const inputs = [info(req.q), info(req.k), ...(req.v ? [info(req.v)] : [])];
-  const int = (x: number): Uniform => ({ type: 'int32', data: [x] });
+  const int = (x: number): WebgpuUniform => ({ type: 'int32', data: [x] });
   const heads = (t: tfc.Tensor3D, width: number) => (t.shape[0] === 1 ? 0 : S * width);
   const uniforms = [int(A), int(B), int(S), int(req.mask?.offset ?? 0), int(req.mask?.rowsPerToken ?? 1), int(req.mask ? 1 : 0),
     int(heads(req.k, D)), int(req.v ? heads(req.v, E) : 0), { type: 'float32' as const, data: [req.scale] }];

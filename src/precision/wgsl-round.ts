@@ -1,4 +1,5 @@
 import type * as tfc from '@tensorflow/tfjs-core';
+import type { WebgpuBackend, WebgpuProgram } from '../kernels/webgpu-program';
 import type { StorageDtype } from './formats';
 import { FORMATS } from './formats';
 
@@ -8,24 +9,6 @@ import { FORMATS } from './formats';
  * arithmetic, so neither a fused multiply-add nor a GPU that flushes fp32 denormals can change a
  * result: the output is bit for bit the host's (src/precision/formats.ts) and the oracle's.
  */
-
-// The part of tfjs-backend-webgpu's WebGPUProgram (webgpu_program.ts) this program fills in.
-interface RoundProgram {
-  outputShape: number[];
-  shaderKey: string;
-  dispatchLayout: { x: number[] };
-  dispatch: [number, number, number];
-  workgroupSize: [number, number, number];
-  variableNames: string[];
-  size: boolean;
-  outputComponent: number;
-  variableComponents: number[];
-  getUserCode(): string;
-}
-
-interface WebgpuBackend {
-  runWebGPUProgram(program: RoundProgram, inputs: tfc.TensorInfo[], dtype: 'float32'): tfc.TensorInfo;
-}
 
 const WORKGROUP = 64;
 const f32Bits = (x: number): number => new Uint32Array(new Float32Array([x]).buffer)[0]!;
@@ -87,7 +70,7 @@ function subnormalResult(q: number): string {
 }
 
 /** One program per format and vector width (4 when the size allows). */
-function roundProgram(size: number, dtype: StorageDtype): RoundProgram {
+function roundProgram(size: number, dtype: StorageDtype): WebgpuProgram {
   const c = size % 4 === 0 ? 4 : 1;
   const lanes = c === 4 ? 'let v = bitcast<vec4<u32>>(X[index]);\n      result[index] = bitcast<vec4<f32>>(vec4<u32>(roundBits(v.x), roundBits(v.y), roundBits(v.z), roundBits(v.w)));'
     : 'result[index] = bitcast<f32>(roundBits(bitcast<u32>(X[index])));';
