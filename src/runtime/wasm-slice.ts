@@ -37,25 +37,16 @@ export function copyBlock(
  * reads the heap in place and copies only the block. Strings keep the original kernel.
  */
 export function installZeroCopySlice(): void {
-  const original = tf.getKernel('Slice', 'wasm');
-  if (!original || (original as unknown as Record<symbol, boolean>)[MARK]) return;
-  tf.unregisterKernel('Slice', 'wasm');
-  const config: tf.KernelConfig = {
-    kernelName: 'Slice',
-    backendName: 'wasm',
-    kernelFunc: (args) => {
-      const x = args.inputs['x'] as tf.TensorInfo;
-      if (x.dtype === 'string') return original.kernelFunc(args);
-      const backend = args.backend as unknown as WasmBackend;
-      const attrs = args.attrs as unknown as { begin: number | number[]; size?: number | number[] };
-      const [begin, size] = tf.slice_util.parseSliceParams(x, attrs.begin, attrs.size) as [number[], number[]];
-      const out = backend.makeOutput(size, x.dtype); // may grow the heap: take views after it
-      if (size.every((d) => d > 0)) copyBlock(backend.typedArrayFromHeap(x), x.shape, begin, size, backend.typedArrayFromHeap(out));
-      return out;
-    },
-  };
-  (config as unknown as Record<symbol, boolean>)[MARK] = true;
-  tf.registerKernel(config);
+  replaceWasmKernel('Slice', (args, original) => {
+    const x = args.inputs['x'] as tf.TensorInfo;
+    if (x.dtype === 'string') return original.kernelFunc(args);
+    const backend = args.backend as unknown as WasmBackend;
+    const attrs = args.attrs as unknown as { begin: number | number[]; size?: number | number[] };
+    const [begin, size] = tf.slice_util.parseSliceParams(x, attrs.begin, attrs.size) as [number[], number[]];
+    const out = backend.makeOutput(size, x.dtype); // may grow the heap: take views after it
+    if (size.every((d) => d > 0)) copyBlock(backend.typedArrayFromHeap(x), x.shape, begin, size, backend.typedArrayFromHeap(out));
+    return out;
+  });
   installZeroCopyUnpack();
 }
 
@@ -65,27 +56,28 @@ export function installZeroCopySlice(): void {
  * cost of the per-batch products on wasm). This one copies each entry once.
  */
 function installZeroCopyUnpack(): void {
-  const original = tf.getKernel('Unpack', 'wasm');
+  replaceWasmKernel('Unpack', (args, original) => {
+    const x = args.inputs['value'] as tf.TensorInfo;
+    if (x.dtype === 'string') return original.kernelFunc(args);
+    const backend = args.backend as unknown as WasmBackend;
+    const r = x.shape.length;
+    const axis = ((args.attrs as unknown as { axis: number }).axis + r) % r;
+    const size = x.shape.map((d, i) => (i === axis ? 1 : d));
+    const outShape = x.shape.filter((_, i) => i !== axis);
+    return Array.from({ length: x.shape[axis]! }, (_, k) => {
+      const out = backend.makeOutput(size, x.dtype); // may grow the heap: take views after it
+      if (size.every((d) => d > 0)) copyBlock(backend.typedArrayFromHeap(x), x.shape, size.map((_, i) => (i === axis ? k : 0)), size, backend.typedArrayFromHeap(out));
+      return { ...out, shape: outShape };
+    });
+  });
+}
+
+/** Registers `kernelFunc` for a wasm kernel in place of tfjs's own (kept for what it does not handle), once. */
+function replaceWasmKernel(kernelName: string, kernelFunc: (args: Parameters<tf.KernelFunc>[0], original: tf.KernelConfig) => ReturnType<tf.KernelFunc>): void {
+  const original = tf.getKernel(kernelName, 'wasm');
   if (!original || (original as unknown as Record<symbol, boolean>)[MARK]) return;
-  tf.unregisterKernel('Unpack', 'wasm');
-  const config: tf.KernelConfig = {
-    kernelName: 'Unpack',
-    backendName: 'wasm',
-    kernelFunc: (args) => {
-      const x = args.inputs['value'] as tf.TensorInfo;
-      if (x.dtype === 'string') return original.kernelFunc(args);
-      const backend = args.backend as unknown as WasmBackend;
-      const r = x.shape.length;
-      const axis = ((args.attrs as unknown as { axis: number }).axis + r) % r;
-      const size = x.shape.map((d, i) => (i === axis ? 1 : d));
-      const outShape = x.shape.filter((_, i) => i !== axis);
-      return Array.from({ length: x.shape[axis]! }, (_, k) => {
-        const out = backend.makeOutput(size, x.dtype); // may grow the heap: take views after it
-        if (size.every((d) => d > 0)) copyBlock(backend.typedArrayFromHeap(x), x.shape, size.map((_, i) => (i === axis ? k : 0)), size, backend.typedArrayFromHeap(out));
-        return { ...out, shape: outShape };
-      });
-    },
-  };
+  tf.unregisterKernel(kernelName, 'wasm');
+  const config: tf.KernelConfig = { kernelName, backendName: 'wasm', kernelFunc: (args) => kernelFunc(args, original) };
   (config as unknown as Record<symbol, boolean>)[MARK] = true;
   tf.registerKernel(config);
 }
