@@ -46,7 +46,7 @@ const uploadMs = performance.now() - t;
 const Backend = pathName === 'mha' ? MhaBackend : MqaBackend;
 const path = new Backend(layer, new Set(), T, DEFAULT_KERNELS);
 t = performance.now();
-const out = await path.step(piece, NULL_PROBE); // warm-up; with --reps 0 the one timed run
+const out = await path.step(piece, NULL_PROBE, true); // warm-up; with --reps 0 the one timed run
 const times = reps ? [] : [performance.now() - t];
 for (let r = 0; r < reps; r++) { t = performance.now(); await path.step(piece, NULL_PROBE); times.push(performance.now() - t); }
 let probesOnMs = null;

@@ -2,7 +2,7 @@
 // (schedule.attention) against the unfused ops, probes off and on. A prompt of T tokens is prefilled
 // in chunks of --chunk tokens (the MHA path then merges the cached context chunk by chunk, as vLLM's
 // chunked prefill does); every piece runs through mha and mqa, one warm-up piece first.
-// Prints per T and path: wall ms (all pieces, o_proj_out on the host), effective TFLOP/s of the
+// Prints per T and path: wall ms (all pieces; the embeddings already on the device, o_proj_out left there), effective TFLOP/s of the
 // attention products, and the largest tensor bound. Writes --out JSON.
 // Usage: node bench/gpu/attention.mjs --device webgpu --tokens 512,2048,8192 --chunk 4096 --attention fused|unfused [--probes on|off|both] [--out f.json]
 import { createRequire } from 'node:module';
@@ -39,14 +39,16 @@ for (const T of tokens) {
   const layer = { ...uploadLayer(rt, source, heads, c), attention: attn.attention };
   const kernels = plan.pieces.length ? { ...plan.kernels } : plan.kernels;
   const row = { tokens: T, chunk: c, attention: attn.attention ? 'fused' : 'unfused', pieces: plan.pieces.length };
+  // The prompt's embeddings are on the device before timing starts, as PyTorch's x is.
+  const pieces = plan.pieces.map((p) => ({ ...p, deviceEmbeddings: rt.tf.keep(rt.tf.tensor2d(p.embeddings, [p.positions.length, s.config.hidden_size])) }));
   for (const [name, Backend] of [['mha', MhaBackend], ['mqa', MqaBackend]]) {
     for (const mode of probes === 'both' ? ['off', 'on'] : [probes]) {
       const path = new Backend(layer, new Set(), plan.tables.numSlots, kernels);
       const filter = attn.attention ? (st) => st !== 'logits' && st !== 'attn_probs' : undefined;
       let ms = 0;
       try {
-        await path.step(plan.pieces[0], NULL_PROBE); // warm-up: shader compilation (its cache rows are rewritten below)
-        for (const piece of plan.pieces) {
+        await path.step(pieces[0], NULL_PROBE); // warm-up: shader compilation (its cache rows are rewritten below)
+        for (const piece of pieces) {
           const rec = mode === 'on' ? new TensorRecorder(rt.tf, filter ? { filter } : {}, (x) => rt.hostView(x)) : null;
           rec?.at(piece);
           const t0 = performance.now();
@@ -67,6 +69,7 @@ for (const T of tokens) {
       }
     }
   }
+  for (const p of pieces) p.deviceEmbeddings.dispose();
   disposeLayer(layer);
   rows.push(row);
 }

@@ -21,6 +21,11 @@ export interface PieceInput {
   positions: readonly number[];
   /** Token embeddings before input_layernorm, [count, hidden_size]. */
   embeddings: Float32Array;
+  /**
+   * The same embeddings already on the device, uploaded once per piece by the runner and shared by
+   * the device paths (201 MB at T = 8192); absent: each path uploads `embeddings` itself.
+   */
+  deviceEmbeddings?: import('@tensorflow/tfjs-core').Tensor2D;
   /** slot_mapping of the piece's tokens. */
   slots: Int32Array;
   /** Slots of cache indices [0, start + count): every key the piece's last token sees. */
@@ -46,11 +51,13 @@ export const DEFAULT_KERNELS: KernelOptions = { kvSplits: 1, emptyLse: '-inf' };
 /**
  * One way of computing an MLA layer over a schedule. Weights are bound at construction, caches
  * live inside; `step` runs one piece (writes its latent rows into the cache, attends, taps every
- * stage it computes into `probe`) and returns o_proj_out [count, hidden_size] on the host.
+ * stage it computes into `probe`) and, with `readOutput`, returns o_proj_out [count, hidden_size] on
+ * the host; without it the step waits for the device to finish and returns null (the comparison
+ * reads o_proj_out through its probe, so the runners never pay for the read-back).
  */
 export interface MlaBackend<T> {
   readonly name: PathName;
-  step(piece: PieceInput, probe: Probe<T>): Promise<Float32Array | Float64Array>;
+  step(piece: PieceInput, probe: Probe<T>, readOutput?: boolean): Promise<Float32Array | Float64Array | null>;
   /** A prefix-cache hit: the piece's latent rows enter the cache; nothing attends. */
   fill(piece: PieceInput): Promise<void>;
   dispose(): void;

@@ -30,8 +30,8 @@ export class ColdBackend implements MlaBackend<tf.Tensor> {
   /** `rd`: in a narrower dtype, cold rounds where FlashAttention prefill does and reads its keys through the scenario's cache format. */
   constructor(private readonly layer: DeviceLayer, private readonly rd: Rounding = fp32Rounding(tf, 'cold')) {}
 
-  step(piece: PieceInput, probe: TensorProbe): Promise<Float32Array> {
-    return onHost(() => this.run(piece, probe));
+  step(piece: PieceInput, probe: TensorProbe, readOutput = false): Promise<Float32Array | null> {
+    return onHost(() => this.run(piece, probe), readOutput);
   }
 
   async fill(piece: PieceInput): Promise<void> {

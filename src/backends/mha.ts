@@ -35,8 +35,8 @@ export class MhaBackend implements MlaBackend<tf.Tensor> {
     this.cache = new PagedLatentCache(numSlots, layer.config.kv_lora_rank + layer.config.qk_rope_head_dim);
   }
 
-  step(piece: PieceInput, probe: TensorProbe): Promise<Float32Array> {
-    return onHost(() => this.run(piece, probe));
+  step(piece: PieceInput, probe: TensorProbe, readOutput = false): Promise<Float32Array | null> {
+    return onHost(() => this.run(piece, probe), readOutput);
   }
 
   async fill(piece: PieceInput): Promise<void> {

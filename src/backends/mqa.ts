@@ -62,8 +62,8 @@ export class MqaBackend implements MlaBackend<tf.Tensor> {
     this.cache = new PagedLatentCache(numSlots, latentWidth(layer.config));
   }
 
-  step(piece: PieceInput, probe: TensorProbe): Promise<Float32Array> {
-    return onHost(() => this.run(piece, probe));
+  step(piece: PieceInput, probe: TensorProbe, readOutput = false): Promise<Float32Array | null> {
+    return onHost(() => this.run(piece, probe), readOutput);
   }
 
   async fill(piece: PieceInput): Promise<void> {
@@ -117,7 +117,9 @@ export class MqaBackend implements MlaBackend<tf.Tensor> {
       }
       const q = tf.reshape(mqa_q, [1, T * N, C]) as tf.Tensor3D; // [1,T·N,C]: heads packed as rows
       return { masked: null, parts: ranges.map(([a, b]) => blockAttention(this.layer, probe, rd, {
-        q, k: tf.expandDims(tf.slice(keys, [a, 0], [b - a, C]), 0) as tf.Tensor3D, v: tf.slice(values, [0, a, 0], [1, b - a, L]) as tf.Tensor3D, // [1,S_i,C], [1,S_i,L]
+        q, k: tf.expandDims(tf.slice(keys, [a, 0], [b - a, C]), 0) as tf.Tensor3D, // [1,S_i,C]
+        // V = the first L columns of K, read in place, unless an fp8 cache gave K its own cast.
+        v: keys === latent ? null : tf.slice(values, [0, a, 0], [1, b - a, L]) as tf.Tensor3D, vDim: L, // [1,S_i,L]
         scale, mask: { offset: piece.start - a, rowsPerToken: N }, emptyLse: '-inf', castP,
       })) };
     });

@@ -80,12 +80,14 @@ export interface PreAttention {
   rows: tf.Tensor2D; // [T,L+R]
 }
 
-/** Runs a path's step inside tf.tidy and brings o_proj_out [T,H] to the host. */
-export async function onHost(step: () => tf.Tensor2D): Promise<Float32Array> {
+/** Runs a path's step inside tf.tidy; o_proj_out [T,H] comes to the host only when asked for. */
+export async function onHost(step: () => tf.Tensor2D, readOutput: boolean): Promise<Float32Array | null> {
   const out = tf.tidy(step);
-  const values = (await out.data()) as Float32Array;
-  out.dispose();
-  return values;
+  // Without the output, one element is read: the step's work is done (and its errors raised) on return.
+  const read = readOutput ? out : tf.slice(out, [0, 0], [Math.min(1, out.shape[0]), Math.min(1, out.shape[1])]);
+  const values = (await read.data()) as Float32Array;
+  tf.dispose([out, read]);
+  return readOutput ? values : null;
 }
 
 /**
@@ -161,7 +163,7 @@ export function causalKeyCounts(piece: Pick<PieceInput, 'start' | 'positions'>):
  * vLLM MultiHeadLatentAttentionWrapper.forward up to mla_attn (mla-math.md §3.1), with a probe at
  * every stage of §6.0, from the step's token embeddings (before input_layernorm).
  */
-export function preAttention(layer: DeviceLayer, input: Pick<PieceInput, 'positions' | 'embeddings'>, probe: TensorProbe, faults: FaultSet, rd: Rounding): PreAttention {
+export function preAttention(layer: DeviceLayer, input: Pick<PieceInput, 'positions' | 'embeddings' | 'deviceEmbeddings'>, probe: TensorProbe, faults: FaultSet, rd: Rounding): PreAttention {
   // In its own scope: the projections' temporaries (transposed products, RoPE halves) are freed here, not at the end of the step.
   return scoped(() => preAttentionIn(layer, input, probe, faults, rd));
 }
@@ -171,10 +173,10 @@ export function scoped<R>(f: () => R): R {
   return tf.tidy(f as unknown as () => tf.TensorContainer) as unknown as R;
 }
 
-function preAttentionIn(layer: DeviceLayer, input: Pick<PieceInput, 'positions' | 'embeddings'>, probe: TensorProbe, faults: FaultSet, rd: Rounding): PreAttention {
+function preAttentionIn(layer: DeviceLayer, input: Pick<PieceInput, 'positions' | 'embeddings' | 'deviceEmbeddings'>, probe: TensorProbe, faults: FaultSet, rd: Rounding): PreAttention {
   const c: MlaConfig = layer.config;
   const T = input.positions.length;
-  const embeddings = tf.tensor2d(input.embeddings, [T, c.hidden_size]); // [T,H]
+  const embeddings = input.deviceEmbeddings ?? tf.tensor2d(input.embeddings, [T, c.hidden_size]); // [T,H]
   const rope = ropeTensors(pathRopeTables(c, input.positions, faults), T);
   const N = c.num_attention_heads;
   const P = c.qk_nope_head_dim;
@@ -196,7 +198,7 @@ function preAttentionIn(layer: DeviceLayer, input: Pick<PieceInput, 'positions' 
     faults.has('kv-norm-skipped') ? kv_c : rd.at('kv_c_normed', rmsNorm(kv_c, layer.norm.kv_a_layernorm, c.rms_norm_eps), probe)); // [T,L]
   const q_pe = probe.tap('q_pe', rd.at('q_pe', applyRope(q_pe_raw, rope, style), probe)); // [T,N,R]
   const k_pe = probe.tap('k_pe', rd.at('k_pe', applyRope(k_pe_raw, rope, style), probe)); // [T,R]
-  probe.tap('q', tf.concat([q_nope, q_pe], -1)); // [T,N,D]
+  if (probe.wants('q')) probe.tap('q', tf.concat([q_nope, q_pe], -1)); // [T,N,D]
   return { q_nope, q_pe, kv_c_normed, k_pe, k_pe_raw, style, rows: tf.concat([kv_c_normed, k_pe], -1) }; // rows [T,L+R]
 }
 

@@ -33,7 +33,7 @@ async function outputs(rt: Runtime, yaml: string, path: 'mha' | 'mqa', request =
   try {
     for (const p of plan.pieces) {
       if (p.kind === 'cached') { await backend.fill(p); continue; }
-      const out = await backend.step(p, NULL_PROBE);
+      const out = (await backend.step(p, NULL_PROBE, true))!;
       if (p.request === request) for (let t = 0; t < p.ids.length; t++) rows.push(Float32Array.from(out.subarray(t * s.config.hidden_size, (t + 1) * s.config.hidden_size)));
     }
   } finally {
