@@ -87,7 +87,7 @@ const tiles = (rows: number, keys: number, threads: number, valueKeys: number, c
  * WebGPU default 16 KiB / 256 threads). Wide values (E > 256, the MLA latent) take 32 rows so that
  * O stays at 64 floats per thread.
  */
-const NARROW = [tiles(64, 64, 256, 16), tiles(64, 64, 256, 8), tiles(32, 64, 128, 8), tiles(16, 32, 32, 8)];
+const NARROW = [tiles(64, 64, 256, 16), tiles(64, 64, 256, 8), tiles(32, 64, 128, 8), tiles(32, 64, 128, 4, 8), tiles(16, 32, 32, 8)];
 const WIDE = [tiles(32, 128, 256, 8), tiles(32, 128, 256, 4), tiles(32, 64, 128, 4), tiles(16, 32, 32, 4)];
 
 /** The default tiles for D×E within `limits` (the H200's when none given); the smallest if none fits. */
