@@ -19,23 +19,6 @@ export function registers(t: FlashTiles, l: FlashLayout): string {
 
 export const zeroLogits = (t: FlashTiles): string => grid(t.scoreRows, t.scoreKeys / 4, (i, j) => `    s${i}_${j} = vec4<f32>(0.0);`);
 
-/**
- * Stage `n4` vec4 of a transposed chunk: item i = (column d = i % DC, group g = i / DC) holds the
- * 4 rows (or keys) 4g..4g+3 at column d0 + d, zero outside [0, limit) × [0, width).
- */
-export function stageTransposed(t: FlashTiles, dst: string, stride: number, groups: number, load: (row: string) => string, limit: string): string {
-  const loads = lines(4, (c) => `          if (r + ${c} < ${limit}) { v.${C[c]} = ${load(`r + ${c}`)}; }`);
-  return `      for (var i = t; i < ${t.chunk * groups}; i += ${t.threads}) {
-        let d = i % ${t.chunk};
-        let r = r0 + (i / ${t.chunk}) * 4;
-        var v = vec4<f32>(0.0);
-        if (d0 + d < FA_D) {
-${loads}
-        }
-        faStage[${dst} + d * ${stride} + i / ${t.chunk}] = v;
-      }`;
-}
-
 /** One column d of S += Qᵀ[d]·Kᵀ[d] for the thread's scoreRows × scoreKeys logits. */
 export function logitStep(t: FlashTiles, l: FlashLayout): string {
   const q = lines(t.scoreRows / 4, (g) => `        let q${g} = faStage[d * ${l.qs4} + sy * ${t.scoreRows / 4} + ${g}];`);

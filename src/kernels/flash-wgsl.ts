@@ -5,7 +5,8 @@
  * One workgroup per (block of BR query rows, head); the heavy (late, causal) row blocks are
  * dispatched first. Per key tile of BC keys:
  *   1. S = Q·Kᵀ as a register-tiled micro-GEMM over D in chunks of DC: the Q and K chunks are staged
- *      transposed ([DC][BR], [DC][BC], vec4 along rows/keys), each thread accumulates its
+ *      transposed ([DC][BR], [DC][BC], vec4 along rows/keys; the next chunk is fetched into
+ *      registers while the current one is multiplied), each thread accumulates its
  *      scoreRows×scoreKeys logits from scoreRows/4 + scoreKeys/4 vec4 reads per column.
  *   2. Scale (by scale·log2 e: the softmax runs on exp2), mask to the finite sentinel NEG; partial
  *      row maxima → threads t < BR hold each row's running max m and sum l (online softmax), publish
@@ -21,7 +22,8 @@
  */
 import type { FlashTiles } from './flash-tiles';
 import { flashLayout } from './flash-tiles';
-import { logitStep, probabilities, registers, rescale, scaleMask, stageTransposed, storeOutput, valueStep, zeroLogits } from './flash-wgsl-gemm';
+import { logitStep, probabilities, registers, rescale, scaleMask, storeOutput, valueStep, zeroLogits } from './flash-wgsl-gemm';
+import { transposedChunk } from './flash-wgsl-stage';
 
 export type { FlashTiles } from './flash-tiles';
 export { defaultTiles, flashShaderKey, tileBytes, tilesProblem } from './flash-tiles';
@@ -32,6 +34,8 @@ export const FLASH_UNIFORMS = 'A : i32, B : i32, S : i32, offset : i32, rpt : i3
 /** The user code for tfjs's makeShader: inputs Q, K (and V unless vFromK), output `result`. */
 export function flashShader(t: FlashTiles, D: number, E: number, vFromK: boolean): string {
   const l = flashLayout(t, E);
+  const q = transposedChunk(t, 'qv', '0', l.qs4, t.rows / 4, (r, d) => `Q[qBase + (${r}) * FA_D + ${d}]`, 'b0', 'B');
+  const k = transposedChunk(t, 'kv', 'FA_KOFF', l.ks4, t.keys / 4, (r, d) => `K[kBase + (${r}) * FA_D + ${d}]`, 's0', 'S');
   const vLoad = (c: number) => (vFromK ? `K[kBase + s * FA_D + col + ${c}]` : `V[vBase + s * FA_E + col + ${c}]`);
   const vLoads = [0, 1, 2, 3].map((c) => `          if (col + ${c} < FA_E) { v.${'xyzw'[c]} = ${vLoad(c)}; }`).join('\n');
   return `
@@ -76,16 +80,22 @@ fn main(index: i32) {
   var rowM = FA_NEG;
   var rowL = 0.0;
 ${registers(t, l)}
+${q.decl}
+${k.decl}
   for (var kt = 0; kt < nTiles; kt++) {
     let s0 = kt * ${t.keys};
 ${zeroLogits(t)}
+${q.load('0')}
+${k.load('0')}
     for (var d0 = 0; d0 < FA_D; d0 += ${t.chunk}) {
       workgroupBarrier();
-      var r0 = b0;
-${stageTransposed(t, '0', l.qs4, t.rows / 4, (r) => `Q[qBase + (${r}) * FA_D + d0 + d]`, 'B')}
-      r0 = s0;
-${stageTransposed(t, 'FA_KOFF', l.ks4, t.keys / 4, (r) => `K[kBase + (${r}) * FA_D + d0 + d]`, 'S')}
+${q.store}
+${k.store}
       workgroupBarrier();
+      if (d0 + ${t.chunk} < FA_D) {
+${q.load(`d0 + ${t.chunk}`)}
+${k.load(`d0 + ${t.chunk}`)}
+      }
       for (var d = 0; d < ${t.chunk}; d++) {
 ${logitStep(t, l)}
       }
