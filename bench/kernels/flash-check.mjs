@@ -2,7 +2,7 @@
 // backend: logits = scale·q·kᵀ (tf.matMul) + the causal −inf bias, then `attend` of
 // dist/backends/attention.js (the oracle the paths use). Small shapes covering the MHA form, the
 // MQA form (V = the latent's first E columns), T = 1, T and S off the tile, context before the
-// piece, no mask, S = 0 under both emptyLse, fully masked rows. Then a timing of both on a few
+// piece, no mask, S = 0 under both emptyLse, fully masked rows, several row blocks and key tiles. Then a timing of both on a few
 // larger shapes (a sanity number on lavapipe; the H200 numbers come from the GPU bench).
 // Plain node on dist/. Usage: node bench/kernels/flash-check.mjs [--device webgpu] [--out DIR]
 //   [--time 1|0] [--reps 3]. Exit status 1 when an error exceeds the tolerance or a tensor leaks.
@@ -78,6 +78,8 @@ const CASES = [
   mqa('MQA N=16 T=5 context chunk, no mask', 16, 5, 70, null),
   mqa('MQA N=4 T=3 split past row 0 (offset −1)', 4, 3, 3, -1),
   mqa('MQA N=5 T=13 causal', 5, 13, 13, 0),
+  mha('MHA D256/E256 T=75 causal, 2 row blocks', 2, 75, 75, 256, 256, causal(0)),
+  mqa('MQA N=64 T=3 after 140 keys, 2+ key tiles', 64, 3, 143, 140),
   mha('S=0 emptyLse −inf', 2, 3, 0, 24, 16, causal(0), { emptyLse: '-inf' }),
   mha('S=0 emptyLse +inf', 2, 3, 0, 24, 16, null, { emptyLse: '+inf' }),
   mqa('MQA S=0 emptyLse +inf', 4, 2, 0, 0, { emptyLse: '+inf' }),

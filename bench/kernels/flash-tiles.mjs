@@ -1,9 +1,12 @@
-// Tile sweep of the fused attention (src/kernels/flash-wgsl.ts) on one device: the MHA form
+// Tile sweep of the fused attention (src/kernels/flash-tiles.ts, flash-wgsl.ts) on one device: the MHA form
 // (64 heads, D = E = 256, T = S = 2048, causal) and the MQA form (T = 512 tokens × 64 heads packed
 // as rows, S = 2048 latent keys of 576, V = its first 512, causal after 1536 keys). Each valid tile
 // set: one warm-up, then the median of --reps runs ending with a 1-element read-back; effective
-// TFLOP/s over the causal half. Prints a table and the best set per form; writes --out JSON.
-// Usage: node bench/kernels/flash-tiles.mjs --device webgpu [--reps 3] [--out f.json]
+// TFLOP/s over the causal half. The sets: rows × keys × logit micro-tile (4×4, 8×4, 4×8) × outRows
+// (4, 8) × chunk (16, 32), the largest valueKeys that fits the device's workgroup memory, 128..1024
+// threads, at most 64 output floats per thread (128 for the wide MQA form, where 64 leaves few).
+// The default set (defaultTiles) is marked. Prints a table and the best set per form; --out JSON.
+// Usage: node bench/kernels/flash-tiles.mjs --device webgpu [--reps 3] [--out f.json] [--list 1: only print the sets]
 import { createRequire } from 'node:module';
 import { writeFileSync } from 'node:fs';
 
@@ -11,7 +14,7 @@ const require = createRequire(import.meta.url);
 const dist = (m) => require(new URL(`../../dist/${m}.js`, import.meta.url).pathname);
 const { selectRuntime } = dist('runtime/select');
 const { flashAttention } = dist('kernels/flash-attention');
-const { tilesProblem, tileBytes } = dist('kernels/flash-wgsl');
+const { tilesProblem, tileBytes, accumulatorFloats, defaultTiles } = dist('kernels/flash-tiles');
 
 const arg = (name, dflt) => { const i = process.argv.indexOf(`--${name}`); return i > 0 ? process.argv[i + 1] : dflt; };
 const reps = Number(arg('reps', '3'));
@@ -22,37 +25,51 @@ const FORMS = [
   { name: 'mha', A: 64, B: 2048, S: 2048, D: 256, E: 256, vFromK: false, mask: { offset: 0, rowsPerToken: 1 }, flop: 2 * 64 * (2048 * 2048 / 2) * 512 },
   { name: 'mqa', A: 1, B: 512 * 64, S: 2048, D: 576, E: 512, vFromK: true, mask: { offset: 1536, rowsPerToken: 64 }, flop: 2 * 64 * 512 * (1536 + 256) * 1088 },
 ];
-const sets = [];
-for (const rows of [16, 32, 64]) for (const keys of [16, 32, 64]) for (const chunk of [16, 32, 64]) for (const threads of [64, 128, 256]) {
-  const t = { rows, keys, chunk, threads };
-  // At most 128 accumulator floats per thread at E = 512 (more spills registers), 32 KiB of workgroup memory.
-  if (!tilesProblem(t) && tileBytes(t) <= 32768 && (Math.ceil(512 / chunk) * rows * chunk) / threads <= 128) sets.push(t);
+const limits = tf.backend().device.limits;
+function tileSets(D, E) {
+  const sets = [];
+  for (const rows of [32, 64, 128]) for (const keys of [32, 64, 128]) for (const [scoreRows, scoreKeys] of [[4, 4], [8, 4], [4, 8]]) {
+    for (const outRows of [4, 8]) for (const chunk of [16, 32]) {
+      const threads = (rows / scoreRows) * (keys / scoreKeys);
+      const t = [32, 16, 8, 4].map((valueKeys) => ({ rows, keys, chunk, threads, scoreRows, scoreKeys, outRows, valueKeys }))
+        .find((c) => !tilesProblem(c) && tileBytes(c, E) <= limits.maxComputeWorkgroupStorageSize);
+      if (t && threads >= 128 && threads <= limits.maxComputeInvocationsPerWorkgroup && accumulatorFloats(t, E) <= (E > 256 ? 128 : 64)) sets.push(t);
+    }
+  }
+  const dflt = defaultTiles(D, E, limits);
+  const same = (a, b) => Object.keys(a).every((k) => a[k] === b[k]);
+  return [dflt, ...sets.filter((t) => !same(t, dflt))];
 }
+const label = (t) => `rows ${t.rows} keys ${t.keys} chunk ${t.chunk} threads ${t.threads} score ${t.scoreRows}x${t.scoreKeys} outRows ${t.outRows} valueKeys ${t.valueKeys}`;
 const rows = [];
 for (const f of FORMS) {
   const q = tf.randomNormal([f.A, f.B, f.D]);
   const k = tf.randomNormal([f.vFromK ? 1 : f.A, f.S, f.D]);
   const v = f.vFromK ? null : tf.randomNormal([f.A, f.S, f.E]);
-  for (const tiles of sets) {
+  const sets = tileSets(f.D, f.E);
+  console.log(`${f.name}: ${sets.length} tile sets (the first is the default)`);
+  if (arg('list', '0') === '1') { sets.forEach((t) => console.log(`  ${label(t)}`)); tf.dispose([q, k, ...(v ? [v] : [])]); continue; }
+  for (const [n, tiles] of sets.entries()) {
     const run = async () => {
       const r = flashAttention(tf, { q, k, v, valueWidth: f.E, scale: 0.06, mask: f.mask, tiles });
-      await tf.slice(r.lse, [0, 0], [1, 1]).data();
-      tf.dispose([r.out, r.lse, r.max]);
+      const one = tf.slice(r.lse, [0, 0], [1, 1]);
+      await one.data();
+      tf.dispose([one, r.out, r.lse, r.max]);
     };
     try {
       await run();
       const ts = [];
       for (let i = 0; i < reps; i++) { const t0 = performance.now(); await run(); ts.push(performance.now() - t0); }
       const ms = median(ts);
-      rows.push({ form: f.name, ...tiles, bytes: tileBytes(tiles), ms, tflops: f.flop / (ms / 1000) / 1e12 });
-      console.log(`${f.name} rows ${tiles.rows} keys ${tiles.keys} chunk ${tiles.chunk} threads ${tiles.threads}: ${ms.toFixed(2)} ms, ${(f.flop / (ms / 1000) / 1e12).toFixed(2)} TFLOP/s`);
+      rows.push({ form: f.name, ...tiles, isDefault: n === 0, bytes: tileBytes(tiles, f.E), acc: accumulatorFloats(tiles, f.E), ms, tflops: f.flop / (ms / 1000) / 1e12 });
+      console.log(`${f.name}${n === 0 ? ' [default]' : ''} ${label(tiles)}: ${ms.toFixed(2)} ms, ${(f.flop / (ms / 1000) / 1e12).toFixed(2)} TFLOP/s`);
     } catch (e) {
       console.log(`${f.name} ${JSON.stringify(tiles)}: ${e.code ?? 'error'} ${e.message}`);
     }
   }
   tf.dispose([q, k, ...(v ? [v] : [])]);
   const best = rows.filter((r) => r.form === f.name).sort((a, b) => a.ms - b.ms)[0];
-  if (best) console.log(`BEST ${f.name}: rows ${best.rows} keys ${best.keys} chunk ${best.chunk} threads ${best.threads}: ${best.ms.toFixed(2)} ms, ${best.tflops.toFixed(2)} TFLOP/s`);
+  if (best) console.log(`BEST ${f.name}: ${label(best)}: ${best.ms.toFixed(2)} ms, ${best.tflops.toFixed(2)} TFLOP/s`);
 }
 const out = arg('out', null);
 if (out) writeFileSync(out, JSON.stringify({ device: rt.device, reps, rows }, null, 1));

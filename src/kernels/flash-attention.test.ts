@@ -3,7 +3,9 @@ import { MlaDiffError } from '../errors';
 import { testRuntime } from '../test-utils/runtime';
 import type { FlashLimits, FlashRequest } from './flash-attention';
 import { flashAttention, planFlash } from './flash-attention';
-import { DEFAULT_TILES, flashShader, flashShaderKey, tileBytes, tilesProblem } from './flash-wgsl';
+import { defaultTiles, flashShader, flashShaderKey, tileBytes, tilesProblem } from './flash-wgsl';
+import type { FlashTiles } from './flash-tiles';
+import { accumulatorFloats } from './flash-tiles';
 
 /**
  * The kernel's checks, shader key and tile plan, without a GPU (Dawn cannot load under jest). The
@@ -12,6 +14,9 @@ import { DEFAULT_TILES, flashShader, flashShaderKey, tileBytes, tilesProblem } f
 
 // WebGPU's default limits, with the lavapipe binding size (128 MiB).
 const LIMITS: FlashLimits = { maxStorageBufferBindingSize: 2 ** 27, maxComputeWorkgroupStorageSize: 16384, maxComputeInvocationsPerWorkgroup: 256, maxComputeWorkgroupsPerDimension: 65535 };
+const H200 = { maxComputeWorkgroupStorageSize: 49152, maxComputeInvocationsPerWorkgroup: 1024 };
+const LAVAPIPE = { maxComputeWorkgroupStorageSize: 32768, maxComputeInvocationsPerWorkgroup: 1024 };
+const H200_MHA: FlashTiles = defaultTiles(256, 256, H200);
 
 beforeAll(async () => {
   await testRuntime('cpu'); // tfjs-core's one engine: `tf` below runs on it
@@ -46,9 +51,9 @@ function codeOf(fn: () => unknown): string {
 describe('planFlash', () => {
   it('plans the MHA form (per-head K, V) and the MQA form (one latent head, V = its first 512 columns)', () => {
     expect(withTensors({ q: [64, 40, 256], k: [64, 50, 256], v: [64, 50, 256] }, (r) => planFlash(r, LIMITS)))
-      .toEqual({ A: 64, B: 40, S: 50, D: 256, E: 256, vFromK: false, tiles: DEFAULT_TILES });
+      .toEqual({ A: 64, B: 40, S: 50, D: 256, E: 256, vFromK: false, tiles: defaultTiles(256, 256, LIMITS) });
     expect(withTensors({ q: [1, 64 * 8, 576], k: [1, 100, 576], v: null }, (r) => planFlash(r, LIMITS)))
-      .toEqual({ A: 1, B: 512, S: 100, D: 576, E: 512, vFromK: true, tiles: DEFAULT_TILES });
+      .toEqual({ A: 1, B: 512, S: 100, D: 576, E: 512, vFromK: true, tiles: defaultTiles(576, 512, LIMITS) });
   });
 
   it.each([
@@ -58,7 +63,9 @@ describe('planFlash', () => {
     ['v null and E wider than D', { q: [1, 4, 24], k: [1, 4, 24], v: null }, {}],
     ['non-integer rowsPerToken', { q: [2, 4, 24], k: [2, 4, 24], v: [2, 4, 16] }, { mask: { offset: 0, rowsPerToken: 0.5 } }],
     ['infinite scale', { q: [2, 4, 24], k: [2, 4, 24], v: [2, 4, 16] }, { scale: Infinity }],
-    ['threads not dividing the tile', { q: [2, 4, 24], k: [2, 4, 24], v: [2, 4, 16] }, { tiles: { ...DEFAULT_TILES, threads: 96 } }],
+    ['threads not matching the logit tiling', { q: [2, 4, 24], k: [2, 4, 24], v: [2, 4, 16] }, { tiles: { ...H200_MHA, threads: 128 } }],
+    ['scoreKeys not a multiple of 4', { q: [2, 4, 24], k: [2, 4, 24], v: [2, 4, 16] }, { tiles: { ...H200_MHA, scoreKeys: 2, threads: 512 } }],
+    ['valueKeys not dividing keys', { q: [2, 4, 24], k: [2, 4, 24], v: [2, 4, 16] }, { tiles: { ...H200_MHA, valueKeys: 24 } }],
   ])('rejects %s: invalid-value', (_, shapes, extra) => {
     expect(withTensors(shapes, (r) => codeOf(() => planFlash({ ...r, ...extra }, LIMITS)))).toBe('invalid-value');
   });
@@ -67,8 +74,9 @@ describe('planFlash', () => {
     const small = { ...LIMITS, maxStorageBufferBindingSize: 4 * 1000 };
     expect(withTensors({ q: [2, 10, 64], k: [1, 2, 64], v: [1, 2, 16] }, (r) => codeOf(() => planFlash(r, small)))).toBe('device-limit'); // q: 1280 floats
     expect(withTensors({ q: [1, 2, 16], k: [1, 100, 16], v: [1, 100, 16] }, (r) => codeOf(() => planFlash(r, small)))).toBe('device-limit'); // k: 1600
-    expect(withTensors({ q: [1, 40, 16], k: [1, 2, 16], v: [1, 2, 16] }, (r) => codeOf(() => planFlash(r, { ...small, maxComputeWorkgroupsPerDimension: 2 })))).toBe('device-limit');
+    expect(withTensors({ q: [1, 40, 16], k: [1, 2, 16], v: [1, 2, 16] }, (r) => codeOf(() => planFlash(r, { ...small, maxComputeWorkgroupsPerDimension: 1 })))).toBe('device-limit'); // 2 row blocks
     expect(withTensors({ q: [1, 4, 16], k: [1, 4, 16], v: [1, 4, 16] }, (r) => codeOf(() => planFlash(r, { ...LIMITS, maxComputeWorkgroupStorageSize: 4096 })))).toBe('device-limit');
+    expect(withTensors({ q: [1, 4, 16], k: [1, 4, 16], v: [1, 4, 16] }, (r) => codeOf(() => planFlash({ ...r, tiles: H200_MHA }, LIMITS)))).toBe('device-limit'); // 256 threads fit, 29 KiB do not
   });
 });
 
@@ -80,17 +88,47 @@ describe('flashAttention', () => {
 
 describe('the WGSL', () => {
   it('bakes every compile-time constant into the shader key and the source', () => {
-    expect(flashShaderKey(DEFAULT_TILES, 576, 512, true)).toBe('mlaFlashAttn_r16_k32_c32_w256_d576_e512_vk');
-    const src = flashShader(DEFAULT_TILES, 576, 512, true);
+    const wide = defaultTiles(576, 512, H200);
+    expect(flashShaderKey(wide, 576, 512, true)).toBe('mlaFlashAttn2_r32_k128_c16_w256_sr4_sk4_or4_vk8_d576_e512_vk');
+    const fields = Object.keys(wide) as (keyof FlashTiles)[];
+    for (const f of fields) expect(flashShaderKey({ ...wide, [f]: wide[f] * 2 }, 576, 512, true)).not.toBe(flashShaderKey(wide, 576, 512, true));
+    const src = flashShader(wide, 576, 512, true);
     expect(src).toContain('const FA_D = 576;');
-    expect(src).toContain('K[kBase + s * FA_D + ee]'); // V read out of K
+    expect(src).toContain('K[kBase + s * FA_D + col + 0]'); // V read out of K
     expect(src).not.toMatch(/\bV\[/);
-    expect(flashShader(DEFAULT_TILES, 256, 256, false)).toContain('V[vBase + s * FA_E + ee]');
+    expect(src).not.toMatch(/\b[so]\[/); // registers are named, never dynamically indexed arrays
+    expect(flashShader(H200_MHA, 256, 256, false)).toContain('V[vBase + s * FA_E + col + 0]');
   });
 
-  it('the default tiles fit WebGPU default limits (16 KiB workgroup memory, 256 threads)', () => {
-    expect(tilesProblem(DEFAULT_TILES)).toBeNull();
-    expect(tileBytes(DEFAULT_TILES)).toBeLessThanOrEqual(16384);
-    expect(DEFAULT_TILES.threads).toBeLessThanOrEqual(256);
+  it.each([['H200 (48 KiB)', H200], ['lavapipe (32 KiB)', LAVAPIPE], ['WebGPU defaults (16 KiB, 256 threads)', LIMITS]])(
+    'picks default tiles per form that fit %s', (_, limits) => {
+      for (const [D, E] of [[24, 16], [256, 256], [576, 512]] as const) {
+        const t = defaultTiles(D, E, limits);
+        expect(tilesProblem(t)).toBeNull();
+        expect(tileBytes(t, E)).toBeLessThanOrEqual(limits.maxComputeWorkgroupStorageSize);
+        expect(t.threads).toBeLessThanOrEqual(limits.maxComputeInvocationsPerWorkgroup);
+      }
+    });
+
+  it('the H200 defaults keep O at 64 floats per thread and use at least 256 threads, 32 rows', () => {
+    for (const [D, E] of [[256, 256], [576, 512]] as const) {
+      const t = defaultTiles(D, E, H200);
+      expect(accumulatorFloats(t, E)).toBe(64);
+      expect(t.threads).toBeGreaterThanOrEqual(256);
+      expect(t.rows).toBeGreaterThanOrEqual(32);
+      expect(defaultTiles(D, E)).toEqual(t);
+    }
+  });
+
+  it('explains each invalid tile set', () => {
+    expect(tilesProblem({ ...H200_MHA, rows: 0 })).toMatch(/positive integers/);
+    expect(tilesProblem({ ...H200_MHA, outRows: 6 })).toMatch(/outRows .* multiple of 4/);
+    expect(tilesProblem({ ...H200_MHA, scoreRows: 8 })).toMatch(/threads .* must equal/);
+    expect(tilesProblem({ ...H200_MHA, scoreRows: 12 })).toMatch(/must divide rows/);
+    expect(tilesProblem({ ...H200_MHA, outRows: 64, threads: 256 })).toBeNull();
+    expect(tilesProblem({ ...H200_MHA, outRows: 8, rows: 64, keys: 16, scoreKeys: 4, threads: 64 })).toBeNull();
+    expect(tilesProblem({ ...H200_MHA, rows: 8, keys: 128, scoreRows: 4, scoreKeys: 4, outRows: 4, threads: 64 })).toBeNull();
+    expect(tilesProblem({ ...H200_MHA, rows: 64, keys: 4, scoreRows: 4, scoreKeys: 4, outRows: 4, valueKeys: 4, threads: 16 })).toMatch(/rows .* must not exceed threads/);
+    expect(tilesProblem({ ...H200_MHA, rows: 64, outRows: 4, keys: 64, scoreKeys: 4, scoreRows: 4, threads: 256, valueKeys: 128 })).toMatch(/valueKeys/);
   });
 });

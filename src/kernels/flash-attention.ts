@@ -4,7 +4,7 @@ import { MlaDiffError } from '../errors';
 import type { FlashTiles } from './flash-wgsl';
 import type { WebgpuBackend, WebgpuProgram, WebgpuUniform } from './webgpu-program';
 import type { AttentionMask } from '../backends/attention-kernel';
-import { DEFAULT_TILES, FLASH_UNIFORMS, flashShader, flashShaderKey, tileBytes, tilesProblem } from './flash-wgsl';
+import { FLASH_UNIFORMS, defaultTiles, flashShader, flashShaderKey, tileBytes, tilesProblem } from './flash-wgsl';
 
 /**
  * Fused causal attention on tfjs-backend-webgpu (fp32): softmax(scale·q·kᵀ + mask)·v with an
@@ -26,7 +26,8 @@ import { DEFAULT_TILES, FLASH_UNIFORMS, flashShader, flashShaderKey, tileBytes, 
  *   A·B·(E+2) floats within the device's maxStorageBufferBindingSize (2 GiB − 4 on the H200,
  *   128 MiB on lavapipe): the caller chunks by heads or rows; ceil(B / tiles.rows) and A at most
  *   maxComputeWorkgroupsPerDimension (65535); the tiles' workgroup memory and threads within the
- *   device's limits. Logits below −1e38 count as masked.
+ *   device's limits. Logits below −1e38 count as masked. Tiles: req.tiles, else defaultTiles(D, E,
+ *   the device's limits) (flash-tiles.ts).
  * Cost: one dispatch and three slices (out/lse/max are copies out of the packed output).
  */
 
@@ -91,7 +92,7 @@ export function planFlash(req: FlashRequest, limits: FlashLimits): FlashPlan {
   for (const [name, t] of [['q', req.q], ['k', req.k], ['v', req.v]] as const) {
     if (t && t.dtype !== 'float32') throw bad(`${name} must be float32, got ${t.dtype}`);
   }
-  const tiles = req.tiles ?? DEFAULT_TILES;
+  const tiles = req.tiles ?? defaultTiles(D, E, limits);
   const problem = tilesProblem(tiles);
   if (problem) throw bad(problem);
   const hint = 'split the call by heads or query rows (and merge key ranges by LSE)';
@@ -103,8 +104,9 @@ export function planFlash(req: FlashRequest, limits: FlashLimits): FlashPlan {
   if (Math.max(blocks, A) > limits.maxComputeWorkgroupsPerDimension) {
     throw tooBig(`${blocks} row blocks × ${A} heads exceed ${limits.maxComputeWorkgroupsPerDimension} workgroups per dimension`, hint);
   }
-  if (tileBytes(tiles) > limits.maxComputeWorkgroupStorageSize || tiles.threads > limits.maxComputeInvocationsPerWorkgroup) {
-    throw tooBig(`tiles ${JSON.stringify(tiles)} need ${tileBytes(tiles)} B of workgroup memory and ${tiles.threads} threads; the device allows ${limits.maxComputeWorkgroupStorageSize} B, ${limits.maxComputeInvocationsPerWorkgroup}`, 'use smaller tiles');
+  const tileMemory = tileBytes(tiles, E);
+  if (tileMemory > limits.maxComputeWorkgroupStorageSize || tiles.threads > limits.maxComputeInvocationsPerWorkgroup) {
+    throw tooBig(`tiles ${JSON.stringify(tiles)} need ${tileMemory} B of workgroup memory and ${tiles.threads} threads; the device allows ${limits.maxComputeWorkgroupStorageSize} B, ${limits.maxComputeInvocationsPerWorkgroup}`, 'use smaller tiles');
   }
   return { A, B, S, D, E, vFromK, tiles };
 }

@@ -1,0 +1,105 @@
+/**
+ * Tile parameters of the flash-attention kernel (flash-wgsl.ts): compile-time constants, all in
+ * the shader key. S = Q·Kᵀ of a rows×keys tile is a register-tiled micro-GEMM: threads arranged
+ * (rows/scoreRows) × (keys/scoreKeys), each owning scoreRows×scoreKeys logits, over D in chunks
+ * of `chunk` columns staged transposed in workgroup memory. O (rows×E) lives in registers: threads
+ * arranged (rows/outRows) row groups × TXo column groups, each owning outRows rows × NV vec4
+ * columns (col = (j·TXo + tx)·4); V is staged `valueKeys` keys at a time.
+ */
+export interface FlashTiles {
+  /** Query rows per workgroup (BR). */
+  rows: number;
+  /** Keys per tile (BC). */
+  keys: number;
+  /** Columns of Q and K per staged chunk (DC). */
+  chunk: number;
+  /** Threads per workgroup: (rows/scoreRows)·(keys/scoreKeys). */
+  threads: number;
+  /** Logit rows per thread (multiple of 4). */
+  scoreRows: number;
+  /** Logit keys per thread (multiple of 4). */
+  scoreKeys: number;
+  /** Output rows per thread (multiple of 4). */
+  outRows: number;
+  /** Keys of V per staged sub-chunk (divides keys). */
+  valueKeys: number;
+}
+
+/** The derived layout for one (tiles, D, E): counts in vec4 unless named otherwise. */
+export interface FlashLayout {
+  /** Row groups × key groups of the logit micro-GEMM. */
+  ty: number; tx: number;
+  /** Row groups × column groups of the output micro-GEMM; vec4 columns per thread. */
+  oy: number; ox: number; nv: number;
+  /** Staged widths (vec4 per staged row): Qᵀ, Kᵀ (padded by one), V (E padded to ox·nv·4), Pᵀ. */
+  qs4: number; ks4: number; ep4: number; ps4: number;
+  /** vec4 of the shared staging area (Qᵀ+Kᵀ chunk, or a V sub-chunk), of Pᵀ; floats of the partials. */
+  stage: number; p: number; red: number;
+}
+
+export function flashLayout(t: FlashTiles, E: number): FlashLayout {
+  const ty = t.rows / t.scoreRows, tx = t.keys / t.scoreKeys;
+  const oy = t.rows / t.outRows, ox = t.threads / oy;
+  const nv = Math.ceil(E / (4 * ox));
+  const qs4 = t.rows / 4 + 1, ks4 = t.keys / 4 + 1, ep4 = nv * ox, ps4 = t.rows / 4;
+  const stage = Math.max(t.chunk * (qs4 + ks4), t.valueKeys * ep4);
+  return { ty, tx, oy, ox, nv, qs4, ks4, ep4, ps4, stage, p: t.keys * ps4, red: tx * t.rows };
+}
+
+/** Bytes of workgroup memory the program declares for `t` at value width E. */
+export function tileBytes(t: FlashTiles, E: number): number {
+  const l = flashLayout(t, E);
+  return 16 * (l.stage + l.p) + 4 * (l.red + 2 * t.rows + 1);
+}
+
+/** Output floats each thread keeps in registers (outRows · 4·nv). */
+export function accumulatorFloats(t: FlashTiles, E: number): number {
+  return t.outRows * 4 * flashLayout(t, E).nv;
+}
+
+/** Why `t` cannot be used (the thread mappings need exact divisions), or null. */
+export function tilesProblem(t: FlashTiles): string | null {
+  const vals = [t.rows, t.keys, t.chunk, t.threads, t.scoreRows, t.scoreKeys, t.outRows, t.valueKeys];
+  if (!vals.every((v) => Number.isInteger(v) && v > 0)) return 'tile sizes must be positive integers';
+  for (const [name, v] of [['scoreRows', t.scoreRows], ['scoreKeys', t.scoreKeys], ['outRows', t.outRows]] as const) {
+    if (v % 4 !== 0) return `${name} (${v}) must be a multiple of 4`;
+  }
+  if (t.rows % t.scoreRows !== 0 || t.keys % t.scoreKeys !== 0) return `scoreRows (${t.scoreRows}) and scoreKeys (${t.scoreKeys}) must divide rows (${t.rows}) and keys (${t.keys})`;
+  const logitThreads = (t.rows / t.scoreRows) * (t.keys / t.scoreKeys);
+  if (logitThreads !== t.threads) return `threads (${t.threads}) must equal (rows/scoreRows)·(keys/scoreKeys) = ${logitThreads}`;
+  if (t.rows % t.outRows !== 0 || t.threads % (t.rows / t.outRows) !== 0) return `outRows (${t.outRows}) must divide rows (${t.rows}) and rows/outRows must divide threads (${t.threads})`;
+  if (t.keys % t.valueKeys !== 0) return `valueKeys (${t.valueKeys}) must divide keys (${t.keys})`;
+  if (t.rows > t.threads) return `rows (${t.rows}) must not exceed threads (${t.threads})`;
+  return null;
+}
+
+/** The device limits the defaults are chosen within. */
+export interface TileLimits {
+  maxComputeWorkgroupStorageSize: number;
+  maxComputeInvocationsPerWorkgroup: number;
+}
+
+const tiles = (rows: number, keys: number, threads: number, valueKeys: number, chunk = 16): FlashTiles =>
+  ({ rows, keys, chunk, threads, scoreRows: 4, scoreKeys: 4, outRows: 4, valueKeys });
+
+/**
+ * Candidates per form, fastest first (the H200's 48 KiB first, then ones within 32 KiB, then the
+ * WebGPU default 16 KiB / 256 threads). Wide values (E > 256, the MLA latent) take 32 rows so that
+ * O stays at 64 floats per thread.
+ */
+const NARROW = [tiles(64, 64, 256, 16), tiles(64, 64, 256, 8), tiles(32, 64, 128, 8), tiles(32, 64, 128, 4, 8), tiles(16, 32, 32, 8)];
+const WIDE = [tiles(32, 128, 256, 8), tiles(32, 128, 256, 4), tiles(32, 64, 128, 4), tiles(16, 32, 32, 4)];
+
+/** The default tiles for D×E within `limits` (the H200's when none given); the smallest if none fits. */
+export function defaultTiles(D: number, E: number, limits?: TileLimits): FlashTiles {
+  void D; // the logit side fits any D (it is staged in chunks); E sizes the output registers and V stage
+  const list = E > 256 ? WIDE : NARROW;
+  const fits = (t: FlashTiles) => !limits ||
+    (tileBytes(t, E) <= limits.maxComputeWorkgroupStorageSize && t.threads <= limits.maxComputeInvocationsPerWorkgroup);
+  return list.find(fits) ?? list[list.length - 1]!;
+}
+
+/** Shader key: everything flashShader bakes in (tfjs keys pipelines by this, not by shapes). */
+export function flashShaderKey(t: FlashTiles, D: number, E: number, vFromK: boolean): string {
+  return `mlaFlashAttn2_r${t.rows}_k${t.keys}_c${t.chunk}_w${t.threads}_sr${t.scoreRows}_sk${t.scoreKeys}_or${t.outRows}_vk${t.valueKeys}_d${D}_e${E}_${vFromK ? 'vk' : 'v'}`;
+}
