@@ -80,6 +80,9 @@ const CASES = [
   mqa('MQA N=5 T=13 causal', 5, 13, 13, 0),
   mha('MHA D256/E256 T=75 causal, 2 row blocks', 2, 75, 75, 256, 256, causal(0)),
   mqa('MQA N=64 T=3 after 140 keys, 2+ key tiles', 64, 3, 143, 140),
+  mha('MHA D256/E256 T=75 causal, split-KV forced (rows < 64 see no key in part 2)', 2, 75, 75, 256, 256, causal(0), { splits: 3 }),
+  mqa('MQA N=64 T=1 decode after 2047 keys, split-KV chosen', 64, 1, 2048, 2047),
+  mqa('MQA N=16 T=2 context chunk, no mask, split-KV forced', 16, 2, 700, null, { splits: 5 }),
   mha('S=0 emptyLse −inf', 2, 3, 0, 24, 16, causal(0), { emptyLse: '-inf' }),
   mha('S=0 emptyLse +inf', 2, 3, 0, 24, 16, null, { emptyLse: '+inf' }),
   mqa('MQA S=0 emptyLse +inf', 4, 2, 0, 0, { emptyLse: '+inf' }),
@@ -92,7 +95,7 @@ function inputs(c, seed) {
   return { q, k, v, scale: 1 / Math.sqrt(c.D) };
 }
 
-const request = (c, x) => ({ q: x.q, k: x.k, v: x.v, valueWidth: c.E, scale: x.scale, mask: c.mask, emptyLse: c.emptyLse });
+const request = (c, x) => ({ q: x.q, k: x.k, v: x.v, valueWidth: c.E, scale: x.scale, mask: c.mask, emptyLse: c.emptyLse, ...(c.splits ? { splits: c.splits } : {}) });
 
 const checks = [];
 for (const [i, c] of CASES.entries()) {

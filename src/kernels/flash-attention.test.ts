@@ -5,7 +5,7 @@ import type { FlashLimits, FlashRequest } from './flash-attention';
 import { flashAttention, planFlash } from './flash-attention';
 import { defaultTiles, flashShader, flashShaderKey, tileBytes, tilesProblem } from './flash-wgsl';
 import type { FlashTiles } from './flash-tiles';
-import { accumulatorFloats } from './flash-tiles';
+import { accumulatorFloats, splitKv } from './flash-tiles';
 
 /**
  * The kernel's checks, shader key and tile plan, without a GPU (Dawn cannot load under jest). The
@@ -51,9 +51,24 @@ function codeOf(fn: () => unknown): string {
 describe('planFlash', () => {
   it('plans the MHA form (per-head K, V) and the MQA form (one latent head, V = its first 512 columns)', () => {
     expect(withTensors({ q: [64, 40, 256], k: [64, 50, 256], v: [64, 50, 256] }, (r) => planFlash(r, LIMITS)))
-      .toEqual({ A: 64, B: 40, S: 50, D: 256, E: 256, vFromK: false, tiles: defaultTiles(256, 256, LIMITS) });
+      .toEqual({ A: 64, B: 40, S: 50, D: 256, E: 256, vFromK: false, tiles: defaultTiles(256, 256, LIMITS), splits: 1, splitKeys: 64 });
     expect(withTensors({ q: [1, 64 * 8, 576], k: [1, 100, 576], v: null }, (r) => planFlash(r, LIMITS)))
-      .toEqual({ A: 1, B: 512, S: 100, D: 576, E: 512, vFromK: true, tiles: defaultTiles(576, 512, LIMITS) });
+      .toEqual({ A: 1, B: 512, S: 100, D: 576, E: 512, vFromK: true, tiles: defaultTiles(576, 512, LIMITS), splits: 1, splitKeys: 128 });
+  });
+
+  it('splits the keys of a decode (few row blocks, many keys) into parts of whole key tiles; never for a prefill', () => {
+    // 64 heads of one token over 32768 latent keys: a few row blocks, S / keys key tiles → parts of 4 tiles each.
+    const t = defaultTiles(576, 512, LIMITS);
+    const blocks = Math.ceil(64 / t.rows);
+    const tiles = 32768 / t.keys;
+    const per = Math.ceil(tiles / Math.min(Math.ceil(264 / blocks), Math.floor(tiles / 4))); // key tiles per part
+    expect(withTensors({ q: [1, 64, 576], k: [1, 32768, 576], v: null }, (r) => planFlash({ ...r, valueWidth: 512 }, LIMITS)))
+      .toMatchObject({ splits: Math.ceil(tiles / per), splitKeys: per * t.keys });
+    expect(Math.ceil(tiles / per)).toBeGreaterThan(16);
+    expect(withTensors({ q: [64, 1024, 256], k: [64, 1024, 256], v: [64, 1024, 256] }, (r) => planFlash(r, LIMITS))).toMatchObject({ splits: 1 });
+    expect(splitKv(2, 700, 128, 5)).toEqual({ splits: 3, splitKeys: 256 }); // forced 5 over 6 tiles: parts of 2 tiles
+    expect(splitKv(2, 100, 128)).toEqual({ splits: 1, splitKeys: 128 });
+    expect(withTensors({ q: [1, 4, 24], k: [1, 4, 24], v: null }, (r) => codeOf(() => planFlash({ ...r, valueWidth: 16, splits: 0 }, LIMITS)))).toBe('invalid-value');
   });
 
   it.each([

@@ -3,6 +3,8 @@ import type { EmptyLse } from '../backends/attention';
 import { MlaDiffError } from '../errors';
 import type { FlashTiles } from './flash-wgsl';
 import type { WebgpuBackend, WebgpuProgram, WebgpuUniform } from './webgpu-program';
+import { mergeFlashParts } from './flash-merge';
+import { splitKv } from './flash-tiles';
 import type { AttentionMask } from '../backends/attention-kernel';
 import { FLASH_UNIFORMS, defaultTiles, flashShader, flashShaderKey, tileBytes, tilesProblem } from './flash-wgsl';
 
@@ -28,7 +30,9 @@ import { FLASH_UNIFORMS, defaultTiles, flashShader, flashShaderKey, tileBytes, t
  *   maxComputeWorkgroupsPerDimension (65535); the tiles' workgroup memory and threads within the
  *   device's limits. Logits below −1e38 count as masked. Tiles: req.tiles, else defaultTiles(D, E,
  *   the device's limits) (flash-tiles.ts).
- * Cost: one dispatch and three slices (out/lse/max are copies out of the packed output).
+ * Split-KV: with few row blocks over many keys (a decode) the keys are cut into parts, one
+ *   workgroup each, merged by LSE in a second program (splitKv, flash-merge.ts); `splits` forces it.
+ * Cost: one dispatch (two with split-KV) and three slices (out/lse/max are copies out of the packed output).
  */
 
 /** Causal visibility: row b sees keys s ≤ offset + floor(b / rowsPerToken). */
@@ -44,6 +48,8 @@ export interface FlashRequest {
   mask: FlashMask | null;
   emptyLse?: EmptyLse;
   tiles?: FlashTiles;
+  /** Split-KV parts (flash-decoding): absent = chosen by splitKv; 1 = none. */
+  splits?: number;
 }
 
 export interface FlashResult {
@@ -64,6 +70,9 @@ export interface FlashPlan {
   A: number; B: number; S: number; D: number; E: number;
   vFromK: boolean;
   tiles: FlashTiles;
+  /** Split-KV parts and the keys of each (a multiple of tiles.keys). */
+  splits: number;
+  splitKeys: number;
 }
 
 const bad = (message: string): MlaDiffError => new MlaDiffError('invalid-value', `flashAttention: ${message}`, { field: 'flashAttention' });
@@ -108,7 +117,12 @@ export function planFlash(req: FlashRequest, limits: FlashLimits): FlashPlan {
   if (tileMemory > limits.maxComputeWorkgroupStorageSize || tiles.threads > limits.maxComputeInvocationsPerWorkgroup) {
     throw tooBig(`tiles ${JSON.stringify(tiles)} need ${tileMemory} B of workgroup memory and ${tiles.threads} threads; the device allows ${limits.maxComputeWorkgroupStorageSize} B, ${limits.maxComputeInvocationsPerWorkgroup}`, 'use smaller tiles');
   }
-  return { A, B, S, D, E, vFromK, tiles };
+  if (req.splits !== undefined && (!Number.isInteger(req.splits) || req.splits < 1)) throw bad(`splits must be an integer ≥ 1, got ${req.splits}`);
+  const { splits, splitKeys } = splitKv(blocks * A, S, tiles.keys, req.splits);
+  if (splits > 1 && 4 * splits * A * B * (E + 2) > limits.maxStorageBufferBindingSize) {
+    throw tooBig(`${splits} split-KV partials need ${4 * splits * A * B * (E + 2)} bytes, over the binding limit ${limits.maxStorageBufferBindingSize}`, hint);
+  }
+  return { A, B, S, D, E, vFromK, tiles, splits, splitKeys };
 }
 
 /** Fused attention on the webgpu backend; see the header for layouts, mask and limits. */
@@ -117,16 +131,16 @@ export function flashAttention(tf: typeof tfc, req: FlashRequest): FlashResult {
     throw new MlaDiffError('device-unavailable', `flashAttention runs on webgpu; the backend is ${tf.getBackend()}`, { field: 'flashAttention' });
   }
   const backend = tf.backend() as unknown as WebgpuBackend;
-  const { A, B, S, D, E, vFromK, tiles } = planFlash(req, backend.device.limits as unknown as FlashLimits);
+  const { A, B, S, D, E, vFromK, tiles, splits, splitKeys } = planFlash(req, backend.device.limits as unknown as FlashLimits);
   if (S === 0 || A * B === 0) {
     const empty = S === 0 && req.emptyLse === '+inf' ? Infinity : -Infinity;
     return { out: tf.zeros([A, B, E]), lse: tf.fill([A, B], empty), max: tf.fill([A, B], -Infinity) };
   }
   const program: WebgpuProgram = {
-    outputShape: [A * B * (E + 2)],
+    outputShape: [splits * A * B * (E + 2)],
     shaderKey: flashShaderKey(tiles, D, E, vFromK),
     dispatchLayout: { x: [0] },
-    dispatch: [Math.ceil(B / tiles.rows), A, 1],
+    dispatch: [Math.ceil(B / tiles.rows), A, splits],
     workgroupSize: [tiles.threads, 1, 1],
     variableNames: vFromK ? ['Q', 'K'] : ['Q', 'K', 'V'],
     uniforms: FLASH_UNIFORMS,
@@ -137,9 +151,11 @@ export function flashAttention(tf: typeof tfc, req: FlashRequest): FlashResult {
   const int = (x: number): WebgpuUniform => ({ type: 'int32', data: [x] });
   const heads = (t: tfc.Tensor3D, width: number) => (t.shape[0] === 1 ? 0 : S * width);
   const uniforms = [int(A), int(B), int(S), int(req.mask?.offset ?? 0), int(req.mask?.rowsPerToken ?? 1), int(req.mask ? 1 : 0),
-    int(heads(req.k, D)), int(req.v ? heads(req.v, E) : 0), { type: 'float32' as const, data: [req.scale] }];
-  const packed = tf.engine().makeTensorFromTensorInfo(backend.runWebGPUProgram(program, inputs, 'float32', uniforms)); // [A·B·(E+2)]
+    int(heads(req.k, D)), int(req.v ? heads(req.v, E) : 0), int(splitKeys), { type: 'float32' as const, data: [req.scale] }];
   const n = A * B;
+  const parts = tf.engine().makeTensorFromTensorInfo(backend.runWebGPUProgram(program, inputs, 'float32', uniforms)) as tfc.Tensor1D; // [splits·A·B·(E+2)]
+  const packed = splits > 1 ? mergeFlashParts(tf, parts, splits, n, E) : parts; // [A·B·(E+2)]
+  if (splits > 1) parts.dispose();
   const result = tf.tidy(() => ({
     out: tf.reshape(tf.slice(packed, [0], [n * E]), [A, B, E]) as tfc.Tensor3D, // [A,B,E]
     lse: tf.reshape(tf.slice(packed, [n * E], [n]), [A, B]) as tfc.Tensor2D, // [A,B]

@@ -103,3 +103,18 @@ export function defaultTiles(D: number, E: number, limits?: TileLimits): FlashTi
 export function flashShaderKey(t: FlashTiles, D: number, E: number, vFromK: boolean): string {
   return `mlaFlashAttn2_r${t.rows}_k${t.keys}_c${t.chunk}_w${t.threads}_sr${t.scoreRows}_sk${t.scoreKeys}_or${t.outRows}_vk${t.valueKeys}_d${D}_e${E}_${vFromK ? 'vk' : 'v'}`;
 }
+
+/** Workgroups that keep the GPU busy (the H200 has 132 SMs; two workgroups each). */
+const BUSY_WORKGROUPS = 264;
+
+/**
+ * Split-KV for few row blocks over many keys (decode: 64 heads of one token are one or two
+ * workgroups): the keys are cut into parts of whole key tiles, each part a workgroup of its own,
+ * merged by LSE (flash-merge.ts). Parts of at least 4 key tiles; `forced` overrides the choice.
+ */
+export function splitKv(workgroups: number, S: number, keysPerTile: number, forced?: number): { splits: number; splitKeys: number } {
+  const tiles = Math.max(1, Math.ceil(S / keysPerTile));
+  const want = forced ?? Math.min(Math.ceil(BUSY_WORKGROUPS / Math.max(1, workgroups)), Math.floor(tiles / 4));
+  const per = Math.ceil(tiles / Math.max(1, Math.min(want, tiles))); // key tiles per part
+  return { splits: Math.ceil(tiles / per), splitKeys: per * keysPerTile };
+}

@@ -35,7 +35,7 @@ export function scaleMask(t: FlashTiles): string {
     const mx = range(t.scoreKeys / 4).map((j) => `s${i}_${j}`).reduce((acc, s) => `max(${acc}, ${s})`);
     return `      let br${i} = b0 + sy * ${t.scoreRows} + ${i};
       var lim${i} = -1;
-      if (br${i} < B) { lim${i} = S - 1; if (uniforms.causal != 0) { lim${i} = min(lim${i}, uniforms.offset + br${i} / uniforms.rpt); } }
+      if (br${i} < B) { lim${i} = kEnd - 1; if (uniforms.causal != 0) { lim${i} = min(lim${i}, uniforms.offset + br${i} / uniforms.rpt); } }
 ${keys}
       let pm${i} = ${mx};
       faRed[sx * ${t.rows} + sy * ${t.scoreRows} + ${i}] = max(max(pm${i}.x, pm${i}.y), max(pm${i}.z, pm${i}.w));`;
@@ -83,7 +83,7 @@ export function storeOutput(t: FlashTiles, l: FlashLayout): string {
       let l${i} = faAlpha[oy * ${t.outRows} + ${i}];
       var inv${i} = 0.0;
       if (l${i} > 0.0) { inv${i} = 1.0 / l${i}; }
-      let row${i} = (a * B + bo${i}) * FA_E;
+      let row${i} = zOff + (a * B + bo${i}) * FA_E;
 ${cols}
     }`;
   });

@@ -18,7 +18,9 @@
  * No ±inf arithmetic in the loop; the epilogue writes out = O / l, lse = ln 2·(m + log2 l) (natural
  * log), max = ln 2·m (the largest visible scaled logit), and 0 / −inf / −inf for a row that saw no key.
  *
- * The output is one flat f32 array [out A·B·E | lse A·B | max A·B] (a tfjs program has one output).
+ * The output is one flat f32 array [out A·B·E | lse A·B | max A·B] (a tfjs program has one output);
+ * with split-KV, workgroup z covers keys [z·splitKeys, (z+1)·splitKeys) and writes the z-th such
+ * partial, merged by flash-merge.ts.
  */
 import type { FlashTiles } from './flash-tiles';
 import { flashLayout } from './flash-tiles';
@@ -29,7 +31,7 @@ export type { FlashTiles } from './flash-tiles';
 export { defaultTiles, flashShaderKey, tileBytes, tilesProblem } from './flash-tiles';
 
 /** Program uniforms, in the order of the WGSL struct fields below. */
-export const FLASH_UNIFORMS = 'A : i32, B : i32, S : i32, offset : i32, rpt : i32, causal : i32, kHeadStride : i32, vHeadStride : i32, scale : f32,';
+export const FLASH_UNIFORMS = 'A : i32, B : i32, S : i32, offset : i32, rpt : i32, causal : i32, kHeadStride : i32, vHeadStride : i32, splitKeys : i32, scale : f32,';
 
 /** The user code for tfjs's makeShader: inputs Q, K (and V unless vFromK), output `result`. */
 export function flashShader(t: FlashTiles, D: number, E: number, vFromK: boolean): string {
@@ -53,6 +55,7 @@ var<workgroup> faRed: array<f32, ${l.red}>;
 var<workgroup> faM: array<f32, ${t.rows}>;
 var<workgroup> faAlpha: array<f32, ${t.rows}>;
 var<workgroup> faTiles: i32;
+var<workgroup> faTile0: i32;
 
 fn main(index: i32) {
   let t = i32(localIndex);
@@ -60,15 +63,21 @@ fn main(index: i32) {
   let b0 = (i32(numWorkgroups.x) - 1 - i32(workgroupId.x)) * ${t.rows};
   let B = uniforms.B;
   let S = uniforms.S;
+  // Split-KV: workgroup z covers keys [kLo, kEnd) (splitKeys a multiple of the key tile; one split: all).
+  let zSplit = i32(workgroupId.z);
+  let kLo = zSplit * uniforms.splitKeys;
+  let kEnd = min(kLo + uniforms.splitKeys, S);
   if (t == 0) {
-    var end = S;
+    var end = kEnd;
     if (uniforms.causal != 0) {
       let last = min(b0 + ${t.rows}, B) - 1;
-      end = clamp(uniforms.offset + last / uniforms.rpt + 1, 0, S);
+      end = clamp(uniforms.offset + last / uniforms.rpt + 1, 0, kEnd);
     }
     faTiles = (end + ${t.keys - 1}) / ${t.keys};
+    faTile0 = kLo / ${t.keys};
   }
   let nTiles = workgroupUniformLoad(&faTiles);
+  let tile0 = workgroupUniformLoad(&faTile0); // the split's first key tile (uniform, for the barriers)
   let qBase = a * B * FA_D;
   let kBase = a * uniforms.kHeadStride;
   let vBase = a * uniforms.vHeadStride;
@@ -82,7 +91,7 @@ fn main(index: i32) {
 ${registers(t, l)}
 ${q.decl}
 ${k.decl}
-  for (var kt = 0; kt < nTiles; kt++) {
+  for (var kt = tile0; kt < nTiles; kt++) {
     let s0 = kt * ${t.keys};
 ${zeroLogits(t)}
 ${q.load('0')}
@@ -146,13 +155,14 @@ ${valueStep(t, l)}
   }
   workgroupBarrier();
   let rows = uniforms.A * B;
+  let zOff = zSplit * rows * (FA_E + 2); // this split's packed partial
   if (t < ${t.rows}) {
     faAlpha[t] = rowL;
     if (b0 + t < B) {
       let seen = rowM > FA_NEG_LIMIT;
       let row = a * B + b0 + t;
-      result[rows * FA_E + row] = select(-uniforms.INFINITY, FA_LN2 * (rowM + log2(rowL)), seen);
-      result[rows * FA_E + rows + row] = select(-uniforms.INFINITY, FA_LN2 * rowM, seen);
+      result[zOff + rows * FA_E + row] = select(-uniforms.INFINITY, FA_LN2 * (rowM + log2(rowL)), seen);
+      result[zOff + rows * FA_E + rows + row] = select(-uniforms.INFINITY, FA_LN2 * rowM, seen);
     }
   }
   workgroupBarrier();
