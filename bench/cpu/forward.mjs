@@ -51,7 +51,7 @@ const times = reps ? [] : [performance.now() - t];
 for (let r = 0; r < reps; r++) { t = performance.now(); await path.step(piece, NULL_PROBE); times.push(performance.now() - t); }
 let probesOnMs = null;
 if (probes === 'on') {
-  const rec = new TensorRecorder(tf, { retain: RETAINED }, (x) => rt.hostView(x));
+  const rec = new TensorRecorder(tf, { retain: RETAINED, stats: rt.stats }, (x) => rt.hostView(x));
   rec.at(piece);
   t = performance.now();
   await path.step(piece, rec);

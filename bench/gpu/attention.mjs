@@ -49,7 +49,7 @@ for (const T of tokens) {
       try {
         await path.step(pieces[0], NULL_PROBE); // warm-up: shader compilation (its cache rows are rewritten below)
         for (const piece of pieces) {
-          const rec = mode === 'on' ? new TensorRecorder(rt.tf, filter ? { filter } : {}, (x) => rt.hostView(x)) : null;
+          const rec = mode === 'on' ? new TensorRecorder(rt.tf, { stats: rt.stats, ...(filter ? { filter } : {}) }, (x) => rt.hostView(x)) : null;
           rec?.at(piece);
           const t0 = performance.now();
           await path.step(piece, rec ?? NULL_PROBE);

@@ -3,7 +3,10 @@ import type { CheckName, HostTensor, Probe } from './probe';
 import type { PathName, ScalarName, ScalarValue, StageName } from './stages';
 import { STAGES, stageOrder } from './stages';
 import type { TensorStats } from './stats';
-import { deviceStats, hostStats } from './stats';
+import { hostStats } from './stats';
+import type { LaunchedStats } from './stats-batch';
+import { disposeLaunched, launchStats, settleStats } from './stats-batch';
+import type { StatsKernel } from './stats-partials';
 
 /** Which piece of which engine step a record belongs to. */
 export interface Scope {
@@ -44,6 +47,8 @@ export interface RecorderOptions {
   filter?: (stage: StageName) => boolean;
   /** Keep the values of these stages after `finish` for comparison (default: none). */
   retain?: ReadonlySet<StageName>;
+  /** The device's fused statistics kernel (Runtime.stats), where it has one. */
+  stats?: StatsKernel | undefined;
 }
 
 /** Zero-copy host view of a device tensor, where the backend has one (Runtime.hostView). */
@@ -157,19 +162,29 @@ export class TensorRecorder extends BaseRecorder<tfc.Tensor> {
     return this.tf.keep(this.tf.reshape(x, x.shape)) as X;
   }
 
+  /**
+   * Launches the stats of every tap and reads the violation counts of every check, then waits for
+   * all of them at once (one device round trip, not one per record), then assembles the records in
+   * execution order. On failure everything stays held for `dispose`.
+   */
   async finish(path: PathName): Promise<Recording> {
+    const taps = this.ordered();
+    const launched: LaunchedStats[] = [];
+    try {
+      for (const [, t] of taps) launched.push(launchStats(this.tf, t.x, t.layout, this.view, this.opts.stats));
+    } catch (e) {
+      disposeLaunched(this.tf, launched);
+      throw e;
+    }
+    const counts = Promise.all(taps.map(([, t]) => Promise.all(t.checks.map(async (c) =>
+      (typeof c.violations === 'number' ? c.violations : ((await c.violations.data())[0] as number))))));
+    const [stats, violations] = await Promise.all([settleStats(this.tf, launched), counts]);
     const stages: StageRecord[] = [];
     const captured = new Map<string, Captured>();
-    for (const [key, t] of this.ordered()) {
-      const v = this.view(t.x);
-      const stats = v ? hostStats(v, t.x.shape.slice(), 'float32', t.layout) : await deviceStats(this.tf, t.x, t.layout);
-      const checks = [];
-      for (const c of t.checks) {
-        const n = typeof c.violations === 'number' ? c.violations : ((await c.violations.data())[0] as number);
-        if (typeof c.violations !== 'number') c.violations.dispose();
-        checks.push({ name: c.name, violations: n });
-      }
-      stages.push(record(t, stats, checks));
+    for (const [i, [key, t]] of taps.entries()) {
+      const checks = t.checks.map((c, j) => ({ name: c.name, violations: violations[i]![j]! }));
+      for (const c of t.checks) if (typeof c.violations !== 'number') c.violations.dispose();
+      stages.push(record(t, stats[i]!, checks));
       if (this.opts.retain?.has(t.stage)) captured.set(key, { where: 'device', tensor: t.x, layout: t.layout });
       else t.x.dispose();
     }

@@ -48,18 +48,34 @@ export function hostStats(data: ArrayLike<number>, shape: number[], dtype: Tenso
   };
 }
 
+/** Stats of one tensor, launched on the device: the tensors to read back (owned: disposed once read) and how to finish. */
+export interface StatsJob {
+  reads: tfc.Tensor[];
+  finish(values: ArrayLike<number>[]): TensorStats;
+}
+
 /**
  * Stats of a device tensor from per-row reductions only (rows = all but the last axis), finished
  * in float64 on the host: every reduction runs across many workgroups (a whole-tensor argMax on
  * WebGPU runs in one), a 268M-element logits tensor never crosses the bus, and no long float32
- * sum loses precision.
+ * sum loses precision. The generic path, for backends without a fused kernel (Runtime.stats).
  */
 export async function deviceStats(tf: typeof tfc, x: tfc.Tensor, layout: string): Promise<TensorStats> {
+  if (x.size === 0) return hostStats([], x.shape.slice(), 'float32', layout);
+  const job = launchDeviceStats(tf, x, layout);
+  try {
+    return job.finish(await Promise.all(job.reads.map((t) => t.data())));
+  } finally {
+    tf.dispose(job.reads);
+  }
+}
+
+/** deviceStats' reductions, launched, not read: x must have at least one element. */
+export function launchDeviceStats(tf: typeof tfc, x: tfc.Tensor, layout: string): StatsJob {
   const shape = x.shape.slice();
   const cols = shape.length ? (shape[shape.length - 1] as number) : 1;
-  const rows = cols ? x.size / cols : 0;
-  if (x.size === 0) return hostStats([], shape, 'float32', layout);
-  const [floats, ints] = tf.tidy(() => {
+  const rows = x.size / cols;
+  const reads = tf.tidy(() => {
     const x2 = tf.reshape(x, [rows, cols]);
     const finite = tf.isFinite(x2);
     const clean = tf.where(finite, x2, tf.zerosLike(x2));
@@ -70,8 +86,12 @@ export async function deviceStats(tf: typeof tfc, x: tfc.Tensor, layout: string)
       tf.stack([tf.argMax(abs, 1), count(tf.isNaN(x2)), count(tf.logicalNot(finite))]), // [3, rows]
     ];
   });
-  const [f, n] = await Promise.all([floats.data(), ints.data()]);
-  tf.dispose([floats, ints]);
+  return { reads, finish: ([f, n]) => rowStats(f!, n!, rows, cols, shape, layout) };
+}
+
+/** TensorStats from deviceStats' per-row [3, rows] floats and ints, in float64. */
+function rowStats(f: ArrayLike<number>, n: ArrayLike<number>, rows: number, cols: number, shape: number[], layout: string): TensorStats {
+  const size = rows * cols;
   let sumSq = 0, sum = 0, maxAbs = -1, at = 0, nanCount = 0, nonFinite = 0;
   for (let r = 0; r < rows; r++) {
     sumSq += f[r] as number;
@@ -84,9 +104,9 @@ export async function deviceStats(tf: typeof tfc, x: tfc.Tensor, layout: string)
     nonFinite += n[2 * rows + r] as number;
   }
   const infCount = nonFinite - nanCount;
-  const finite = x.size - nonFinite;
+  const finite = size - nonFinite;
   return {
-    shape, dtype: 'float32', layout, size: x.size,
+    shape, dtype: 'float32', layout, size,
     l2: Math.sqrt(sumSq), rms: finite ? Math.sqrt(sumSq / finite) : 0, mean: finite ? sum / finite : 0,
     maxAbs: Math.max(maxAbs, 0), maxAbsAt: unravel(at, shape), nanCount, infCount,
   };

@@ -3,6 +3,7 @@ import { isIdentity, permutation, transposeHost } from '../probes/layout';
 import type { CheckName, TensorProbe } from '../probes/probe';
 import type { Captured, HostView, Recording, Scope } from '../probes/recorder';
 import { recordKey, TensorRecorder } from '../probes/recorder';
+import type { StatsKernel } from '../probes/stats-partials';
 import type { PathName, ScalarName, ScalarValue, StageName } from '../probes/stages';
 import { STAGES } from '../probes/stages';
 
@@ -37,9 +38,9 @@ export class ReplayProbe implements TensorProbe {
 
   constructor(
     private readonly tf: typeof tfc, private readonly target: Scope, targets: ReadonlySet<StageName>,
-    private readonly subs: ReadonlyMap<string, Substitute>, view: HostView,
+    private readonly subs: ReadonlyMap<string, Substitute>, view: HostView, stats?: StatsKernel,
   ) {
-    this.recorder = new TensorRecorder(tf, { filter: (s) => targets.has(s), retain: targets }, view);
+    this.recorder = new TensorRecorder(tf, { filter: (s) => targets.has(s), retain: targets, stats }, view);
   }
 
   private get recording(): boolean {

@@ -60,7 +60,7 @@ export async function replayCase(
 async function runGroup(rt: Runtime, s: Scenario, job: ReplayJob, rec: Partial<Record<PathName, Recording>>, g: ReplayGroup): Promise<ReplayResult[]> {
   const subs = new Map<string, Substitute>();
   for (const t of g.tasks) for (const [key, src] of t.subs) subs.set(key, { from: src.from, value: rec[src.from]!.captured.get(src.key)! });
-  const probe = new ReplayProbe(rt.tf, g.piece, new Set(g.tasks.map((t) => t.where.stage)), subs, (t) => rt.hostView(t));
+  const probe = new ReplayProbe(rt.tf, g.piece, new Set(g.tasks.map((t) => t.where.stage)), subs, (t) => rt.hostView(t), rt.stats);
   const path = backend(rt, g.path, s, job);
   let recording: Recording | null = null;
   try {

@@ -4,6 +4,7 @@ import type { StorageDtype } from '../precision/formats';
 import type { AttentionFn } from '../backends/attention-kernel';
 import { roundArray } from '../precision/formats';
 import type { Layout } from '../weights/layer';
+import type { StatsKernel } from '../probes/stats-partials';
 
 /** The tfjs backends mla-diff runs on. */
 export type DeviceName = 'webgpu' | 'tensorflow' | 'wasm' | 'cpu';
@@ -59,6 +60,8 @@ export interface Runtime {
   round(x: tfc.Tensor, dtype: StorageDtype): tfc.Tensor;
   /** Attention without the score tensor on this device (a fused kernel or a tiling), where it has one. */
   readonly attention?: AttentionFn;
+  /** A fused one-pass kernel for the probes' tensor stats (TensorRecorder), where the device has one. */
+  readonly stats?: StatsKernel;
 }
 
 /**

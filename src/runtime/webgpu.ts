@@ -4,6 +4,7 @@ import { webgpuRound } from '../precision/wgsl-round';
 import { adapterInfo, describeAdapter, isSoftwareAdapter, requestDawnAdapter } from './adapter';
 import type { Runtime } from './device';
 import { flashAttention } from '../kernels/flash-attention';
+import { webgpuStats } from '../kernels/stats-kernel';
 import { hostFilled } from './device';
 
 /**
@@ -45,5 +46,7 @@ export async function createWebgpuRuntime(reason: string): Promise<Runtime> {
     attention: (req) => flashAttention(tf, { q: req.q, k: req.k, v: req.v, valueWidth: req.e, scale: req.scale, mask: req.mask, emptyLse: req.emptyLse }),
     // On the GPU, in u32 arithmetic on the float32 bits (precision/wgsl-round.ts): no host round trip.
     round: (x, dtype) => webgpuRound(tf, x, dtype),
+    // The probes' stats in one pass per tensor (kernels/stats-kernel.ts), read back together.
+    stats: webgpuStats(tf),
   };
 }

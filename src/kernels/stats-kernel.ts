@@ -1,0 +1,143 @@
+import type * as tfc from '@tensorflow/tfjs-core';
+import { MlaDiffError } from '../errors';
+import type { StatsKernel } from '../probes/stats-partials';
+import { PARTIAL_WIDTH, partialRows } from '../probes/stats-partials';
+import type { WebgpuBackend, WebgpuProgram, WebgpuUniform } from './webgpu-program';
+
+/**
+ * The probes' tensor statistics in one pass on tfjs-backend-webgpu (src/probes/stats-partials.ts
+ * has the partials' layout). One workgroup of ST_WG threads reduces ST_GROUP consecutive elements:
+ * thread t reads elements t + j·ST_WG (coalesced) and classifies them on their bits (NaN, ±Inf,
+ * |x| as u32: no float compare a compiler may fold, no denormal flush); a pairwise tree in
+ * workgroup memory finds the largest |x| (ties: lowest offset) and the counts; the finite values,
+ * scaled by an exact power of two that brings the group's largest |x| into [1, 2), are squared and
+ * summed, per thread then pairwise, so a group's float32 sums neither overflow nor drift.
+ * Workgroups past 65535 spill into dispatch y.
+ */
+const ST_WG = 256;
+const ST_PER = 16;
+export const STATS_GROUP = ST_WG * ST_PER;
+
+const NONE = '0xffffffffu';
+
+function statsShader(): string {
+  const tree = (body: string) => `
+  for (var s = ${ST_WG / 2}u; s > 0u; s = s >> 1u) {
+    if (t < s) {${body}
+    }
+    workgroupBarrier();
+  }`;
+  return `
+var<workgroup> stBits: array<u32, ${ST_WG}>;
+var<workgroup> stAt: array<u32, ${ST_WG}>;
+var<workgroup> stNan: array<u32, ${ST_WG}>;
+var<workgroup> stInf: array<u32, ${ST_WG}>;
+var<workgroup> stSq: array<f32, ${ST_WG}>;
+var<workgroup> stSum: array<f32, ${ST_WG}>;
+
+// The finite value with bits u times 2^e, on the bits (a float multiply gets factored out of the
+// sum by LLVM under lavapipe, and Σx overflowed); results below 2^-126 (negligible next to the
+// group's largest |x|, scaled into [1, 4)) are 0.
+fn stScaled(u: u32, e: i32) -> f32 {
+  var b = u & 0x7fffffffu;
+  var shift = e;
+  if (b < 0x00800000u) { b = bitcast<u32>(f32(b)); shift = e - 149; } // subnormal m·2^-149, or 0
+  let ne = i32(b >> 23u) + shift;
+  if (b == 0u || ne <= 0) { return 0.0; }
+  return bitcast<f32>((u & 0x80000000u) | (u32(ne) << 23u) | (b & 0x7fffffu));
+}
+
+fn main(index: i32) {
+  let t = localIndex;
+  let g = workgroupId.y * numWorkgroups.x + workgroupId.x;
+  let n = u32(uniforms.n);
+  let live = g < u32(uniforms.groups);
+  var v: array<u32, ${ST_PER}>; // the finite values' bits, 0 elsewhere
+  var bits = 0u;
+  var at = ${NONE};
+  var nan = 0u;
+  var inf = 0u;
+  for (var j = 0u; j < ${ST_PER}u; j++) {
+    let local = t + j * ${ST_WG}u;
+    var x = 0u;
+    if (live && g * ${STATS_GROUP}u + local < n) {
+      let u = bitcast<u32>(X[g * ${STATS_GROUP}u + local]);
+      let a = u & 0x7fffffffu;
+      if (a > 0x7f800000u) { nan = nan + 1u; }
+      else if (a == 0x7f800000u) { inf = inf + 1u; }
+      else {
+        x = u;
+        if (a > bits || at == ${NONE}) { bits = a; at = local; }
+      }
+    }
+    v[j] = x;
+  }
+  stBits[t] = bits;
+  stAt[t] = at;
+  stNan[t] = nan;
+  stInf[t] = inf;
+  workgroupBarrier();${tree(`
+      let b2 = stBits[t + s];
+      let a2 = stAt[t + s];
+      if (b2 > stBits[t] || (b2 == stBits[t] && a2 < stAt[t])) { stBits[t] = b2; stAt[t] = a2; }
+      stNan[t] = stNan[t] + stNan[t + s];
+      stInf[t] = stInf[t] + stInf[t + s];`)}
+  let top = stBits[0];
+  let e = clamp(127 - i32(top >> 23u), -126, 126);
+  var sq = 0.0;
+  var sum = 0.0;
+  for (var j = 0u; j < ${ST_PER}u; j++) {
+    let y = stScaled(v[j], e);
+    sq = sq + y * y;
+    sum = sum + y;
+  }
+  stSq[t] = sq;
+  stSum[t] = sum;
+  workgroupBarrier();${tree(`
+      stSq[t] = stSq[t] + stSq[t + s];
+      stSum[t] = stSum[t] + stSum[t + s];`)}
+  if (t == 0u && live) {
+    let o = g * ${PARTIAL_WIDTH}u;
+    result[o] = stSq[0];
+    result[o + 1u] = stSum[0];
+    result[o + 2u] = f32(e);
+    result[o + 3u] = bitcast<f32>(top);
+    result[o + 4u] = select(f32(stAt[0]), -1.0, stAt[0] == ${NONE});
+    result[o + 5u] = f32(stNan[0]);
+    result[o + 6u] = f32(stInf[0]);
+  }
+}
+`;
+}
+
+/**
+ * The fused statistics kernel of a webgpu backend (Runtime.stats). `maxGroupsX` lowers the
+ * device's workgroups-per-dimension cap (a check can then exercise the dispatch-y spill).
+ */
+export function webgpuStats(tf: typeof tfc, maxGroupsX?: number): StatsKernel {
+  return {
+    groupSize: STATS_GROUP,
+    launch(x: tfc.Tensor): tfc.Tensor {
+      if (x.dtype !== 'float32' || x.size === 0) {
+        throw new MlaDiffError('invalid-value', `stats kernel: needs a non-empty float32 tensor, got ${x.dtype} [${x.shape.join(', ')}]`, { field: 'stats' });
+      }
+      const backend = tf.backend() as unknown as WebgpuBackend;
+      const groups = partialRows(x.size, STATS_GROUP);
+      const cap = maxGroupsX ?? backend.device.limits['maxComputeWorkgroupsPerDimension'] ?? 65535;
+      const dx = Math.min(groups, cap);
+      const program: WebgpuProgram = {
+        outputShape: [groups * PARTIAL_WIDTH],
+        shaderKey: `mlaStats_w${ST_WG}_p${ST_PER}`,
+        dispatchLayout: { x: [0] },
+        dispatch: [dx, Math.ceil(groups / dx), 1],
+        workgroupSize: [ST_WG, 1, 1],
+        variableNames: ['X'],
+        uniforms: 'n : i32, groups : i32,',
+        getUserCode: statsShader,
+      };
+      const int = (v: number): WebgpuUniform => ({ type: 'int32', data: [v] });
+      const input: tfc.TensorInfo = { dataId: x.dataId, shape: [x.size], dtype: 'float32' }; // flat: any rank
+      return tf.engine().makeTensorFromTensorInfo(backend.runWebGPUProgram(program, [input], 'float32', [int(x.size), int(groups)]));
+    },
+  };
+}

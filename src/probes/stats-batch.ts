@@ -1,0 +1,43 @@
+import type * as tfc from '@tensorflow/tfjs-core';
+import type { HostView } from './recorder';
+import type { StatsJob, TensorStats } from './stats';
+import { hostStats, launchDeviceStats } from './stats';
+import type { StatsKernel } from './stats-partials';
+import { statsFromPartials } from './stats-partials';
+
+/** A tensor's stats: known now (host view, empty tensor) or launched on the device. */
+export type LaunchedStats = TensorStats | StatsJob;
+
+/**
+ * Starts the stats of x without waiting: from the zero-copy host view where the backend has one
+ * (computed here, while the view is valid), from the fused kernel for a float32 tensor where the
+ * device offers one, else from deviceStats' generic reductions.
+ */
+export function launchStats(tf: typeof tfc, x: tfc.Tensor, layout: string, view: HostView, kernel?: StatsKernel): LaunchedStats {
+  const shape = x.shape.slice();
+  const v = view(x);
+  if (v) return hostStats(v, shape, 'float32', layout);
+  if (x.size === 0) return hostStats([], shape, 'float32', layout);
+  if (kernel && x.dtype === 'float32') {
+    const partials = kernel.launch(x); // [G·PARTIAL_WIDTH]
+    return { reads: [partials], finish: ([p]) => statsFromPartials(p!, kernel.groupSize, shape, layout) };
+  }
+  return launchDeviceStats(tf, x, layout);
+}
+
+const isJob = (s: LaunchedStats): s is StatsJob => 'reads' in s;
+
+/** Reads every launched job back together (one wait, not one round trip each) and finishes it; frees the read tensors. */
+export async function settleStats(tf: typeof tfc, launched: readonly LaunchedStats[]): Promise<TensorStats[]> {
+  try {
+    const values = await Promise.all(launched.map((s) => (isJob(s) ? Promise.all(s.reads.map((t) => t.data())) : null)));
+    return launched.map((s, i) => (isJob(s) ? s.finish(values[i]!) : s));
+  } finally {
+    disposeLaunched(tf, launched);
+  }
+}
+
+/** Frees what launched jobs hold (settleStats does; for a launch loop that failed half way). */
+export function disposeLaunched(tf: typeof tfc, launched: readonly LaunchedStats[]): void {
+  for (const s of launched) if (isJob(s)) tf.dispose(s.reads);
+}

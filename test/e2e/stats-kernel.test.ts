@@ -1,0 +1,42 @@
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import execa from 'execa';
+import { probeAdapter } from '../../src/runtime/select';
+
+/**
+ * The fused stats kernel (src/kernels/stats-kernel.ts) against hostStats on the same values,
+ * through bench/kernels/stats-check.mjs on the built dist/ (Dawn cannot load under jest): where
+ * an adapter exists (CI: lavapipe, MLA_DIFF_REQUIRE_WEBGPU=1).
+ */
+const ROOT = resolve(__dirname, '../..');
+const BENCH = join(ROOT, 'bench', 'kernels', 'stats-check.mjs');
+
+jest.setTimeout(600_000);
+
+interface Check { name: string; via: string; bad: string[]; leakedTensors: number; ok: boolean; informational?: true }
+interface StatsJson { passed: boolean; tolerance: number; device: { name: string }; checks: Check[] }
+
+let dir: string;
+beforeAll(async () => {
+  if (!existsSync(join(ROOT, 'dist', 'kernels', 'stats-kernel.js'))) await execa('npm', ['run', 'build'], { cwd: ROOT });
+  dir = mkdtempSync(join(tmpdir(), 'mla-stats-'));
+});
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+const probe = probeAdapter();
+const webgpu = process.env['MLA_DIFF_REQUIRE_WEBGPU'] === '1' || !('missing' in probe);
+const reason = 'missing' in probe ? `no WebGPU adapter (${probe.missing} missing)` : '';
+
+(webgpu ? it : it.skip)(`webgpu: the stats kernel equals hostStats on 17 edge cases and in the recorder, no leak${reason ? ` [skipped here: ${reason}]` : ''}`, async () => {
+  const r = await execa('node', [BENCH, '--device', 'webgpu', '--out', dir, '--time', '0'], { cwd: ROOT, reject: false });
+  expect({ exit: r.exitCode, stdout: r.exitCode === 0 ? '' : r.stdout.slice(-3000) }).toEqual({ exit: 0, stdout: '' });
+  const j = JSON.parse(readFileSync(join(dir, 'stats-check.json'), 'utf8')) as StatsJson;
+  expect(j.device.name).toBe('webgpu');
+  expect(j.tolerance).toBeLessThanOrEqual(1e-6);
+  const judged = j.checks.filter((c) => !c.informational);
+  expect(judged.filter((c) => c.via === 'kernel').length).toBe(17);
+  expect(judged.some((c) => c.via === 'kernel, dispatch y') && judged.some((c) => c.via === 'recorder')).toBe(true);
+  for (const c of judged) expect({ name: c.name, via: c.via, ok: c.ok, bad: c.bad, leaked: c.leakedTensors }).toEqual({ name: c.name, via: c.via, ok: true, bad: [], leaked: 0 });
+  expect(j.passed).toBe(true);
+});
