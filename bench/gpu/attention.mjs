@@ -2,8 +2,9 @@
 // (schedule.attention) against the unfused ops, probes off and on. A prompt of T tokens is prefilled
 // in chunks of --chunk tokens (the MHA path then merges the cached context chunk by chunk, as vLLM's
 // chunked prefill does); every piece runs through mha and mqa, one warm-up piece first.
-// Prints per T and path: wall ms (all pieces; the embeddings already on the device, o_proj_out left there), effective TFLOP/s of the
-// attention products, and the largest tensor bound. Writes --out JSON.
+// Prints per T and path: wall ms (all pieces, median of 5 / 3 / 1 runs for T ≤ 2048 / ≤ 8192 / more; the
+// embeddings already on the device, o_proj_out left there), effective TFLOP/s of the layer (projections
+// and the causal attention products), and the GPU buffer pool's high-water mark. Writes --out JSON.
 // Usage: node bench/gpu/attention.mjs --device webgpu --tokens 512,2048,8192 --chunk 4096 --attention fused|unfused [--probes on|off|both] [--out f.json]
 import { createRequire } from 'node:module';
 import { writeFileSync } from 'node:fs';
@@ -28,6 +29,17 @@ const attention = arg('attention', 'fused');
 const probes = arg('probes', 'both');
 const rt = await selectRuntime(arg('device', 'auto'));
 const rows = [];
+/**
+ * FLOPs of one path over a T-token prompt: the projections (q_a, q_b, kv_a, kv_b or the absorbed
+ * W_UK/W_UV products, o_proj) and the attention products over the causal half (MHA q·kᵀ over
+ * D = P+R and p·v over V; MQA over the latent C = L+R and L), 2 per multiply-add.
+ */
+function layerFlop(c, path, T) {
+  const [H, Lq, N, P, R, V, L] = [c.hidden_size, c.q_lora_rank, c.num_attention_heads, c.qk_nope_head_dim, c.qk_rope_head_dim, c.v_head_dim, c.kv_lora_rank];
+  const common = 2 * T * (H * Lq + Lq * N * (P + R) + H * (L + R) + N * V * H);
+  const pairs = N * T * (T + 1) / 2;
+  return path === 'mha' ? common + 2 * T * L * N * (P + V) + 2 * pairs * (P + R + V) : common + 2 * T * N * L * (P + V) + 2 * pairs * (L + R + L);
+}
 for (const T of tokens) {
   const c = Math.min(chunk, T);
   const s = parseScenario(`name: bench\nmodel: { preset: glm-5 }\nreference: off\nschedule: { attention: ${attention}, context_chunk: 8192, block_size: 64 }\n`
@@ -45,22 +57,29 @@ for (const T of tokens) {
     for (const mode of probes === 'both' ? ['off', 'on'] : [probes]) {
       const path = new Backend(layer, new Set(), plan.tables.numSlots, kernels);
       const filter = attn.attention ? (st) => st !== 'logits' && st !== 'attn_probs' : undefined;
-      let ms = 0;
       try {
         await path.step(pieces[0], NULL_PROBE); // warm-up: shader compilation (its cache rows are rewritten below)
-        for (const piece of pieces) {
-          const rec = mode === 'on' ? new TensorRecorder(rt.tf, { stats: rt.stats, ...(filter ? { filter } : {}) }, (x) => rt.hostView(x)) : null;
-          rec?.at(piece);
-          const t0 = performance.now();
-          await path.step(piece, rec ?? NULL_PROBE);
-          if (rec) await rec.finish(name);
-          ms += performance.now() - t0;
-        }
-        // Attention products only: q·kᵀ and p·v over the causal half (MHA D=256, V=256; MQA 576 and 512).
-        const N = s.config.num_attention_heads;
-        const flop = name === 'mha' ? 2 * N * (T * T / 2) * (256 + 256) : 2 * N * (T * T / 2) * (576 + 512);
-        row[`${name}_${mode}`] = { ms, attnTflops: flop / (ms / 1000) / 1e12 };
-        console.log(`T=${T} chunk=${c} ${row.attention} ${name} probes ${mode}: ${ms.toFixed(1)} ms (attention ${(flop / 1e12).toFixed(2)} TFLOP → ${(flop / (ms / 1000) / 1e12).toFixed(2)} TFLOP/s effective)`);
+        const once = async () => {
+          let ms = 0;
+          for (const piece of pieces) {
+            const rec = mode === 'on' ? new TensorRecorder(rt.tf, { stats: rt.stats, ...(filter ? { filter } : {}) }, (x) => rt.hostView(x)) : null;
+            rec?.at(piece);
+            const t0 = performance.now();
+            await path.step(piece, rec ?? NULL_PROBE);
+            if (rec) await rec.finish(name);
+            ms += performance.now() - t0;
+          }
+          return ms;
+        };
+        const times = [];
+        for (let r = 0; r < (T <= 2048 ? 5 : T <= 8192 ? 3 : 1); r++) times.push(await once());
+        const ms = times.sort((x, y) => x - y)[Math.floor(times.length / 2)]; // the median
+        const flop = layerFlop(s.config, name, T);
+        const mem = rt.tf.memory();
+        // The pool's high-water mark: tfjs-backend-webgpu keeps freed buffers for reuse and never shrinks it.
+        const gpuBytes = mem.numBytesAllocatedInGPU ?? mem.numBytes;
+        row[`${name}_${mode}`] = { ms, runs: times, flop, tflops: flop / (ms / 1000) / 1e12, gpuBytes };
+        console.log(`T=${T} chunk=${c} ${row.attention} ${name} probes ${mode}: ${ms.toFixed(1)} ms (median of ${times.length}; layer ${(flop / 1e12).toFixed(2)} TFLOP → ${(flop / (ms / 1000) / 1e12).toFixed(2)} TFLOP/s; GPU pool ${(gpuBytes / 2 ** 30).toFixed(2)} GiB)`);
       } catch (e) {
         row[`${name}_${mode}`] = { error: String(e.message ?? e) };
         console.log(`T=${T} ${name} probes ${mode}: ${e.code ?? 'error'}: ${e.message ?? e}`);
