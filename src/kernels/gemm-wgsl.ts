@@ -32,8 +32,8 @@ export interface GemmTiles {
 /** siboehm's vectorized SGEMM shape: 128×128 tiles, BK 8, 8×8 per thread, 256 threads, 16 KiB of workgroup memory. */
 export const DEFAULT_GEMM_TILES: GemmTiles = { bm: 128, bn: 128, bk: 8, tm: 8, tn: 8 };
 
-/** Where DEFAULT_GEMM_TILES does not fit the device: 64×64, BK 16, 4×4 per thread, 256 threads, 16 KiB. */
-export const FALLBACK_GEMM_TILES: GemmTiles = { bm: 64, bn: 64, bk: 16, tm: 4, tn: 4 };
+/** Where DEFAULT_GEMM_TILES does not fit the device: 64×64, BK 8, 4×8 per thread, 128 threads, 8 KiB. */
+export const FALLBACK_GEMM_TILES: GemmTiles = { bm: 64, bn: 64, bk: 8, tm: 4, tn: 8 };
 
 /** Threads per workgroup for `t`. */
 export const gemmThreads = (t: GemmTiles): number => (t.bm / t.tm) * (t.bn / t.tn);

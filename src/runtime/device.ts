@@ -59,6 +59,8 @@ export interface Runtime {
   round(x: tfc.Tensor, dtype: StorageDtype): tfc.Tensor;
   /** Attention without the score tensor on this device (a fused kernel or a tiling), where it has one. */
   readonly attention?: AttentionFn;
+  /** x [T,in] · w [in,out] by this device's own GEMM kernel, where it has one faster than tf.matMul (webgpu). */
+  readonly gemm?: (x: tfc.Tensor2D, w: tfc.Tensor2D) => tfc.Tensor2D;
 }
 
 /**
