@@ -1,6 +1,7 @@
 // gemm (src/kernels/gemm.ts) against tf.matMul on the same backend: odd shapes off every tile edge
 // (M=1, N=5, K=3, scalar and vec4 paths), real-shaped small products of the MLA layer's linears,
-// batched and broadcast b, explicit tiles (the fallback, a deep bk), and the empty product.
+// batched and broadcast b, each tile set of the ladder (default, mid, fallback) and a deep bk, and
+// the empty products.
 // Tolerance: max |gemm − matMul| / max |matMul| ≤ 1e-5 (the k-sum order differs), and the same
 // against the float64 product on the host.
 // Plain node on dist/. Usage: node bench/kernels/gemm-check.mjs [--device webgpu] [--out DIR].
@@ -13,7 +14,7 @@ const require = createRequire(import.meta.url);
 const dist = (m) => require(new URL(`../../dist/${m}.js`, import.meta.url).pathname);
 const { selectRuntime } = dist('runtime/select');
 const { gemm } = dist('kernels/gemm');
-const { FALLBACK_GEMM_TILES } = dist('kernels/gemm-wgsl');
+const { DEFAULT_GEMM_TILES, MID_GEMM_TILES, FALLBACK_GEMM_TILES } = dist('kernels/gemm-wgsl');
 
 const arg = (name, dflt) => { const i = process.argv.indexOf(`--${name}`); return i > 0 ? process.argv[i + 1] : dflt; };
 const outDir = arg('out');
@@ -38,15 +39,17 @@ const CASES = [
   mm('7×3·3×8 (scalar A, vec4 B)', 7, 3, 8),
   mm('9×8·8×5 (vec4 A, scalar B)', 9, 8, 5),
   mm('1×1·1×1', 1, 1, 1),
-  mm('130×36·36×132 (vec4, off the 128 tile)', 130, 36, 132),
-  mm('129×37·37×131 (scalar, off every edge)', 129, 37, 131),
+  mm('130×36·36×132 (vec4, default tiles, off edge)', 130, 36, 132, { tiles: DEFAULT_GEMM_TILES }),
+  mm('129×37·37×131 (scalar, default tiles, off edge)', 129, 37, 131, { tiles: DEFAULT_GEMM_TILES }),
   mm('q_a_proj-like 33×768·768×256', 33, 768, 256),
   mm('kv_a_proj-like 65×768·768×576', 65, 768, 576),
-  mm('kv_b_proj-like 200×512·512×896', 200, 512, 896),
+  mm('kv_b_proj-like 200×512·512×896 (mid tiles)', 200, 512, 896, { tiles: MID_GEMM_TILES }),
+  mm('q_b_proj-like 260×256·256×1024 (default tiles)', 260, 256, 1024, { tiles: DEFAULT_GEMM_TILES }),
   mm('o_proj-like 17×2048·2048×384', 17, 2048, 384),
   mm('K=0 (zeros)', 4, 0, 8),
   mm('M=0 (empty)', 0, 8, 8),
   mm('fallback tiles 70×44·44×90', 70, 44, 90, { tiles: FALLBACK_GEMM_TILES }),
+  mm('512 threads, bk 16 150×64·64×140', 150, 64, 140, { tiles: { bm: 128, bn: 128, bk: 16, tm: 8, tn: 4 } }),
   mm('bk 16 tiles 100×100·100×100', 100, 100, 100, { tiles: { bm: 128, bn: 64, bk: 16, tm: 8, tn: 8 } }),
   bmm('batched 3×[19×24·24×28]', 3, 3, 19, 24, 28),
   bmm('broadcast b 4×[33×64]·[64×20]', 4, 1, 33, 64, 20),
@@ -93,7 +96,7 @@ for (const [i, c] of CASES.entries()) {
   const ok = shapeOk && rel <= TOL && host <= TOL && leaked === 0;
   const shape = `[${aShape}]·[${bShape}]`;
   checks.push({ name: c.name, shape, tiles: c.tiles ?? null, rel, host, shapeOk, leakedTensors: leaked, ok });
-  console.log(`${ok ? 'ok  ' : 'FAIL'} ${c.name.padEnd(42)} ${shape.padEnd(26)} vs matMul ${rel.toExponential(2)} vs float64 ${host.toExponential(2)}${shapeOk ? '' : ' SHAPE'} leaked ${leaked}`);
+  console.log(`${ok ? 'ok  ' : 'FAIL'} ${c.name.padEnd(50)} ${shape.padEnd(26)} vs matMul ${rel.toExponential(2)} vs float64 ${host.toExponential(2)}${shapeOk ? '' : ' SHAPE'} leaked ${leaked}`);
 }
 
 const passed = checks.every((c) => c.ok);

@@ -32,7 +32,10 @@ export interface GemmTiles {
 /** siboehm's vectorized SGEMM shape: 128×128 tiles, BK 8, 8×8 per thread, 256 threads, 16 KiB of workgroup memory. */
 export const DEFAULT_GEMM_TILES: GemmTiles = { bm: 128, bn: 128, bk: 8, tm: 8, tn: 8 };
 
-/** Where DEFAULT_GEMM_TILES does not fit the device: 64×64, BK 8, 4×8 per thread, 128 threads, 8 KiB. */
+/** Half the columns (128 threads, 12 KiB): twice the workgroups of DEFAULT_GEMM_TILES for small products. */
+export const MID_GEMM_TILES: GemmTiles = { bm: 128, bn: 64, bk: 8, tm: 8, tn: 8 };
+
+/** Where neither fits the device, or for the smallest products: 64×64, BK 8, 4×8 per thread, 128 threads, 8 KiB. */
 export const FALLBACK_GEMM_TILES: GemmTiles = { bm: 64, bn: 64, bk: 8, tm: 4, tn: 8 };
 
 /** Threads per workgroup for `t`. */

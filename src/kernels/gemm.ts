@@ -2,7 +2,7 @@ import type * as tfc from '@tensorflow/tfjs-core';
 import { MlaDiffError } from '../errors';
 import type { GemmTiles, GemmVec } from './gemm-wgsl';
 import type { WebgpuBackend, WebgpuProgram, WebgpuUniform } from './webgpu-program';
-import { DEFAULT_GEMM_TILES, FALLBACK_GEMM_TILES, GEMM_UNIFORMS, gemmShader, gemmShaderKey, gemmThreads, gemmTileBytes, gemmTilesProblem } from './gemm-wgsl';
+import { DEFAULT_GEMM_TILES, FALLBACK_GEMM_TILES, GEMM_UNIFORMS, MID_GEMM_TILES, gemmShader, gemmShaderKey, gemmThreads, gemmTileBytes, gemmTilesProblem } from './gemm-wgsl';
 
 /**
  * C = A·B on tfjs-backend-webgpu (fp32, row-major, contiguous) through a register-tiled WGSL GEMM
@@ -16,8 +16,7 @@ import { DEFAULT_GEMM_TILES, FALLBACK_GEMM_TILES, GEMM_UNIFORMS, gemmShader, gem
  * Limits (checked, MlaDiffError 'device-limit'): each of a, b and c within the device's
  * maxStorageBufferBindingSize (2 GiB − 4 on the H200, 128 MiB on lavapipe): the caller splits rows
  * or columns; ceil(M/bm), ceil(N/bn) and Bt at most maxComputeWorkgroupsPerDimension; explicit
- * tiles within the workgroup memory and thread limits (without tiles, the default or, where it
- * does not fit, the fallback).
+ * tiles within the workgroup memory and thread limits (without tiles: chooseGemmTiles).
  * Cost: one dispatch.
  */
 
@@ -48,6 +47,20 @@ const fits = (t: GemmTiles, l: GemmLimits): boolean =>
 
 type Operand = Pick<tfc.Tensor, 'shape' | 'dtype'>;
 
+/**
+ * Workgroups below which a product takes the next smaller tiles: one per SM of the H200 (132), so
+ * that a small product (few tokens, or kv_a_proj's 576 columns) still fills the GPU.
+ */
+export const MIN_GEMM_WORKGROUPS = 132;
+const TILE_LADDER: readonly GemmTiles[] = [DEFAULT_GEMM_TILES, MID_GEMM_TILES, FALLBACK_GEMM_TILES];
+
+/** The largest tiles of the ladder that fit the device and give MIN_GEMM_WORKGROUPS, else the smallest that fits. */
+export function chooseGemmTiles(batch: number, M: number, N: number, limits: GemmLimits): GemmTiles {
+  const usable = TILE_LADDER.filter((t) => fits(t, limits));
+  const wide = usable.find((t) => batch * Math.ceil(M / t.bm) * Math.ceil(N / t.bn) >= MIN_GEMM_WORKGROUPS);
+  return wide ?? usable[usable.length - 1] ?? FALLBACK_GEMM_TILES;
+}
+
 /** Shapes, tiles and limits checked up front; pure (no GPU), so every error path is testable anywhere. */
 export function planGemm(a: Operand, b: Operand, limits: GemmLimits, tiles?: GemmTiles): GemmPlan {
   const ra = a.shape.length, rb = b.shape.length;
@@ -63,7 +76,7 @@ export function planGemm(a: Operand, b: Operand, limits: GemmLimits, tiles?: Gem
   if (Kb !== K) throw bad(`a has K = ${K} columns, b has ${Kb} rows`);
   const bBatch = rb === 3 ? b.shape[0]! : 1;
   if (bBatch !== batch && bBatch !== 1) throw bad(`b has ${bBatch} batch entries, a has ${batch} (b may have 1, shared)`);
-  const t = tiles ?? (fits(DEFAULT_GEMM_TILES, limits) ? DEFAULT_GEMM_TILES : FALLBACK_GEMM_TILES);
+  const t = tiles ?? chooseGemmTiles(batch, M, N, limits);
   const problem = gemmTilesProblem(t);
   if (problem) throw bad(problem);
   if (!fits(t, limits)) {
