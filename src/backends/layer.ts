@@ -11,6 +11,8 @@ export interface DeviceLinear {
   w: tfc.Tensor2D;
   layout: Layout;
   product: Product;
+  /** x·w by the device's own GEMM kernel, where the runtime has one (webgpu); used for 'in_out' / 'direct'. */
+  gemm?: (x: tfc.Tensor2D, w: tfc.Tensor2D) => tfc.Tensor2D;
 }
 
 /** One layer's weights on the device for one head slice; built once, shared by both paths. */
@@ -52,7 +54,7 @@ export function uploadLayer(rt: Runtime, source: WeightSource, heads: HeadSlice,
     const inp = cols[1] - cols[0];
     const shape = layout === 'out_in' ? [out, inp] : [inp, out];
     const w = rt.makeFilled(shape, (dst) => source.block(name, rows, cols, layout, dst)) as tfc.Tensor2D;
-    linear[name] = { w, layout, product };
+    linear[name] = { w, layout, product, ...(rt.gemm ? { gemm: rt.gemm } : {}) };
   }
   const norm = {} as Record<NormName, tfc.Tensor1D>;
   for (const name of NORM_NAMES) norm[name] = rt.tf.tensor1d(source.norm(name));
@@ -71,9 +73,9 @@ export function sliceLayer(rt: Runtime, parent: DeviceLayer, heads: HeadSlice): 
     const have = sliceRanges(parent.model, name, parent.heads);
     const rows = [want.rows[0] - have.rows[0], want.rows[1] - have.rows[0]];
     const cols = [want.cols[0] - have.cols[0], want.cols[1] - have.cols[0]];
-    const { w, layout, product } = parent.linear[name];
+    const { w, layout } = parent.linear[name];
     const [b0, n0] = layout === 'out_in' ? [rows, cols] : [cols, rows];
-    linear[name] = { layout, product, w: tf.slice(w, [b0[0]!, n0[0]!], [b0[1]! - b0[0]!, n0[1]! - n0[0]!]) };
+    linear[name] = { ...parent.linear[name], w: tf.slice(w, [b0[0]!, n0[0]!], [b0[1]! - b0[0]!, n0[1]! - n0[0]!]) };
   }
   return { config: slicedConfig(parent.model, heads), model: parent.model, heads, linear, norm: parent.norm, batched: parent.batched, attention: parent.attention };
 }

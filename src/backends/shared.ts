@@ -24,6 +24,7 @@ export function linear(x: tf.Tensor2D, l: DeviceLinear): tf.Tensor2D {
   if (l.product === 'swapped' && l.layout === 'out_in') {
     return tf.transpose(tf.matMul(l.w, tf.transpose(x))) as tf.Tensor2D; // ([out,in]·[in,T])ᵀ = [T,out]
   }
+  if (l.gemm && l.layout === 'in_out' && l.product === 'direct') return l.gemm(x, l.w); // [T,in]·[in,out] = [T,out]
   return tf.matMul(x, l.w, false, l.layout === 'out_in'); // [T,out]
 }
 

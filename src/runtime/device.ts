@@ -62,6 +62,8 @@ export interface Runtime {
   readonly attention?: AttentionFn;
   /** A fused one-pass kernel for the probes' tensor stats (TensorRecorder), where the device has one. */
   readonly stats?: StatsKernel;
+  /** x [T,in] · w [in,out] by this device's own GEMM kernel, where it has one faster than tf.matMul (webgpu). */
+  readonly gemm?: (x: tfc.Tensor2D, w: tfc.Tensor2D) => tfc.Tensor2D;
 }
 
 /**
