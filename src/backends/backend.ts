@@ -30,6 +30,12 @@ export interface PieceInput {
   slots: Int32Array;
   /** Slots of cache indices [0, start + count): every key the piece's last token sees. */
   historySlots: Int32Array;
+  /**
+   * Sampled logits rows (scenario `schedule.logits_rows`, resolved for this piece: indices within
+   * it, unique, sorted, maybe none): the paths record `logits` / `attn_probs` of these query tokens
+   * only, computed beside the (fused) attention. Absent: every row, unfused.
+   */
+  logitsRows?: readonly number[];
   /** MHA context chunks over [0, start), shared boundaries within the step (may be empty). */
   chunks: readonly (readonly [number, number])[];
   /** Slots of each chunk. */

@@ -7,6 +7,7 @@ import { NULL_PROBE } from '../probes/probe';
 import type { Attended } from './attention';
 import { attend, lseBoundViolations } from './attention';
 import type { MlaBackend, PieceInput } from './backend';
+import { tapSampledRows } from './logits-rows';
 import { matmul } from './matmul';
 import type { DeviceLayer } from './layer';
 import { causalBias, causalKeyCounts, queryIndices, linear, onHost, oProj, pathScale, pieceScalars, blockAttention, preAttention } from './shared';
@@ -76,13 +77,15 @@ export class ColdBackend implements MlaBackend<tf.Tensor> {
     const [k, v] = [tf.transpose(h.k, [1, 0, 2]) as tf.Tensor3D, tf.transpose(h.v, [1, 0, 2]) as tf.Tensor3D]; // [N,S,D], [N,S,V]
     const castP = (p: tf.Tensor3D) => this.rd.at('attn_probs', p);
     let out: Attended; // [N,T,V], [N,T]
-    if (probe.wants('logits') || probe.wants('attn_probs')) { // the [N,T,S] logits only for a probe; else query blocks
+    const sampled = piece.logitsRows;
+    if (!sampled && (probe.wants('logits') || probe.wants('attn_probs'))) { // the [N,T,S] logits only for a probe; else query blocks
       const logits = probe.tap('logits', tf.mul(matmul(qh, k, true, mm), scale) as tf.Tensor3D); // [N,T,S]
       const masked = tf.add(logits, tf.expandDims(causalBias(queryIndices(piece), Array.from({ length: S }, (_, s) => s)), 0)) as tf.Tensor3D; // [N,T,S]
       out = attend(masked, v, mm, true, '-inf', castP);
       if (probe.wants('attn_probs')) probe.tap('attn_probs', tf.exp(tf.sub(masked, tf.expandDims(out.lse, -1)))); // [N,T,S]
     } else {
-      out = blockAttention(this.layer, probe, this.rd, { q: qh, k, v, scale, mask: { offset: piece.start, rowsPerToken: 1 }, emptyLse: '-inf', castP });
+      out = blockAttention(this.layer, probe, this.rd, { q: qh, k, v, scale, mask: { offset: piece.start, rowsPerToken: 1 }, emptyLse: '-inf', castP }, sampled !== undefined);
+      if (sampled) tapSampledRows(probe, { layout: 'h t s', q: qh, k, scale, batched: mm, rows: sampled, offset: piece.start, lse: out.lse }); // [N,r,S]
     }
     probe.tap('lse', out.lse); // [N,T]
     if (probe.wants('lse')) probe.check('lse', 'lse_bounds', lseBoundViolations(out.lse, out.max, tf.expandDims(causalKeyCounts(piece), 0)));

@@ -10,6 +10,7 @@ import { attend, lseBoundViolations, mergeAttnStates } from './attention';
 import type { KernelOptions, MlaBackend, PieceInput } from './backend';
 import { kPePerHead, readUnpaddedAsDense } from './fault-kernels';
 import type { DeviceLayer } from './layer';
+import { tapSampledRows } from './logits-rows';
 import { matmul } from './matmul';
 import { PagedLatentCache } from './paged-cache';
 import { causalBias, causalKeyCounts, linear, onHost, oProj, pathScale, pieceScalars, blockAttention, preAttention, reportedLse, scoped } from './shared';
@@ -64,8 +65,9 @@ export class MhaBackend implements MlaBackend<tf.Tensor> {
     const castP = (p: tf.Tensor3D) => rd.at('attn_probs', p); // FA casts P before P·V
     const kernel = (a: Attended, stage: 'attn_out_heads' | 'suffix_output' | 'chunk_output' | 'context_output', chunk?: number): Attended =>
       ({ ...a, out: rd.at('attn_out_heads', a.out, probe, stage, chunk) }); // FA / merge_attn_states write O in the model dtype
-    // The [N,T,T] logits exist only when a probe records them (without context); else query blocks.
-    const full = !piece.chunks.length && (probe.wants('logits') || probe.wants('attn_probs'));
+    // The [N,T,T] logits exist only when a probe records them all (without context); else query blocks (and sampled rows on the side).
+    const sampled = piece.logitsRows;
+    const full = !sampled && !piece.chunks.length && (probe.wants('logits') || probe.wants('attn_probs'));
     // K, V and the new tokens' attention in their own scope: only qh, the result and a probe's masked logits outlive it.
     const { qh, attended, masked } = scoped((): { qh: tf.Tensor3D; attended: Attended; masked: tf.Tensor3D | null } => {
       const kv_nope = probe.tap('kv_nope', rd.at('kv_nope', tf.reshape(linear(kv_c_normed, this.layer.linear.kv_b_proj), [T, N, P + V]), probe)); // [T,N,P+V]
@@ -75,7 +77,11 @@ export class MhaBackend implements MlaBackend<tf.Tensor> {
       const k = probe.tap('k', tf.concat([k_nope, k_pe_heads], -1)); // [T,N,D]
       const qh = swap01(tf.concat([q_nope, q_pe], -1) as tf.Tensor3D); // [N,T,D]
       // New tokens: FlashAttention varlen, causal, heads-major [N,T,D]·[N,T,D]ᵀ.
-      if (!full) return { qh, attended: blockAttention(this.layer, probe, rd, { q: qh, k: swap01(k), v: swap01(v), scale, mask: { offset: 0, rowsPerToken: 1 }, emptyLse: '-inf', castP }), masked: null };
+      if (!full) {
+        const own = blockAttention(this.layer, probe, rd, { q: qh, k: swap01(k), v: swap01(v), scale, mask: { offset: 0, rowsPerToken: 1 }, emptyLse: '-inf', castP }, sampled !== undefined);
+        if (sampled && !piece.chunks.length) tapSampledRows(probe, { layout: 'h t s', q: qh, k: swap01(k), scale, batched: mm, rows: sampled, offset: 0, lse: own.lse }); // [N,r,T]
+        return { qh, attended: own, masked: null };
+      }
       const logits = probe.tap('logits', tf.mul(matmul(qh, swap01(k), true, mm), scale) as tf.Tensor3D); // [N,T,T]: recorded (and replayable)
       const local = piece.positions.map((_, t) => t);
       const masked = tf.add(logits, tf.expandDims(causalBias(local, local), 0)) as tf.Tensor3D; // [N,T,T]
@@ -102,7 +108,7 @@ export class MhaBackend implements MlaBackend<tf.Tensor> {
         const ctx_k = tf.concat([tf.slice(ctx_nope, [0, 0, 0], [len, N, P]), tf.broadcastTo(tf.reshape(tf.slice(ws, [0, L], [len, R]), [len, 1, R]), [len, N, R])], -1); // [C_i,N,D]
         const ctx_v = tf.slice(ctx_nope, [0, 0, P], [len, N, V]); // [C_i,N,V]
         const args = { q: qh, k: swap01(ctx_k), v: swap01(ctx_v), scale, mask: null, emptyLse: this.kernels.emptyLse, castP }; // context precedes, no mask
-        part = kernel(blockAttention(this.layer, probe, rd, args), 'chunk_output', i); // [N,T,V], [N,T]
+        part = kernel(blockAttention(this.layer, probe, rd, args, sampled !== undefined), 'chunk_output', i); // [N,T,V], [N,T]
       }
       // The kernel's LSE: base 2 under lse-base-2; [T,N] read back as [N,T] under lse-layout-transposed.
       const transposed = this.faults.has('lse-layout-transposed');

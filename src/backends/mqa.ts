@@ -13,6 +13,7 @@ import type { DeviceLinear, DeviceLayer } from './layer';
 import type { AbsorbedWeights } from './fault-kernels';
 export type { AbsorbedWeights } from './fault-kernels';
 import { plantAbsorbedFaults } from './fault-kernels';
+import { tapSampledRows } from './logits-rows';
 import { matmul } from './matmul';
 import { PagedLatentCache } from './paged-cache';
 import { causalBias, causalKeyCounts, queryIndices, linear, onHost, oProj, pathScale, pieceScalars, blockAttention, preAttention, reportedLse, scoped } from './shared';
@@ -107,8 +108,9 @@ export class MqaBackend implements MlaBackend<tf.Tensor> {
       const values = tf.expandDims(tf.slice(latent, [0, 0], [S, L]), 0) as tf.Tensor3D; // [1,S,L]: V = the latent itself
       const ranges = splitRanges(S, this.kernels.kvSplits);
       const castP = (p: tf.Tensor3D) => rd.at('attn_probs', p); // P cast to the cache dtype before P·V; split partials stay fp32
-      // The [T,N,S] logits exist only when a probe records them; else each split runs in query blocks.
-      if (probe.wants('logits') || probe.wants('attn_probs')) {
+      // The [T,N,S] logits exist only when a probe records them all; else each split runs in query blocks (sampled rows on the side).
+      const sampled = piece.logitsRows;
+      if (!sampled && (probe.wants('logits') || probe.wants('attn_probs'))) {
         const logits = probe.tap('logits', tf.reshape(tf.mul(matmul(tf.reshape(mqa_q, [T * N, C]) as tf.Tensor2D, keys, true, mm), scale), [T, N, S]), 't h s'); // [T,N,S]
         const keyIdx = Array.from({ length: S }, (_, s) => s);
         const bias = tf.expandDims(causalBias(queryIndices(piece), keyIdx), 1); // [T,1,S]: bottom-right causal
@@ -116,12 +118,16 @@ export class MqaBackend implements MlaBackend<tf.Tensor> {
         return { masked: full, parts: ranges.map(([a, b]) => attend(tf.slice(full, [0, 0, a], [1, T * N, b - a]) as tf.Tensor3D, tf.slice(values, [0, a, 0], [1, b - a, L]) as tf.Tensor3D, mm, true, '-inf', castP)) };
       }
       const q = tf.reshape(mqa_q, [1, T * N, C]) as tf.Tensor3D; // [1,T·N,C]: heads packed as rows
-      return { masked: null, parts: ranges.map(([a, b]) => blockAttention(this.layer, probe, rd, {
+      const parts = ranges.map(([a, b]) => blockAttention(this.layer, probe, rd, {
         q, k: tf.expandDims(tf.slice(keys, [a, 0], [b - a, C]), 0) as tf.Tensor3D, // [1,S_i,C]
         // V = the first L columns of K, read in place, unless an fp8 cache gave K its own cast.
         v: keys === latent ? null : tf.slice(values, [0, a, 0], [1, b - a, L]) as tf.Tensor3D, vDim: L, // [1,S_i,L]
         scale, mask: { offset: piece.start - a, rowsPerToken: N }, emptyLse: '-inf', castP,
-      })) };
+      }, sampled !== undefined));
+      // Sampled rows over every key; their probabilities where one kernel holds the global LSE (no splits).
+      const lse1 = parts.length === 1 ? tf.reshape(parts[0]!.lse, [T, N]) as tf.Tensor2D : null; // [T,N]
+      if (sampled) tapSampledRows(probe, { layout: 't h s', q: mqa_q, k: keys, scale, batched: mm, rows: sampled, offset: piece.start, lse: lse1 }); // [r,N,S]
+      return { masked: null, parts };
     });
     let lse: tf.Tensor; // [1,T·N]
     let o_lat: tf.Tensor; // [1,T·N,L]

@@ -103,6 +103,7 @@ export class ReferenceBackend implements MlaBackend<HostTensor> {
     const scale = softmaxScale(c);
     for (const [name, value] of [['softmax_scale', scale], ['has_context', piece.start > 0], ['causal', true], ['num_tokens', T],
       ['num_context_tokens', piece.start], ['route', piece.route], ['lse_base', 'e'], ['rope_style', c.rope_interleave ? 'gptj' : 'neox']] as const) probe.scalar(name, value);
+    if (piece.logitsRows) probe.scalar('logits_rows', piece.logitsRows.join(','));
     const { q, q_nope, q_pe } = this.append(piece, probe);
     const hist = this.history.get(piece.request)!;
     const S = hist.k.length / (N * D);
@@ -124,16 +125,18 @@ export class ReferenceBackend implements MlaBackend<HostTensor> {
       for (let e = 0; e < D; e++) acc += q[(t * N + h) * D + e]! * hist.k[(s * N + h) * D + e]!;
       logits[(h * T + t) * S + s] = acc * scale;
     }
-    probe.tap('logits', host([N, T, S], logits));
+    const rows = piece.logitsRows ?? Array.from({ length: T }, (_, t) => t); // the sampled query tokens (schedule.logits_rows), else all
+    const r = rows.length;
+    const sampled = piece.logitsRows ? new Float64Array(N * r * S) : logits; // [N,r,S]
+    if (piece.logitsRows) for (let h = 0; h < N; h++) rows.forEach((t, i) => sampled.set(logits.subarray((h * T + t) * S, (h * T + t + 1) * S), (h * r + i) * S));
+    if (r) probe.tap('logits', host([N, r, S], sampled));
     const causal = (t: number, s: number) => s <= piece.start + t; // key index ≤ query index
     const keys = (t: number) => piece.start + t + 1;
     const full = attendColumns(logits, N, T, S, 0, S, causal, hist.v, V, false);
-    if (probe.wants('attn_probs')) {
-      const probs = new Float64Array(logits.length);
-      for (let h = 0; h < N; h++) for (let t = 0; t < T; t++) for (let s = 0; s <= piece.start + t; s++) {
-        probs[(h * T + t) * S + s] = Math.exp(logits[(h * T + t) * S + s]! - full.lse[h * T + t]!);
-      }
-      probe.tap('attn_probs', host([N, T, S], probs));
+    if (r && probe.wants('attn_probs')) {
+      const probs = new Float64Array(N * r * S);
+      for (let h = 0; h < N; h++) rows.forEach((t, i) => { for (let s = 0; s <= piece.start + t; s++) probs[(h * r + i) * S + s] = Math.exp(sampled[(h * r + i) * S + s]! - full.lse[h * T + t]!); });
+      probe.tap('attn_probs', host([N, r, S], probs));
     }
     if (piece.chunks.length) this.context(piece, probe, logits, hist, N, T, S, V, L, R);
     if (this.kernels.kvSplits > 1) {

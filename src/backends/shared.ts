@@ -115,24 +115,26 @@ export function pieceScalars(probe: TensorProbe, piece: PieceInput, scale: numbe
   probe.scalar('num_context_tokens', piece.start);
   probe.scalar('route', piece.route);
   probe.scalar('lse_base', faults.has('lse-base-2') ? 2 : 'e');
+  if (piece.logitsRows) probe.scalar('logits_rows', piece.logitsRows.join(','));
 }
 
 /**
  * The layer's fused or tiled attention when this piece may use it: the run has one, the probe
- * records neither the scores nor the probabilities (they are never formed), and the path does not
- * round P before P·V (the kernels compute in fp32).
+ * records neither the scores nor the probabilities (they are never formed) unless only sampled rows
+ * of them (`sampled`: logits-rows.ts computes those on the side), and the path does not round P
+ * before P·V (the kernels compute in fp32).
  */
-export function fusedFor(layer: DeviceLayer, probe: TensorProbe, rd: Rounding): AttentionFn | null {
+export function fusedFor(layer: DeviceLayer, probe: TensorProbe, rd: Rounding, sampled = false): AttentionFn | null {
   const f = layer.attention;
-  return f && !probe.wants('logits') && !probe.wants('attn_probs') && !rd.points.has('attn_probs') ? f : null;
+  return f && (sampled || (!probe.wants('logits') && !probe.wants('attn_probs'))) && !rd.points.has('attn_probs') ? f : null;
 }
 
 /**
  * One attention without the full score tensor: the layer's fused kernel where `fusedFor` allows it,
  * else the host tiling in query blocks (tiled-attention.ts). Same result as `attend` over masked logits.
  */
-export function blockAttention(layer: DeviceLayer, probe: TensorProbe, rd: Rounding, args: FlashArgs): Attended {
-  const f = fusedFor(layer, probe, rd);
+export function blockAttention(layer: DeviceLayer, probe: TensorProbe, rd: Rounding, args: FlashArgs, sampled = false): Attended {
+  const f = fusedFor(layer, probe, rd, sampled);
   if (!f) return tiledAttention(tf, args, { batched: layer.batched });
   const e = args.v ? args.v.shape[2] : args.vDim!;
   return f({ q: args.q, k: args.k, v: args.v, e, scale: args.scale, mask: args.mask, emptyLse: args.emptyLse ?? '-inf' });

@@ -116,5 +116,5 @@ export function stageOrder(stage: StageName, chunk?: number): number {
 /** Per-piece facts each path records beside its tensors. */
 export type ScalarName =
   | 'softmax_scale' | 'has_context' | 'num_tokens' | 'num_context_tokens' | 'route' | 'context_chunks'
-  | 'kv_splits' | 'empty_lse' | 'lse_base' | 'rope_style' | 'causal';
+  | 'kv_splits' | 'empty_lse' | 'lse_base' | 'rope_style' | 'causal' | 'logits_rows';
 export type ScalarValue = number | string | boolean;

@@ -38,14 +38,15 @@ export function axisRelErr(a: ArrayLike<number>, b: ArrayLike<number>, shape: re
 /**
  * Mean over query rows that see more than one key of H(row) / ln(keys seen), for probabilities
  * [N,T,S] under a bottom-right causal mask (query t sees S − T + t + 1 keys). 1 is a uniform softmax.
+ * `sampled`: the T rows are these query tokens of a piece of `tokens` (schedule.logits_rows).
  */
-export function meanNormalizedEntropy(p: ArrayLike<number>, shape: readonly number[]): number | null {
+export function meanNormalizedEntropy(p: ArrayLike<number>, shape: readonly number[], sampled?: { rows: readonly number[]; tokens: number }): number | null {
   const [N, T, S] = shape as [number, number, number];
   let sum = 0;
   let rows = 0;
   for (let h = 0; h < N; h++) {
     for (let t = 0; t < T; t++) {
-      const keys = S - T + t + 1;
+      const keys = sampled ? S - sampled.tokens + sampled.rows[t]! + 1 : S - T + t + 1;
       if (keys < 2) continue;
       let H = 0;
       for (let s = 0; s < S; s++) {
@@ -87,9 +88,10 @@ export async function measureDetail(tf: typeof tfc, view: HostView, rec: Rec, pi
     const same = ha.shape.length === hb.shape.length && ha.shape.every((d, i) => d === hb.shape[i]);
     const axes = canonical.split(' ');
     const along = (name: string) => (same && axes.includes(name) ? axisRelErr(ha.data, hb.data, ha.shape, axes.indexOf(name)) : null);
+    const rows = v.stage === 'logits' || v.stage === 'attn_probs' ? piece.logitsRows : undefined; // sampled rows: their tokens only
     records.push({
       step: v.step, request: v.request, stage: v.stage, ...(v.chunk === undefined ? {} : { chunk: v.chunk }),
-      a: pair[0], b: pair[1], positions: [...piece.positions], perToken: along('t'), perHead: along('h'),
+      a: pair[0], b: pair[1], positions: rows ? rows.map((t) => piece.positions[t]!) : [...piece.positions], perToken: along('t'), perHead: along('h'),
     });
     if (entropy.some((e) => e.step === v.step && e.request === v.request)) continue;
     const probsKey = recordKey({ step: v.step, request: v.request, stage: 'attn_probs' });
@@ -98,7 +100,7 @@ export async function measureDetail(tf: typeof tfc, view: HostView, rec: Rec, pi
       const c = r.captured.get(probsKey);
       if (!c) continue;
       const h = await toHost(tf, view, c, STAGES.attn_probs.layout);
-      const e = meanNormalizedEntropy(h.data, h.shape);
+      const e = meanNormalizedEntropy(h.data, h.shape, piece.logitsRows && { rows: piece.logitsRows, tokens: piece.positions.length });
       if (e !== null) paths[p] = e;
     }
     if (Object.keys(paths).length) entropy.push({ step: v.step, request: v.request, paths });

@@ -1,4 +1,5 @@
 import type { KernelOptions, PieceInput } from '../backends/backend';
+import { resolveLogitsRows } from '../backends/logits-rows';
 import { usesFloor } from '../compare/tolerance';
 import { BlockTables } from '../schedule/paging';
 import type { EngineStep } from '../schedule/schedule';
@@ -34,6 +35,7 @@ export function planRun(s: Scenario, source: WeightSource): PlannedRun {
         historySlots: tables.slots(p.request, 0, p.start + p.count),
         chunks: ranges,
         chunkSlots: ranges.map(([a, b]) => tables.slots(p.request, a, b)),
+        ...(s.schedule.logitsRows && p.kind !== 'cached' ? { logitsRows: resolveLogitsRows(s.schedule.logitsRows, p.count) } : {}),
       });
     }
   }

@@ -64,13 +64,17 @@ export function planAttention(rt: Runtime, s: Pick<Scenario, 'schedule' | 'preci
       throw new MlaDiffError('invalid-value', `the fused kernels keep P in fp32; dtype: ${s.precision.dtype} rounds P before P·V`, { field: 'schedule.attention' },
         'use attention: auto (unfused in this dtype) or dtype: float32');
     }
-    return { attention: fn, note: `attention: fused on ${rt.device.name} (no logits / attn_probs records on the engine paths)` };
+    return { attention: fn, note: `attention: fused on ${rt.device.name} ${records(s)}` };
   }
   const bytes = 4 * heads.count * T * S;
   const budget = rt.device.name === 'webgpu' || rt.device.name === 'tensorflow' ? AUTO_FUSED_SCORE_BYTES.gpu : AUTO_FUSED_SCORE_BYTES.host;
   if (!fn || roundsP || bytes <= Math.min(budget, rt.maxTensorBytes)) return { attention: null };
-  return { attention: fn, note: `attention: fused on ${rt.device.name}: the unfused [N,T,S] scores would take ${(bytes / 2 ** 30).toFixed(1)} GiB (no logits / attn_probs records on the engine paths)` };
+  return { attention: fn, note: `attention: fused on ${rt.device.name}: the unfused [N,T,S] scores would take ${(bytes / 2 ** 30).toFixed(1)} GiB ${records(s)}` };
 }
+
+/** What the engine paths record of the scores under fused attention. */
+const records = (s: Pick<Scenario, 'schedule'>): string =>
+  s.schedule.logitsRows ? `(logits / attn_probs of the sampled rows ${s.schedule.logitsRows.join(', ')} only)` : '(no logits / attn_probs records on the engine paths)';
 
 /** Fails early, with the tensor's name, when a tensor would exceed the device's binding limit (T tokens of a piece, S keys; no score tensor when fused). */
 export function checkDeviceLimits(rt: Runtime, c: MlaConfig, heads: HeadSlice, T: number, S: number, fused = false): void {

@@ -136,6 +136,8 @@ function resolve(trace: CaseTrace, where: Where, b: DevicePath, index: number, h
 function inputRecord(trace: CaseTrace, b: DevicePath, where: Where, input: StageInput, has: Has): Where | null {
   const scope = { step: where.step, request: where.request };
   if (STAGES[input.stage].kind === 'weight') return { ...scope, stage: input.stage };
+  // Sampled logits rows (schedule.logits_rows) are computed beside the attention: only their probabilities read them.
+  if (input.stage === 'logits' && where.stage !== 'attn_probs' && trace.paths[b]!.pieces.find((p) => samePiece(p, where))?.scalars.logits_rows !== undefined) return null;
   let chunk: number | undefined;
   if (input.chunk === 'same') chunk = where.chunk;
   else if (input.chunk === 'prev') chunk = where.chunk === undefined ? -1 : where.chunk - 1;

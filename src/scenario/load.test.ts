@@ -251,6 +251,7 @@ describe('parseScenario: bad input is an MlaDiffError with a code and a location
     ['an id is fractional', 'name: t\nmodel: {preset: tiny}\nprompt:\n  ids: [1, 2.5]\n', 'prompt.ids[1]', 4],
     ['model is a list', 'name: t\nmodel: [tiny]\nprompt: {ids: [1]}\n', 'model', 2],
     ['rope_interleave is a string', 'name: t\nmodel:\n  preset: tiny\n  rope_interleave: "yes"\nprompt: {ids: [1]}\n', 'model.rope_interleave', 4],
+    ['a logits row is fractional', base('schedule: {logits_rows: [0, 1.5]}\n'), 'schedule.logits_rows[1]', 6],
     ['tp is a number', base('cases:\n  - name: a\n    tp: 2\n'), 'cases[0].tp', 8],
   ])('wrong type (%s) → invalid-type', (_what, text, field, line) => {
     const e = parseError(text);
@@ -292,6 +293,7 @@ describe('parseScenario: bad input is an MlaDiffError with a code and a location
     ['negative tolerance', base('tolerances: {default: {rel: -1}}\n'), 'tolerances.default.rel', 6],
     ['zero head count', base('cases: [{name: a, heads: {start: 0, count: 0}}]\n'), 'cases[0].heads.count', 6],
     ['bad replay mode', base('replay: sometimes\n'), 'replay', 6],
+    ['empty logits_rows', base('schedule: {logits_rows: []}\n'), 'schedule.logits_rows', 6],
     ['zero hidden_size', 'name: t\nmodel: {preset: tiny, hidden_size: 0}\nprompt: {ids: [1]}\n', 'model.hidden_size', 2],
   ])('%s → invalid-value', (_what, text, field, line) => {
     const e = parseError(text);
@@ -467,6 +469,11 @@ describe('parseScenario: requests and schedule', () => {
     const s = parseScenario(sched(['{name: a, steps: [{prefill: 4}]}'],
       'schedule: {block_size: 4, decode_threshold: 2, context_chunk: 5, kv_splits: 3, prefill_kernel: fa2, cold: on, attention: fused}\n'));
     expect(s.schedule).toEqual({ blockSize: 4, decodeThreshold: 2, contextChunk: 5, kvSplits: 3, prefillKernel: 'fa2', cold: 'on', attention: 'fused' });
+  });
+
+  it('schedule.logits_rows is kept as given; absent, the schedule has no logitsRows', () => {
+    expect(parseScenario(base('schedule: {logits_rows: [0, 17, -1]}\n')).schedule).toEqual({ ...DEFAULT_SCHEDULE, logitsRows: [0, 17, -1] });
+    expect(parseScenario(base()).schedule).not.toHaveProperty('logitsRows');
   });
 
   it('a partial schedule: keeps the defaults of the rest, with a prompt too', () => {

@@ -149,6 +149,7 @@ function resolve(f: ScenarioFile, src: YamlSource, opts: LoadOptions): Scenario 
     schedule: {
       blockSize: f.schedule.block_size, decodeThreshold: f.schedule.decode_threshold, contextChunk: f.schedule.context_chunk,
       kvSplits: f.schedule.kv_splits, prefillKernel: f.schedule.prefill_kernel, cold: f.schedule.cold, attention: f.schedule.attention,
+      ...(f.schedule.logits_rows ? { logitsRows: f.schedule.logits_rows } : {}),
     },
     reference: f.reference, replay: f.replay, cases, faults,
     precision,

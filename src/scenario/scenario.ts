@@ -72,6 +72,8 @@ export interface ScheduleOptions {
   cold: 'auto' | 'on' | 'off';
   /** Fused (or tiled) attention without the score tensor: auto = where the unfused scores would not fit. */
   attention: AttentionMode;
+  /** Sampled logits rows (`logits_rows:`): query token indices within each piece, negative from its end; absent: every row. */
+  logitsRows?: readonly number[];
 }
 
 /** A validated scenario, ready to run. */

@@ -130,6 +130,8 @@ export const scenarioSchema = z.strictObject({
     cold: z.enum(['auto', 'on', 'off']).default('auto'),
     /** Attention without the score tensor (webgpu: fused WGSL kernels): auto = where the unfused scores would not fit; fused; unfused. */
     attention: z.enum(['auto', 'fused', 'unfused']).default('auto'),
+    /** Query tokens whose logits rows every path records (index within each piece; negative from its end); absent: all, unfused only. */
+    logits_rows: z.array(z.number().int()).min(1).optional(),
   }).default({ block_size: 16, decode_threshold: 1, context_chunk: 65_536, kv_splits: 1, prefill_kernel: 'fa3', cold: 'auto', attention: 'auto' }),
   requests: z.array(z.strictObject({
     name: z.string().regex(/^[A-Za-z0-9_.-]+$/, 'letters, digits, "_", "." and "-" only'),

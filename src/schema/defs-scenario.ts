@@ -25,8 +25,8 @@ export function scenarioDefs(): Record<string, Schema> {
       name: str, file: { type: ['string', 'null'] }, description: str, preset: str, config, seed: { type: 'integer' },
       weights: ref('sourceSpec'), compareWeights: ref('sourceSpec'), tokenizer: str, text: str, requests: arr(ref('requestPlan')),
       schedule: obj({
-        blockSize: count, decodeThreshold: count, contextChunk: count, kvSplits: count, prefillKernel: oneOf(['fa3', 'fa2']), cold: oneOf(['auto', 'on', 'off']), attention: oneOf(['auto', 'fused', 'unfused']),
-      }),
+        blockSize: count, decodeThreshold: count, contextChunk: count, kvSplits: count, prefillKernel: oneOf(['fa3', 'fa2']), cold: oneOf(['auto', 'on', 'off']), attention: oneOf(['auto', 'fused', 'unfused']), logitsRows: ints,
+      }, ['logitsRows']),
       reference: oneOf(['auto', 'on', 'off']), replay: oneOf(['auto', 'on', 'off']),
       faults: obj({ mha: arr(oneOf(FAULT_NAMES)), mqa: arr(oneOf(FAULT_NAMES)) }),
       precision: obj({

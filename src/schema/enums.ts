@@ -31,7 +31,7 @@ export const ORIGINS = every<Origin>()(['introduced', 'inherited', 'undetermined
 export const FLOOR_SOURCES = every<FloorSource>()(['reference', 'paths', 'best-path', 'upstream', 'minimum']);
 export const SCALAR_NAMES = every<ScalarName>()([
   'softmax_scale', 'has_context', 'num_tokens', 'num_context_tokens', 'route', 'context_chunks', 'kv_splits', 'empty_lse',
-  'lse_base', 'rope_style', 'causal',
+  'lse_base', 'rope_style', 'causal', 'logits_rows',
 ]);
 export const DEVICE_NAMES = every<DeviceName>()(['webgpu', 'tensorflow', 'wasm', 'cpu']);
 export const CHECK_NAMES = every<CheckName>()(['lse_bounds', 'overflow', 'saturated']);
