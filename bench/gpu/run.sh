@@ -1,20 +1,26 @@
 #!/usr/bin/env bash
-# GPU benchmark, run on the device machine (see README "GPU"): mla-diff on webgpu against PyTorch
-# eager fp32 on the same GPU in the same session. Writes everything under $OUT (or ./out).
-#   bash ../shared/device/bundle.sh && mkdir -p .device/anchors && cp ../shared/anchors/*.py .device/anchors/
+# `npm run bench:gpu`, on the device machine (README "GPU"): one GLM-5 layer (64 heads) through both
+# paths at T = 512, 2048, 8192 (one piece) and 32768 (prefilled in 4 chunks of 8192: one piece of
+# 32768 would need a 2 GiB q, over the binding limit), probes off and on, beside PyTorch eager fp32
+# (../shared/anchors/mla_torch.py) on the same GPU in the same call, with the ratio; the WGSL kernels
+# checked on the GPU first; two scenarios through the CLI. Writes everything under $OUT (or ./out).
+#   npm run build && bash ../shared/device/bundle.sh && mkdir -p .device/anchors && cp ../shared/anchors/*.py .device/anchors/
 #   device run, carry [".device"]:  source .device/prologue.sh && bash bench/gpu/run.sh
 set -uo pipefail
 out=${OUT:-out}; mkdir -p "$out"
+step() { echo "## $*"; timeout "${LIMIT:-120}" "$@"; echo "exit $?"; }
 {
   echo "## machine"; nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader; nproc; node --version
-  echo "## forward timing, probes off/on, fused attention (bench/gpu/attention.mjs; issue 8: bench/gpu/issue8.sh adds T = 32768)"
-  node bench/gpu/attention.mjs --device webgpu --tokens 512,2048,8192 --chunk 4096 --attention fused --probes both --out "$out/forward-webgpu.json"
-  echo "## mla-diff run scenarios/capital-of-france.yaml --device webgpu"
-  /usr/bin/time -f "wall %e s" node dist/cli/main.js run scenarios/capital-of-france.yaml --device webgpu --format json --out "$out/capital-of-france.json"; echo "exit $?"
-  echo "## mla-diff run scenarios/gpu/glm5-long-2048.yaml --device webgpu"
-  /usr/bin/time -f "wall %e s" node dist/cli/main.js run scenarios/gpu/glm5-long-2048.yaml --device webgpu --format json --out "$out/glm5-long-2048.json"; echo "exit $?"
-  echo "## every CI scenario on the GPU, against its declared outcome"
-  node scripts/check-scenarios.mjs scenarios/*.yaml -- --device webgpu
-  echo "## PyTorch eager anchor (../shared/anchors/mla_torch.py)"
-  [[ -f .device/anchors/mla_torch.py ]] && PYTHONUNBUFFERED=1 python3 .device/anchors/mla_torch.py
+  step node bench/kernels/flash-check.mjs --device webgpu --out "$out" --time 1
+  step node bench/kernels/gemm-check.mjs --device webgpu --out "$out"
+  step node bench/kernels/stats-check.mjs --device webgpu --out "$out" --time 1
+  LIMIT=150 step node bench/gpu/attention.mjs --device webgpu --tokens 512,2048,8192 --chunk 8192 --attention fused --probes both --out "$out/layer.json"
+  LIMIT=150 step node bench/gpu/attention.mjs --device webgpu --tokens 32768 --chunk 8192 --attention fused --probes both --out "$out/layer-32768.json"
+  if [[ -f .device/anchors/mla_torch.py ]]; then
+    echo "## python3 .device/anchors/mla_torch.py"; timeout 90 env PYTHONUNBUFFERED=1 python3 .device/anchors/mla_torch.py | tee "$out/torch.log"; echo "exit $?"
+  fi
+  echo "## node bench/gpu/summary.mjs"
+  node bench/gpu/summary.mjs --layer "$out/layer.json,$out/layer-32768.json" --torch "$out/torch.log" --out "$out/summary.json"
+  step /usr/bin/time -f "wall %e s" node dist/cli/main.js run scenarios/capital-of-france.yaml --device webgpu --format json --out "$out/capital-of-france.json"
+  step /usr/bin/time -f "wall %e s" node dist/cli/main.js run scenarios/gpu/glm5-long-2048.yaml --device webgpu --format json --out "$out/glm5-long-2048.json"
 } 2>&1 | tee "$out/log.txt"

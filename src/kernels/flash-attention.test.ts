@@ -104,7 +104,7 @@ describe('flashAttention', () => {
 describe('the WGSL', () => {
   it('bakes every compile-time constant into the shader key and the source', () => {
     const wide = defaultTiles(576, 512, H200);
-    expect(flashShaderKey(wide, 576, 512, true)).toBe('mlaFlashAttn2_r32_k128_c16_w256_sr4_sk4_or4_vk8_d576_e512_vk');
+    expect(flashShaderKey(wide, 576, 512, true)).toBe('mlaFlashAttn2_r64_k64_c16_w256_sr4_sk4_or4_vk8_d576_e512_vk');
     const fields = Object.keys(wide) as (keyof FlashTiles)[];
     for (const f of fields) expect(flashShaderKey({ ...wide, [f]: wide[f] * 2 }, 576, 512, true)).not.toBe(flashShaderKey(wide, 576, 512, true));
     const src = flashShader(wide, 576, 512, true);
@@ -125,10 +125,10 @@ describe('the WGSL', () => {
       }
     });
 
-  it('the H200 defaults keep O at 64 floats per thread and use at least 256 threads, 32 rows', () => {
+  it('the H200 defaults keep O at 64 floats per thread (128 for the latent) and use at least 256 threads, 32 rows', () => {
     for (const [D, E] of [[256, 256], [576, 512]] as const) {
       const t = defaultTiles(D, E, H200);
-      expect(accumulatorFloats(t, E)).toBe(64);
+      expect(accumulatorFloats(t, E)).toBe(E > 256 ? 128 : 64);
       expect(t.threads).toBeGreaterThanOrEqual(256);
       expect(t.rows).toBeGreaterThanOrEqual(32);
       expect(defaultTiles(D, E)).toEqual(t);

@@ -84,11 +84,12 @@ const tiles = (rows: number, keys: number, threads: number, valueKeys: number, c
 
 /**
  * Candidates per form, fastest first (the H200's 48 KiB first, then ones within 32 KiB, then the
- * WebGPU default 16 KiB / 256 threads). Wide values (E > 256, the MLA latent) take 32 rows so that
- * O stays at 64 floats per thread.
+ * WebGPU default 16 KiB / 256 threads). Wide values (E > 256, the MLA latent): 64 rows (O at 128
+ * floats per thread) were 17.1 TFLOP/s in the H200 sweep against 13.1 for 32 rows × 128 keys (64
+ * floats), bench/gpu/2026-11-29/issue8-tune/tiles.json; the NARROW default was the sweep's best.
  */
 const NARROW = [tiles(64, 64, 256, 16), tiles(64, 64, 256, 8), tiles(32, 64, 128, 8), tiles(32, 64, 128, 4, 8), tiles(16, 32, 32, 8)];
-const WIDE = [tiles(32, 128, 256, 8), tiles(32, 128, 256, 4), tiles(32, 64, 128, 4), tiles(16, 32, 32, 4)];
+const WIDE = [tiles(64, 64, 256, 8), tiles(64, 64, 256, 4), tiles(32, 128, 256, 8), tiles(32, 128, 256, 4), tiles(32, 64, 128, 4), tiles(16, 32, 32, 4)];
 
 /** The default tiles for D×E within `limits` (the H200's when none given); the smallest if none fits. */
 export function defaultTiles(D: number, E: number, limits?: TileLimits): FlashTiles {

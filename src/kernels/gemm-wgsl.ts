@@ -29,11 +29,16 @@ export interface GemmTiles {
   tn: number;
 }
 
-/** siboehm's vectorized SGEMM shape: 128×128 tiles, BK 8, 8×8 per thread, 256 threads, 16 KiB of workgroup memory. */
-export const DEFAULT_GEMM_TILES: GemmTiles = { bm: 128, bn: 128, bk: 8, tm: 8, tn: 8 };
+/**
+ * 64×128 tiles, BK 8, 8×8 per thread, 128 threads, 12 KiB: in the H200 sweep over 12 tile sets
+ * (bench/kernels/gemm-bench.mjs --sweep, bench/gpu/2026-11-29/issue8-tune/gemm-bench.json) the one
+ * within a few % of the best on every projection at T = 512…8192 (o_proj at T = 512: 4.3 ms, where
+ * 128×128×8 took 14.3 ms).
+ */
+export const DEFAULT_GEMM_TILES: GemmTiles = { bm: 64, bn: 128, bk: 8, tm: 8, tn: 8 };
 
-/** Half the columns (128 threads, 12 KiB): twice the workgroups of DEFAULT_GEMM_TILES for small products. */
-export const MID_GEMM_TILES: GemmTiles = { bm: 128, bn: 64, bk: 8, tm: 8, tn: 8 };
+/** 64×64, BK 16, 4×4 per thread (256 threads, 8 KiB): more workgroups for small products (kv_a_proj's 576 columns). */
+export const MID_GEMM_TILES: GemmTiles = { bm: 64, bn: 64, bk: 16, tm: 4, tn: 4 };
 
 /** Where neither fits the device, or for the smallest products: 64×64, BK 8, 4×8 per thread, 128 threads, 8 KiB. */
 export const FALLBACK_GEMM_TILES: GemmTiles = { bm: 64, bn: 64, bk: 8, tm: 4, tn: 8 };

@@ -48,10 +48,10 @@ const fits = (t: GemmTiles, l: GemmLimits): boolean =>
 type Operand = Pick<tfc.Tensor, 'shape' | 'dtype'>;
 
 /**
- * Workgroups below which a product takes the next smaller tiles: one per SM of the H200 (132), so
+ * Workgroups below which a product takes the next smaller tiles: two per SM of the H200 (132 SMs), so
  * that a small product (few tokens, or kv_a_proj's 576 columns) still fills the GPU.
  */
-export const MIN_GEMM_WORKGROUPS = 132;
+export const MIN_GEMM_WORKGROUPS = 264;
 const TILE_LADDER: readonly GemmTiles[] = [DEFAULT_GEMM_TILES, MID_GEMM_TILES, FALLBACK_GEMM_TILES];
 
 /** The largest tiles of the ladder that fit the device and give MIN_GEMM_WORKGROUPS, else the smallest that fits. */

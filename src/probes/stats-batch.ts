@@ -27,11 +27,26 @@ export function launchStats(tf: typeof tfc, x: tfc.Tensor, layout: string, view:
 
 const isJob = (s: LaunchedStats): s is StatsJob => 'reads' in s;
 
-/** Reads every launched job back together (one wait, not one round trip each) and finishes it; frees the read tensors. */
+/**
+ * Reads every launched job back together and finishes it; frees the read tensors. The float32
+ * reads are joined into one tensor on the device first: one read-back (one buffer map) for all of
+ * them, not one each (~2 ms apiece through Dawn in Node).
+ */
 export async function settleStats(tf: typeof tfc, launched: readonly LaunchedStats[]): Promise<TensorStats[]> {
   try {
-    const values = await Promise.all(launched.map((s) => (isJob(s) ? Promise.all(s.reads.map((t) => t.data())) : null)));
-    return launched.map((s, i) => (isJob(s) ? s.finish(values[i]!) : s));
+    const reads = launched.flatMap((s) => (isJob(s) ? s.reads : []));
+    const floats = reads.filter((t) => t.dtype === 'float32' && t.size > 0);
+    const joined = floats.length > 1 ? tf.tidy(() => tf.concat(floats.map((t) => tf.reshape(t, [t.size])))) : null; // [Σ sizes]
+    const values = new Map<tfc.Tensor, ArrayLike<number>>();
+    try {
+      const all = joined ? ((await joined.data()) as Float32Array) : null;
+      let at = 0;
+      if (all) for (const t of floats) { values.set(t, all.subarray(at, at + t.size)); at += t.size; }
+      await Promise.all(reads.filter((t) => !values.has(t)).map(async (t) => values.set(t, await t.data())));
+    } finally {
+      joined?.dispose();
+    }
+    return launched.map((s) => (isJob(s) ? s.finish(s.reads.map((t) => values.get(t)!)) : s));
   } finally {
     disposeLaunched(tf, launched);
   }

@@ -34,17 +34,27 @@ export function adapterInfo(adapter: DawnAdapter): AdapterInfo {
   };
 }
 
-/** Loads Dawn (the `webgpu` package, an ES module) and asks for an adapter; null when none. */
-export async function requestDawnAdapter(): Promise<{ gpu: unknown; globals: object; adapter: DawnAdapter } | null> {
+/**
+ * Loads Dawn (the `webgpu` package, an ES module) and asks for an adapter; null when none.
+ * `flags` go to Dawn's create(), e.g. ['enable-dawn-features=disable_robustness'] (the environment
+ * variable MLA_DIFF_DAWN_FLAGS, `;`-separated, for benchmarks: off by default, since without
+ * robustness an out-of-bounds access corrupts memory silently instead of being clamped).
+ */
+export async function requestDawnAdapter(flags: string[] = dawnFlags(process.env)): Promise<{ gpu: unknown; globals: object; adapter: DawnAdapter } | null> {
   let mod: { create: (flags: string[]) => { requestAdapter(o?: object): Promise<DawnAdapter | null> }; globals: object };
   try {
     mod = (await import('webgpu')) as unknown as typeof mod;
   } catch {
     return null;
   }
-  const gpu = mod.create([]);
+  const gpu = mod.create(flags);
   const adapter = await gpu.requestAdapter({ powerPreference: 'high-performance' });
   return adapter ? { gpu, globals: mod.globals, adapter } : null;
+}
+
+/** Dawn flags from MLA_DIFF_DAWN_FLAGS (`;`-separated), none when unset. */
+export function dawnFlags(env: NodeJS.ProcessEnv): string[] {
+  return (env['MLA_DIFF_DAWN_FLAGS'] ?? '').split(';').map((f) => f.trim()).filter(Boolean);
 }
 
 /**
