@@ -48,6 +48,12 @@ export interface KernelOptions {
   kvSplits: number;
   /** LSE the MHA kernels report for an empty context chunk: FA3 −inf, FA2 +inf. */
   emptyLse: EmptyLse;
+  /**
+   * A device limit, not an engine choice: the most keys one attention call of an MHA context chunk
+   * or of the cold path takes (their per-key tensors within the device's binding limit); longer
+   * key sets are attended in parts merged by LSE (key-parts.ts). Absent: no limit.
+   */
+  keyPart?: number;
   /** Storage dtypes and rounding points (scenario `dtype:`, `kv_cache_dtype:`, `rounding:`); absent: float32. */
   precision?: PrecisionSpec;
 }

@@ -8,14 +8,34 @@ import type { Attended } from './attention';
 import { attend, lseBoundViolations } from './attention';
 import type { MlaBackend, PieceInput } from './backend';
 import { tapSampledRows } from './logits-rows';
+import { mergeParts } from './key-parts';
 import { matmul } from './matmul';
 import type { DeviceLayer } from './layer';
 import { causalBias, causalKeyCounts, queryIndices, linear, onHost, oProj, pathScale, pieceScalars, blockAttention, preAttention } from './shared';
 
+/** A request's keys so far: K and V in key parts of at most keyPart keys (one part unless the device's binding limit asks). */
 interface History {
   latent: tf.Tensor2D; // [S,L+R]
-  k: tf.Tensor3D; // [S,N,D]
-  v: tf.Tensor3D; // [S,N,V]
+  k: tf.Tensor3D[]; // [S_i,N,D] each
+  v: tf.Tensor3D[]; // [S_i,N,V] each
+}
+
+/** Rows [T,…] appended to parts of at most keyPart rows: the last part filled first. */
+function appendParts(parts: readonly tf.Tensor3D[], rows: tf.Tensor3D, keyPart: number): tf.Tensor3D[] {
+  const out = parts.slice(0, -1);
+  let last = parts[parts.length - 1];
+  let at = 0;
+  const T = rows.shape[0];
+  while (at < T) {
+    const room = last ? keyPart - last.shape[0] : 0;
+    if (room <= 0) { if (last) out.push(last); last = undefined; }
+    const n = Math.min(T - at, room > 0 ? room : keyPart);
+    const piece = tf.slice(rows, [at, 0, 0], [n, -1, -1]) as tf.Tensor3D;
+    last = room > 0 && last ? (tf.concat([last, piece]) as tf.Tensor3D) : piece;
+    at += n;
+  }
+  if (last) out.push(last);
+  return out;
 }
 
 /**
@@ -29,7 +49,7 @@ export class ColdBackend implements MlaBackend<tf.Tensor> {
   private readonly history = new Map<string, History>();
 
   /** `rd`: in a narrower dtype, cold rounds where FlashAttention prefill does and reads its keys through the scenario's cache format. */
-  constructor(private readonly layer: DeviceLayer, private readonly rd: Rounding = fp32Rounding(tf, 'cold')) {}
+  constructor(private readonly layer: DeviceLayer, private readonly rd: Rounding = fp32Rounding(tf, 'cold'), private readonly keyPart = Infinity) {}
 
   step(piece: PieceInput, probe: TensorProbe, readOutput = false): Promise<Float32Array | null> {
     return onHost(() => this.run(piece, probe), readOutput);
@@ -54,11 +74,14 @@ export class ColdBackend implements MlaBackend<tf.Tensor> {
     const v = probe.tap('v', tf.slice(kv_nope, [0, 0, P], [T, N, V])); // [T,N,V]
     const k = probe.tap('k', tf.concat([k_nope, tf.broadcastTo(tf.reshape(k_pe, [T, 1, R]), [T, N, R])], -1)); // [T,N,D]
     const old = this.history.get(piece.request);
-    const next = (old
-      ? { latent: tf.concat([old.latent, rows]), k: tf.concat([old.k, k]), v: tf.concat([old.v, v]) }
-      : { latent: rows, k, v }) as History;
-    if (old) tf.dispose([old.latent, old.k, old.v]);
-    this.history.set(piece.request, { latent: tf.keep(next.latent), k: tf.keep(next.k), v: tf.keep(next.v) });
+    const next: History = {
+      latent: old ? tf.concat([old.latent, rows]) : rows,
+      k: appendParts(old?.k ?? [], k as tf.Tensor3D, this.keyPart),
+      v: appendParts(old?.v ?? [], v as tf.Tensor3D, this.keyPart),
+    };
+    for (const t of [next.latent, ...next.k, ...next.v]) tf.keep(t);
+    if (old) tf.dispose([old.latent, ...old.k.filter((t) => !next.k.includes(t)), ...old.v.filter((t) => !next.v.includes(t))]);
+    this.history.set(piece.request, next);
     return pre;
   }
 
@@ -70,22 +93,29 @@ export class ColdBackend implements MlaBackend<tf.Tensor> {
     pieceScalars(probe, piece, scale, NO_FAULTS);
     const { q_nope, q_pe } = this.append(piece, probe);
     const h = this.history.get(piece.request)!;
-    const S = h.k.shape[0];
+    const S = h.latent.shape[0];
     probe.tap('kv_cache', h.latent); // [S,L+R]
     const qh = tf.transpose(tf.concat([q_nope, q_pe], -1), [1, 0, 2]) as tf.Tensor3D; // [N,T,D]
     const mm = this.layer.batched;
-    const [k, v] = [tf.transpose(h.k, [1, 0, 2]) as tf.Tensor3D, tf.transpose(h.v, [1, 0, 2]) as tf.Tensor3D]; // [N,S,D], [N,S,V]
+    const heads = (parts: tf.Tensor3D[]) => parts.map((x) => tf.transpose(x, [1, 0, 2]) as tf.Tensor3D); // [N,S_i,*]
+    const [ks, vs] = [heads(h.k), heads(h.v)]; // key parts [N,S_i,D], [N,S_i,V]
     const castP = (p: tf.Tensor3D) => this.rd.at('attn_probs', p);
     let out: Attended; // [N,T,V], [N,T]
     const sampled = piece.logitsRows;
     if (!sampled && (probe.wants('logits') || probe.wants('attn_probs'))) { // the [N,T,S] logits only for a probe; else query blocks
+      const [k, v] = [tf.concat(ks, 1) as tf.Tensor3D, tf.concat(vs, 1) as tf.Tensor3D]; // [N,S,D], [N,S,V]: one part (checkDeviceLimits)
       const logits = probe.tap('logits', tf.mul(matmul(qh, k, true, mm), scale) as tf.Tensor3D); // [N,T,S]
       const masked = tf.add(logits, tf.expandDims(causalBias(queryIndices(piece), Array.from({ length: S }, (_, s) => s)), 0)) as tf.Tensor3D; // [N,T,S]
       out = attend(masked, v, mm, true, '-inf', castP);
       if (probe.wants('attn_probs')) probe.tap('attn_probs', tf.exp(tf.sub(masked, tf.expandDims(out.lse, -1)))); // [N,T,S]
     } else {
-      out = blockAttention(this.layer, probe, this.rd, { q: qh, k, v, scale, mask: { offset: piece.start, rowsPerToken: 1 }, emptyLse: '-inf', castP }, sampled !== undefined);
-      if (sampled) tapSampledRows(probe, { layout: 'h t s', q: qh, k, scale, batched: mm, rows: sampled, offset: piece.start, lse: out.lse }); // [N,r,S]
+      let a = 0; // key index of the part's first key: the causal offset is relative to it
+      out = mergeParts(ks.map((k, i) => {
+        const part = blockAttention(this.layer, probe, this.rd, { q: qh, k, v: vs[i]!, scale, mask: { offset: piece.start - a, rowsPerToken: 1 }, emptyLse: '-inf', castP }, sampled !== undefined);
+        a += k.shape[1];
+        return part;
+      }));
+      if (sampled) tapSampledRows(probe, { layout: 'h t s', q: qh, k: ks, scale, batched: mm, rows: sampled, offset: piece.start, lse: out.lse }); // [N,r,S]
     }
     probe.tap('lse', out.lse); // [N,T]
     if (probe.wants('lse')) probe.check('lse', 'lse_bounds', lseBoundViolations(out.lse, out.max, tf.expandDims(causalKeyCounts(piece), 0)));
@@ -95,7 +125,7 @@ export class ColdBackend implements MlaBackend<tf.Tensor> {
   }
 
   dispose(): void {
-    for (const h of this.history.values()) tf.dispose([h.latent, h.k, h.v]);
+    for (const h of this.history.values()) tf.dispose([h.latent, ...h.k, ...h.v]);
     this.history.clear();
   }
 }

@@ -26,7 +26,8 @@ export const logitsRowsLabel = (rows: readonly number[]): string => rows.join(',
 export interface RowSource {
   layout: 'h t s' | 't h s';
   q: tf.Tensor3D;
-  k: tf.Tensor2D | tf.Tensor3D;
+  /** Heads-major keys may come in key parts [N,S_i,D] (the cold path's history past the binding limit). */
+  k: tf.Tensor2D | tf.Tensor3D | readonly tf.Tensor3D[];
   scale: number;
   batched: Batched;
   /** Sampled token indices within the piece (resolveLogitsRows). */
@@ -41,12 +42,16 @@ export interface RowSource {
 export function sampledLogits(src: RowSource): tf.Tensor3D {
   const idx = tf.tensor1d(Int32Array.from(src.rows), 'int32'); // [r]
   if (src.layout === 'h t s') {
-    return tf.mul(matmul(tf.gather(src.q, idx, 1) as tf.Tensor3D, src.k, true, src.batched), src.scale) as tf.Tensor3D; // [N,r,S]
+    const qr = tf.gather(src.q, idx, 1) as tf.Tensor3D; // [N,r,D]
+    const parts = Array.isArray(src.k) ? (src.k as readonly tf.Tensor3D[]) : [src.k as tf.Tensor3D];
+    return tf.mul(tf.concat(parts.map((k) => matmul(qr, k, true, src.batched)), 2), src.scale) as tf.Tensor3D; // [N,r,S]
   }
+  if (Array.isArray(src.k)) throw new Error('sampledLogits: key parts are heads-major only');
   const [, N, C] = src.q.shape;
   const qr = tf.reshape(tf.gather(src.q, idx, 0), [src.rows.length * N, C]) as tf.Tensor2D; // [r·N,C]: heads packed as rows
-  const S = src.k.shape[src.k.rank - 2] as number;
-  return tf.reshape(tf.mul(matmul(qr, src.k, true, src.batched), src.scale), [src.rows.length, N, S]) as tf.Tensor3D; // [r,N,S]
+  const k2 = src.k as tf.Tensor2D; // [S,C]
+  const S = k2.shape[0];
+  return tf.reshape(tf.mul(matmul(qr, k2, true, src.batched), src.scale), [src.rows.length, N, S]) as tf.Tensor3D; // [r,N,S]
 }
 
 /** exp(masked logits − lse) of the sampled rows, in the logits' layout. */

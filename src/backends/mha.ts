@@ -13,6 +13,7 @@ import type { DeviceLayer } from './layer';
 import { tapSampledRows } from './logits-rows';
 import { matmul } from './matmul';
 import { PagedLatentCache } from './paged-cache';
+import { keyParts, mergeParts } from './key-parts';
 import { causalBias, causalKeyCounts, linear, onHost, oProj, pathScale, pieceScalars, blockAttention, preAttention, reportedLse, scoped } from './shared';
 
 /** [N,T,E] ↔ [T,N,E]. */
@@ -104,11 +105,15 @@ export class MhaBackend implements MlaBackend<tf.Tensor> {
       if (len === 0) {
         part = attend(tf.zeros([N, T, 0]), tf.zeros([N, 0, V]), mm, false, this.kernels.emptyLse); // a request with less context than this chunk's start
       } else {
-        const ctx_nope = rd.at('kv_nope', tf.reshape(linear(tf.slice(ws, [0, 0], [len, L]), this.layer.linear.kv_b_proj), [len, N, P + V])); // [C_i,N,P+V]
-        const ctx_k = tf.concat([tf.slice(ctx_nope, [0, 0, 0], [len, N, P]), tf.broadcastTo(tf.reshape(tf.slice(ws, [0, L], [len, R]), [len, 1, R]), [len, N, R])], -1); // [C_i,N,D]
-        const ctx_v = tf.slice(ctx_nope, [0, 0, P], [len, N, V]); // [C_i,N,V]
-        const args = { q: qh, k: swap01(ctx_k), v: swap01(ctx_v), scale, mask: null, emptyLse: this.kernels.emptyLse, castP }; // context precedes, no mask
-        part = kernel(blockAttention(this.layer, probe, rd, args, sampled !== undefined), 'chunk_output', i); // [N,T,V], [N,T]
+        // One FlashAttention call over the chunk; a chunk past the device's binding limit in key parts merged by LSE.
+        part = kernel(mergeParts(keyParts(len, this.kernels.keyPart ?? Infinity).map(([a0, b0]) => scoped(() => {
+          const n = b0 - a0;
+          const ctx_nope = rd.at('kv_nope', tf.reshape(linear(tf.slice(ws, [a0, 0], [n, L]), this.layer.linear.kv_b_proj), [n, N, P + V])); // [n,N,P+V]
+          const ctx_k = tf.concat([tf.slice(ctx_nope, [0, 0, 0], [n, N, P]), tf.broadcastTo(tf.reshape(tf.slice(ws, [a0, L], [n, R]), [n, 1, R]), [n, N, R])], -1); // [n,N,D]
+          const ctx_v = tf.slice(ctx_nope, [0, 0, P], [n, N, V]); // [n,N,V]
+          const args = { q: qh, k: swap01(ctx_k), v: swap01(ctx_v), scale, mask: null, emptyLse: this.kernels.emptyLse, castP }; // context precedes, no mask
+          return blockAttention(this.layer, probe, rd, args, sampled !== undefined); // [N,T,V], [N,T]
+        }))), 'chunk_output', i); // [N,T,V], [N,T]
       }
       // The kernel's LSE: base 2 under lse-base-2; [T,N] read back as [N,T] under lse-layout-transposed.
       const transposed = this.faults.has('lse-layout-transposed');

@@ -77,18 +77,20 @@ const records = (s: Pick<Scenario, 'schedule'>): string =>
   s.schedule.logitsRows ? `(logits / attn_probs of the sampled rows ${s.schedule.logitsRows.join(', ')} only)` : '(no logits / attn_probs records on the engine paths)';
 
 /** Fails early, with the tensor's name, when a tensor would exceed the device's binding limit (T tokens of a piece, S keys; no score tensor when fused). */
-export function checkDeviceLimits(rt: Runtime, c: MlaConfig, heads: HeadSlice, T: number, S: number, fused = false): void {
+export function checkDeviceLimits(rt: Runtime, c: MlaConfig, heads: HeadSlice, T: number, S: number, fused = false, cold = false): void {
   const N = heads.count;
   const tensors: [string, number][] = LINEAR_NAMES.map((name) => {
     const { rows, cols } = sliceRanges(c, name, heads);
     return [name, 4 * (rows[1] - rows[0]) * (cols[1] - cols[0])] as [string, number];
   });
   if (!fused) tensors.push(['logits [N,T,S]', 4 * N * T * S]);
+  // Unfused, the cold path concatenates its K over every key; fused, key sets past the limit go in parts (keyPartFor).
+  if (!fused && cold) tensors.push(['the cold path\'s K [N,S,D] over every key', 4 * N * S * qkHeadDim(c)]);
   tensors.push(['mqa_q [T,N,L+R]', 4 * T * N * latentWidth(c)]);
   const [name, bytes] = tensors.reduce((a, b) => (b[1] > a[1] ? b : a));
   if (bytes > rt.maxTensorBytes) {
     throw new MlaDiffError('device-limit',
       `${name} needs ${(bytes / MiB).toFixed(0)} MiB, over this device's ${(rt.maxTensorBytes / MiB).toFixed(0)} MiB storage-binding limit`,
-      { field: '--device' }, `${rt.device.description}; use fewer tokens or heads, or --device wasm`);
+      { field: '--device' }, `${rt.device.description}; use fewer tokens or heads, schedule.attention: fused, or --device wasm`);
   }
 }

@@ -34,7 +34,7 @@ function backend(rt: Runtime, path: DevicePath, s: Scenario, job: ReplayJob): Ml
   const rd = pathRounding(rt, job.kernels, path);
   if (path === 'mha') return new MhaBackend(job.layer, s.faults.mha, job.numSlots, job.kernels, rd);
   if (path === 'mqa') return new MqaBackend(job.layer, s.faults.mqa, job.numSlots, job.kernels, rd);
-  return new ColdBackend(job.layer, rd);
+  return new ColdBackend(job.layer, rd, job.kernels.keyPart);
 }
 
 /**

@@ -83,7 +83,7 @@ export async function runCase(rt: Runtime, s: Scenario, run: CaseRun): Promise<C
   const paths: MlaBackend<tfc.Tensor>[] = [
     new MhaBackend(run.layer, s.faults.mha, run.numSlots, run.kernels, pathRounding(rt, run.kernels, 'mha')),
     new MqaBackend(run.layer, s.faults.mqa, run.numSlots, run.kernels, pathRounding(rt, run.kernels, 'mqa')),
-    ...(run.cold ? [new ColdBackend(run.layer, pathRounding(rt, run.kernels, 'cold'))] : []),
+    ...(run.cold ? [new ColdBackend(run.layer, pathRounding(rt, run.kernels, 'cold'), run.kernels.keyPart)] : []),
   ];
   // With fused attention the score tensor is never formed: the engine paths record no logits / attn_probs, unless sampled rows of them.
   const filter = run.layer.attention && !s.schedule.logitsRows ? (stage: StageName) => stage !== 'logits' && stage !== 'attn_probs' : undefined;

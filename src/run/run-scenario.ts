@@ -9,6 +9,8 @@ import { planRun } from './pieces';
 import type { Progress } from './progress';
 import { NO_PROGRESS } from './progress';
 import { checkDeviceLimits, planAttention, planReference } from './plan';
+import { keyPartFor } from '../backends/key-parts';
+import { qkHeadDim } from '../model/config';
 import { ReferenceRunner } from './reference-runner';
 import { runCase } from './run-case';
 import type { WeightsReport } from './run-weights';
@@ -52,7 +54,10 @@ export async function runScenario(s: Scenario, opts: RunOptions): Promise<RunRep
   const union = { start: lo, count: hi - lo }; // every case is a slice of these heads
   const maxT = Math.max(...plan.pieces.map((p) => p.ids.length));
   const attn = planAttention(rt, s, union, maxT, T);
-  checkDeviceLimits(rt, s.config, union, maxT, T, attn.attention !== null);
+  checkDeviceLimits(rt, s.config, union, maxT, T, attn.attention !== null, plan.cold);
+  // Planned up front: MHA context chunks and the cold path's keys in parts within the binding limit.
+  const c = s.config;
+  plan.kernels = { ...plan.kernels, keyPart: keyPartFor(rt.maxTensorBytes, union.count, Math.max(c.qk_nope_head_dim + c.v_head_dim, qkHeadDim(c))) };
   const refPlan = planReference(mode, s.config, union, plan.pieces);
   // Submitted first: on its own thread the reference overlaps weight upload and both paths.
   const runner = refPlan.run ? new ReferenceRunner(opts.worker ?? true) : null;

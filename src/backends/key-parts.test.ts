@@ -1,0 +1,83 @@
+import * as tf from '@tensorflow/tfjs-core';
+import type { Runtime } from '../runtime/device';
+import { testRuntime } from '../test-utils/runtime';
+import { preset } from '../model/presets';
+import { SyntheticWeights } from '../weights/synthetic';
+import { NULL_PROBE } from '../probes/probe';
+import { TensorRecorder } from '../probes/recorder';
+import type { MlaBackend, PieceInput } from './backend';
+import { DEFAULT_KERNELS } from './backend';
+import { ColdBackend } from './cold';
+import type { DeviceLayer } from './layer';
+import { disposeLayer, uploadLayer } from './layer';
+import { MhaBackend } from './mha';
+import { keyPartFor, keyParts } from './key-parts';
+
+describe('key parts', () => {
+  it('cuts a key set into balanced parts of at most keyPart keys; one part when it fits', () => {
+    expect(keyParts(0, 4)).toEqual([[0, 0]]);
+    expect(keyParts(4, 4)).toEqual([[0, 4]]);
+    expect(keyParts(10, 4)).toEqual([[0, 4], [4, 8], [8, 10]]);
+    expect(keyParts(9, Infinity)).toEqual([[0, 9]]);
+    expect(() => keyParts(3, 0)).toThrow();
+  });
+
+  it('sizes parts from the binding limit: GLM-5 on WebGPU, 64 heads × 448 floats per key (k_nope|v)', () => {
+    expect(keyPartFor(2147483644, 64, 448)).toBe(18724); // [18724,64,448] floats = 2 146 … bytes ≤ 2 GiB − 4
+    expect(4 * 18725 * 64 * 448).toBeGreaterThan(2147483644);
+    expect(keyPartFor(Infinity, 64, 448)).toBe(Infinity);
+  });
+});
+
+/** Each path over two pieces (the second with two MHA context chunks) with keys in parts of 2 or 4 against whole. */
+const cfg = preset('tiny');
+const source = new SyntheticWeights(cfg, 5);
+const slots = (a: number, b: number) => Int32Array.from({ length: b - a }, (_, i) => a + i);
+function piece(start: number, count: number, chunks: [number, number][]): PieceInput {
+  const ids = Array.from({ length: count }, (_, i) => 2 + ((start + i) * 5) % 40);
+  return {
+    step: start ? 1 : 0, request: 'r', kind: 'prefill', route: 'mha', start, ids, positions: ids.map((_, i) => start + i),
+    embeddings: source.embeddings(ids), slots: slots(start, start + count), historySlots: slots(0, start + count),
+    chunks, chunkSlots: chunks.map(([a, b]) => slots(a, b)),
+  };
+}
+
+async function outputs(path: MlaBackend<tf.Tensor>, recorded: boolean): Promise<Float32Array[]> {
+  const outs: Float32Array[] = [];
+  for (const p of [piece(0, 11, []), piece(11, 5, [[0, 7], [7, 11]])]) {
+    const rec = recorded ? new TensorRecorder(tf, {}, () => null) : null;
+    rec?.at(p);
+    outs.push(Float32Array.from((await path.step(p, rec ?? NULL_PROBE, true))!));
+    if (rec) for (const c of (await rec.finish(path.name)).captured.values()) if (c.where === 'device') c.tensor.dispose();
+  }
+  path.dispose();
+  return outs;
+}
+
+const relL2 = (a: Float32Array, b: Float32Array): number => {
+  let [d, n] = [0, 0];
+  for (let i = 0; i < a.length; i++) { d += (a[i]! - b[i]!) ** 2; n += b[i]! ** 2; }
+  return Math.sqrt(d / n);
+};
+
+describe('paths with their keys in parts', () => {
+  let rt: Runtime;
+  let layer: DeviceLayer;
+  beforeAll(async () => {
+    rt = await testRuntime('wasm');
+    layer = uploadLayer(rt, source, { start: 0, count: cfg.num_attention_heads }, 16);
+  });
+  afterAll(() => disposeLayer(layer));
+
+  it.each<[string, (part: number) => MlaBackend<tf.Tensor>, boolean]>([
+    ['mha: context chunks of 7 and 4 keys in parts of 2', (part) => new MhaBackend(layer, new Set(), 16, { ...DEFAULT_KERNELS, keyPart: part }), false],
+    ['cold: 11 then 16 keys of history in parts of 4', (part) => new ColdBackend(layer, undefined, part), false],
+    ['cold, every stage recorded (its K joined for the logits)', (part) => new ColdBackend(layer, undefined, part), true],
+  ])('%s ≡ the whole key set, no leak', async (_name, make, recorded) => {
+    const before = rt.tf.memory().numTensors;
+    const whole = await outputs(make(Infinity), recorded);
+    const parts = await outputs(make(_name.startsWith('mha') ? 2 : 4), recorded);
+    expect(rt.tf.memory().numTensors).toBe(before);
+    for (const [k, o] of parts.entries()) expect(relL2(o, whole[k]!)).toBeLessThan(1e-6);
+  });
+});
