@@ -1,7 +1,8 @@
 // Issue 8: one GLM-5 layer (64 heads) through both engine paths at long prompts, fused attention
 // (schedule.attention) against the unfused ops, probes off and on. A prompt of T tokens is prefilled
-// in chunks of --chunk tokens (the MHA path then merges the cached context chunk by chunk, as vLLM's
-// chunked prefill does); every piece runs through mha and mqa, one warm-up piece first.
+// in chunks of --chunk tokens (the MHA path then attends the cached context in vLLM's default 64k
+// context chunks, in key parts where a chunk's kv_b_proj output would pass the 2 GiB binding limit);
+// every piece runs through mha and mqa, one warm-up piece first.
 // Prints per T and path: wall ms (all pieces, median of 5 / 3 / 1 runs for T ≤ 2048 / ≤ 8192 / more; the
 // embeddings already on the device, o_proj_out left there), effective TFLOP/s of the layer (projections
 // and the causal attention products), and the GPU buffer pool's high-water mark. Writes --out JSON.
@@ -15,7 +16,7 @@ const { selectRuntime } = dist('runtime/select');
 const { parseScenario } = dist('scenario/load');
 const { openSource } = dist('weights/source');
 const { planRun } = dist('run/pieces');
-const { planAttention } = dist('run/plan');
+const { planAttention, planKeyPart } = dist('run/plan');
 const { uploadLayer, disposeLayer } = dist('backends/layer');
 const { MhaBackend } = dist('backends/mha');
 const { MqaBackend } = dist('backends/mqa');
@@ -53,14 +54,14 @@ function layerFlop(c, path, T) {
 }
 for (const T of tokens) {
   const c = Math.min(chunk, T);
-  const s = parseScenario(`name: bench\nmodel: { preset: glm-5 }\nreference: off\nschedule: { attention: ${attention}, context_chunk: 8192, block_size: 64 }\n`
+  const s = parseScenario(`name: bench\nmodel: { preset: glm-5 }\nreference: off\nschedule: { attention: ${attention}, block_size: 64 }\n`
     + `requests:\n  - name: p\n    steps: [{ prefill: ${T}${c < T ? `, chunk: ${c}` : ''} }]\n`);
   const source = openSource(s.weights);
   const plan = planRun(s, source);
   const heads = { start: 0, count: s.config.num_attention_heads };
   const attn = planAttention(rt, s, heads, c, T);
   const layer = { ...uploadLayer(rt, source, heads, c), attention: attn.attention };
-  const kernels = plan.pieces.length ? { ...plan.kernels } : plan.kernels;
+  const kernels = { ...plan.kernels, keyPart: planKeyPart(rt, s.config, heads) }; // long context chunks in key parts, as run-scenario plans
   const row = { tokens: T, chunk: c, attention: attn.attention ? 'fused' : 'unfused', pieces: plan.pieces.length };
   // The prompt's embeddings are on the device before timing starts, as PyTorch's x is.
   const pieces = plan.pieces.map((p) => ({ ...p, deviceEmbeddings: rt.tf.keep(rt.tf.tensor2d(p.embeddings, [p.positions.length, s.config.hidden_size])) }));

@@ -3,7 +3,7 @@
 # paths at T = 512, 2048, 8192 (one piece) and 32768 (prefilled in 4 chunks of 8192: one piece of
 # 32768 would need a 2 GiB q, over the binding limit), probes off and on, beside PyTorch eager fp32
 # (../shared/anchors/mla_torch.py) on the same GPU in the same call, with the ratio; the WGSL kernels
-# checked on the GPU first; two scenarios through the CLI. Writes everything under $OUT (or ./out).
+# checked on the GPU first; three scenarios through the CLI (the last 32768 tokens, keys in parts). Writes everything under $OUT (or ./out).
 #   npm run build && bash ../shared/device/bundle.sh && mkdir -p .device/anchors && cp ../shared/anchors/*.py .device/anchors/
 #   device run, carry [".device"]:  source .device/prologue.sh && bash bench/gpu/run.sh
 set -uo pipefail
@@ -23,4 +23,5 @@ step() { echo "## $*"; timeout "${LIMIT:-120}" "$@"; echo "exit $?"; }
   node bench/gpu/summary.mjs --layer "$out/layer.json,$out/layer-32768.json" --torch "$out/torch.log" --out "$out/summary.json"
   step /usr/bin/time -f "wall %e s" node dist/cli/main.js run scenarios/capital-of-france.yaml --device webgpu --format json --out "$out/capital-of-france.json"
   step /usr/bin/time -f "wall %e s" node dist/cli/main.js run scenarios/gpu/glm5-long-2048.yaml --device webgpu --format json --out "$out/glm5-long-2048.json"
+  LIMIT=300 step /usr/bin/time -f "wall %e s" node dist/cli/main.js run scenarios/gpu/glm5-long-32768.yaml --device webgpu --format json --out "$out/glm5-long-32768.json"
 } 2>&1 | tee "$out/log.txt"

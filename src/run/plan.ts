@@ -5,6 +5,7 @@ import type { Runtime } from '../runtime/device';
 import type { ReferenceMode, Scenario } from '../scenario/scenario';
 import type { AttentionFn } from '../backends/attention-kernel';
 import { pathPoints } from '../precision/plan';
+import { keyPartFor } from '../backends/key-parts';
 import type { HeadSlice } from '../weights/layer';
 import type { LinearName } from '../weights/layer';
 import { LINEAR_NAMES, sliceRanges } from '../weights/layer';
@@ -93,4 +94,13 @@ export function checkDeviceLimits(rt: Runtime, c: MlaConfig, heads: HeadSlice, T
       `${name} needs ${(bytes / MiB).toFixed(0)} MiB, over this device's ${(rt.maxTensorBytes / MiB).toFixed(0)} MiB storage-binding limit`,
       { field: '--device' }, `${rt.device.description}; use fewer tokens or heads, schedule.attention: fused, or --device wasm`);
   }
+}
+
+/**
+ * The most keys of an MHA context chunk or of the cold path's history one attention call takes:
+ * their widest per-key tensor ([keys, N, P+V] after kv_b_proj, or K/V) within the device's per-tensor
+ * limit. Longer key sets go in parts merged by LSE (backends/key-parts.ts).
+ */
+export function planKeyPart(rt: Pick<Runtime, 'maxTensorBytes'>, c: MlaConfig, heads: HeadSlice): number {
+  return keyPartFor(rt.maxTensorBytes, heads.count, Math.max(c.qk_nope_head_dim + c.v_head_dim, qkHeadDim(c), c.v_head_dim));
 }

@@ -16,6 +16,7 @@ import type { Recording } from '../probes/recorder';
 import { executionOrder, recordKey, TensorRecorder } from '../probes/recorder';
 import type { DevicePath, PathName, StageName } from '../probes/stages';
 import type { Runtime } from '../runtime/device';
+import { checkDevice } from '../runtime/device';
 import type { CaseSpec, Scenario } from '../scenario/scenario';
 import { measureDetail } from './detail';
 import type { PairDiff, Where } from './diff';
@@ -103,6 +104,7 @@ export async function runCase(rt: Runtime, s: Scenario, run: CaseRun): Promise<C
             recorders[i]!.at(piece);
             await path.step(piece, recorders[i]!);
           }
+          checkDevice(rt); // after an out-of-memory, the device's numbers are garbage: stop, say so
           seconds[path.name] = (seconds[path.name] ?? 0) + (performance.now() - t0) / 1000;
         }
       } finally {
@@ -111,6 +113,7 @@ export async function runCase(rt: Runtime, s: Scenario, run: CaseRun): Promise<C
       run.progress?.(++done, plain);
     }
     for (const [i, path] of paths.entries()) rec[path.name] = await recorders[i]!.finish(path.name);
+    checkDevice(rt);
     if (run.reference) {
       const r = await run.reference;
       rec.reference = { trace: r.trace, captured: new Map(r.captured.map((c) => [c.key, { where: 'host', data: c.data, shape: c.shape, layout: c.layout }])) };

@@ -8,9 +8,7 @@ import { externalFor } from '../external/join';
 import { planRun } from './pieces';
 import type { Progress } from './progress';
 import { NO_PROGRESS } from './progress';
-import { checkDeviceLimits, planAttention, planReference } from './plan';
-import { keyPartFor } from '../backends/key-parts';
-import { qkHeadDim } from '../model/config';
+import { checkDeviceLimits, planAttention, planKeyPart, planReference } from './plan';
 import { ReferenceRunner } from './reference-runner';
 import { runCase } from './run-case';
 import type { WeightsReport } from './run-weights';
@@ -55,9 +53,7 @@ export async function runScenario(s: Scenario, opts: RunOptions): Promise<RunRep
   const maxT = Math.max(...plan.pieces.map((p) => p.ids.length));
   const attn = planAttention(rt, s, union, maxT, T);
   checkDeviceLimits(rt, s.config, union, maxT, T, attn.attention !== null, plan.cold);
-  // Planned up front: MHA context chunks and the cold path's keys in parts within the binding limit.
-  const c = s.config;
-  plan.kernels = { ...plan.kernels, keyPart: keyPartFor(rt.maxTensorBytes, union.count, Math.max(c.qk_nope_head_dim + c.v_head_dim, qkHeadDim(c))) };
+  plan.kernels = { ...plan.kernels, keyPart: planKeyPart(rt, s.config, union) }; // planned up front
   const refPlan = planReference(mode, s.config, union, plan.pieces);
   // Submitted first: on its own thread the reference overlaps weight upload and both paths.
   const runner = refPlan.run ? new ReferenceRunner(opts.worker ?? true) : null;

@@ -1,4 +1,5 @@
 import type * as tfc from '@tensorflow/tfjs-core';
+import { MlaDiffError } from '../errors';
 import type { Batched } from '../backends/matmul';
 import type { StorageDtype } from '../precision/formats';
 import type { AttentionFn } from '../backends/attention-kernel';
@@ -64,6 +65,12 @@ export interface Runtime {
   readonly stats?: StatsKernel;
   /** x [T,in] · w [in,out] by this device's own GEMM kernel, where it has one faster than tf.matMul (webgpu). */
   readonly gemm?: (x: tfc.Tensor2D, w: tfc.Tensor2D) => tfc.Tensor2D;
+  /**
+   * The first error the device reported on its own (WebGPU's uncapturederror: out of device memory,
+   * a binding over the limit), or null. Work after such an error is invalid, silently: a runner
+   * checks this after each step (checkDevice) rather than report numbers from it.
+   */
+  readonly deviceError?: () => string | null;
 }
 
 /**
@@ -92,4 +99,15 @@ export function hostFilled(tf: typeof tfc, shape: number[], fill: (dst: Float32A
 /** Runtime.round for backends whose float32 data can be read synchronously: round on the host, upload. */
 export function hostRound(tf: typeof tfc, x: tfc.Tensor, dtype: StorageDtype, read: (t: tfc.Tensor) => Float32Array): tfc.Tensor {
   return tf.tensor(roundArray(read(x), dtype), x.shape, 'float32');
+}
+
+/** Throws device-limit (exit 2) when the device reported an error: its results since are not numbers to judge. */
+export function checkDevice(rt: Pick<Runtime, 'deviceError' | 'device'>): void {
+  const error = rt.deviceError?.();
+  if (!error) return;
+  const memory = /out of (device )?memory|OUT_OF_DEVICE_MEMORY/i.test(error);
+  throw new MlaDiffError('device-limit', `${rt.device.name}: the GPU reported ${memory ? 'running out of memory' : 'an error'} (${error.split('\n')[0]}); results after it are invalid, none is reported`,
+    { field: '--device' }, memory
+      ? 'the run keeps every stage of every piece of every path on the GPU for the comparison: fewer tokens, heads (cases: heads) or pieces'
+      : 'run with --verbose for the device log; check the adapter and driver');
 }

@@ -29,6 +29,10 @@ export async function createWebgpuRuntime(reason: string): Promise<Runtime> {
   }
   await tf.ready();
   const software = isSoftwareAdapter(adapter);
+  // Errors Dawn raises on its own (out of memory, validation): the first is kept and checked by the runners.
+  let firstError: string | null = null;
+  const gpuDevice = (tf.backend() as unknown as { device: { addEventListener?(type: string, f: (e: { error?: { message?: string } }) => void): void } }).device;
+  gpuDevice.addEventListener?.('uncapturederror', (e) => { firstError ??= e.error?.message ?? 'uncaptured device error'; });
   return {
     tf,
     device: {
@@ -51,5 +55,6 @@ export async function createWebgpuRuntime(reason: string): Promise<Runtime> {
     round: (x, dtype) => webgpuRound(tf, x, dtype),
     // The probes' stats in one pass per tensor (kernels/stats-kernel.ts), read back together.
     stats: webgpuStats(tf),
+    deviceError: () => firstError,
   };
 }

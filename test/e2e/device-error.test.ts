@@ -1,0 +1,35 @@
+import { existsSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import execa from 'execa';
+import { probeAdapter } from '../../src/runtime/select';
+import { checkDevice } from '../../src/runtime/device';
+
+/**
+ * A device error (a binding over the limit, out of device memory) stops a run with device-limit
+ * instead of reporting the zeros Dawn leaves behind: checkDevice on a runtime's first uncaptured
+ * error; on a real adapter (CI: lavapipe) through bench/kernels/device-error-check.mjs.
+ */
+const ROOT = resolve(__dirname, '../..');
+const BENCH = join(ROOT, 'bench', 'kernels', 'device-error-check.mjs');
+jest.setTimeout(300_000);
+
+const codeOf = (f: () => void): string | null => { try { f(); return null; } catch (e) { return (e as { code: string }).code; } };
+const rt = (error: string | null) => ({ device: { name: 'webgpu' as const }, deviceError: () => error });
+
+it('checkDevice: nothing without an error; device-limit for out of memory and for any other device error', () => {
+  expect(codeOf(() => checkDevice(rt(null)))).toBeNull();
+  expect(codeOf(() => checkDevice({ device: { name: 'wasm' } }))).toBeNull();
+  expect(codeOf(() => checkDevice(rt('vkAllocateMemory failed with VK_ERROR_OUT_OF_DEVICE_MEMORY')))).toBe('device-limit');
+  expect(codeOf(() => checkDevice(rt('Binding size (160000000) is larger than the maximum storage buffer binding size')))).toBe('device-limit');
+});
+
+const probe = probeAdapter();
+const webgpu = process.env['MLA_DIFF_REQUIRE_WEBGPU'] === '1' || !('missing' in probe);
+const reason = 'missing' in probe ? ` [skipped here: no WebGPU adapter (${probe.missing} missing)]` : '';
+
+(webgpu ? it : it.skip)(`webgpu: a binding past the limit is caught as device-limit, not read as numbers${reason}`, async () => {
+  if (!existsSync(join(ROOT, 'dist', 'runtime', 'device.js'))) await execa('npm', ['run', 'build'], { cwd: ROOT });
+  const r = await execa('node', [BENCH], { cwd: ROOT, reject: false });
+  const line = r.stdout.split('\n').filter((l) => l.startsWith('{')).pop() ?? '{}';
+  expect({ exit: r.exitCode, ...JSON.parse(line) }).toMatchObject({ exit: 0, before: null, code: 'device-limit' });
+});
