@@ -16,7 +16,7 @@ import type { Recording } from '../probes/recorder';
 import { executionOrder, recordKey, TensorRecorder } from '../probes/recorder';
 import type { DevicePath, PathName, StageName } from '../probes/stages';
 import type { Runtime } from '../runtime/device';
-import { checkDevice } from '../runtime/device';
+import { guarded } from '../runtime/device';
 import type { CaseSpec, Scenario } from '../scenario/scenario';
 import { measureDetail } from './detail';
 import type { PairDiff, Where } from './diff';
@@ -102,9 +102,8 @@ export async function runCase(rt: Runtime, s: Scenario, run: CaseRun): Promise<C
           if (piece.kind === 'cached') await path.fill(piece);
           else {
             recorders[i]!.at(piece);
-            await path.step(piece, recorders[i]!);
+            await guarded(rt, () => path.step(piece, recorders[i]!)); // after an out-of-memory the device's numbers are garbage: stop, say so
           }
-          checkDevice(rt); // after an out-of-memory, the device's numbers are garbage: stop, say so
           seconds[path.name] = (seconds[path.name] ?? 0) + (performance.now() - t0) / 1000;
         }
       } finally {
@@ -112,8 +111,7 @@ export async function runCase(rt: Runtime, s: Scenario, run: CaseRun): Promise<C
       }
       run.progress?.(++done, plain);
     }
-    for (const [i, path] of paths.entries()) rec[path.name] = await recorders[i]!.finish(path.name);
-    checkDevice(rt);
+    for (const [i, path] of paths.entries()) rec[path.name] = await guarded(rt, () => recorders[i]!.finish(path.name));
     if (run.reference) {
       const r = await run.reference;
       rec.reference = { trace: r.trace, captured: new Map(r.captured.map((c) => [c.key, { where: 'host', data: c.data, shape: c.shape, layout: c.layout }])) };

@@ -71,6 +71,12 @@ export interface Runtime {
    * checks this after each step (checkDevice) rather than report numbers from it.
    */
   readonly deviceError?: () => string | null;
+  /**
+   * Runs f inside the device's error scopes (WebGPU: out-of-memory and validation) and returns the
+   * first error they caught, or null: Dawn does not always raise an out-of-memory as an uncaptured
+   * error, a scope always gets it. Absent on devices without such errors.
+   */
+  readonly scoped?: <T>(f: () => Promise<T>) => Promise<{ value: T; error: string | null }>;
 }
 
 /**
@@ -101,9 +107,17 @@ export function hostRound(tf: typeof tfc, x: tfc.Tensor, dtype: StorageDtype, re
   return tf.tensor(roundArray(read(x), dtype), x.shape, 'float32');
 }
 
+/** f inside the device's error scopes; throws device-limit (checkDevice) when the device reported an error meanwhile. */
+export async function guarded<T>(rt: Pick<Runtime, 'deviceError' | 'device' | 'scoped'>, f: () => Promise<T>): Promise<T> {
+  if (!rt.scoped) { const value = await f(); checkDevice(rt); return value; }
+  const { value, error } = await rt.scoped(f);
+  checkDevice(rt, error);
+  return value;
+}
+
 /** Throws device-limit (exit 2) when the device reported an error: its results since are not numbers to judge. */
-export function checkDevice(rt: Pick<Runtime, 'deviceError' | 'device'>): void {
-  const error = rt.deviceError?.();
+export function checkDevice(rt: Pick<Runtime, 'deviceError' | 'device'>, scoped: string | null = null): void {
+  const error = scoped ?? rt.deviceError?.();
   if (!error) return;
   const memory = /out of (device )?memory|OUT_OF_DEVICE_MEMORY/i.test(error);
   throw new MlaDiffError('device-limit', `${rt.device.name}: the GPU reported ${memory ? 'running out of memory' : 'an error'} (${error.split('\n')[0]}); results after it are invalid, none is reported`,

@@ -8,6 +8,13 @@ import { webgpuStats } from '../kernels/stats-kernel';
 import { gemm } from '../kernels/gemm';
 import { hostFilled } from './device';
 
+/** The parts of GPUDevice the runtime uses for its error handling. */
+interface ScopedDevice {
+  addEventListener?(type: string, f: (e: { error?: { message?: string } }) => void): void;
+  pushErrorScope(filter: 'out-of-memory' | 'validation'): void;
+  popErrorScope(): Promise<{ message: string } | null>;
+}
+
 /**
  * tfjs-backend-webgpu on Dawn (the `webgpu` npm package, Vulkan underneath). Without a GPU,
  * Mesa's lavapipe serves as a software adapter: slow, but it runs the same WGSL.
@@ -31,7 +38,7 @@ export async function createWebgpuRuntime(reason: string): Promise<Runtime> {
   const software = isSoftwareAdapter(adapter);
   // Errors Dawn raises on its own (out of memory, validation): the first is kept and checked by the runners.
   let firstError: string | null = null;
-  const gpuDevice = (tf.backend() as unknown as { device: { addEventListener?(type: string, f: (e: { error?: { message?: string } }) => void): void } }).device;
+  const gpuDevice = (tf.backend() as unknown as { device: ScopedDevice }).device;
   gpuDevice.addEventListener?.('uncapturederror', (e) => { firstError ??= e.error?.message ?? 'uncaptured device error'; });
   return {
     tf,
@@ -56,5 +63,18 @@ export async function createWebgpuRuntime(reason: string): Promise<Runtime> {
     // The probes' stats in one pass per tensor (kernels/stats-kernel.ts), read back together.
     stats: webgpuStats(tf),
     deviceError: () => firstError,
+    async scoped(f) {
+      gpuDevice.pushErrorScope('out-of-memory');
+      gpuDevice.pushErrorScope('validation');
+      let value;
+      try {
+        value = await f();
+      } finally {
+        const validation = await gpuDevice.popErrorScope();
+        const memory = await gpuDevice.popErrorScope();
+        firstError ??= memory?.message ?? validation?.message ?? null;
+      }
+      return { value, error: firstError };
+    },
   };
 }

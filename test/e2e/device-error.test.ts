@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import execa from 'execa';
 import { probeAdapter } from '../../src/runtime/select';
-import { checkDevice } from '../../src/runtime/device';
+import { checkDevice, guarded } from '../../src/runtime/device';
 
 /**
  * A device error (a binding over the limit, out of device memory) stops a run with device-limit
@@ -21,6 +21,15 @@ it('checkDevice: nothing without an error; device-limit for out of memory and fo
   expect(codeOf(() => checkDevice({ device: { name: 'wasm' } }))).toBeNull();
   expect(codeOf(() => checkDevice(rt('vkAllocateMemory failed with VK_ERROR_OUT_OF_DEVICE_MEMORY')))).toBe('device-limit');
   expect(codeOf(() => checkDevice(rt('Binding size (160000000) is larger than the maximum storage buffer binding size')))).toBe('device-limit');
+});
+
+it('guarded: the value without an error; device-limit when the device\'s error scopes caught one', async () => {
+  type Scoped = <T>(f: () => Promise<T>) => Promise<{ value: T; error: string | null }>;
+  const scoped = (error: string | null): Scoped => async (f) => ({ value: await f(), error });
+  await expect(guarded({ ...rt(null), scoped: scoped(null) }, async () => 7)).resolves.toBe(7);
+  await expect(guarded({ ...rt(null), scoped: scoped('vkAllocateMemory failed with VK_ERROR_OUT_OF_DEVICE_MEMORY') }, async () => 7))
+    .rejects.toMatchObject({ code: 'device-limit' });
+  await expect(guarded({ device: { name: 'wasm' } }, async () => 3)).resolves.toBe(3);
 });
 
 const probe = probeAdapter();
