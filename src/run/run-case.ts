@@ -125,14 +125,14 @@ export async function runCase(rt: Runtime, s: Scenario, run: CaseRun): Promise<C
       name: run.spec.name, label: run.spec.label, heads: run.spec.heads, totalHeads: s.config.num_attention_heads,
       pieces: run.pieces.map(pieceInfo),
       paths: Object.fromEntries(Object.entries(rec).map(([p, r]) => [p, r!.trace])),
-      diffs: await diffAll(rt, rec, run.pieces),
+      diffs: await guarded(rt, () => diffAll(rt, rec, run.pieces)), // elementwise on the device: it allocates too
       expectedSoftmaxScale: softmaxScale(s.config), seconds, notes: run.notes, ...(ext ? { external: ext.info } : {}),
       ...(rounds(s.precision) ? { dtypes: Object.fromEntries(paths.map((p) => [p.name, stageDtypes(s.precision, p.name as DevicePath)])) } : {}),
     };
     const comparison = compareCase(trace, s.tolerances);
-    const replay = await replayCase(rt, s, run, rec, trace, comparison, run.replay ?? s.replay);
+    const replay = await guarded(rt, () => replayCase(rt, s, run, rec, trace, comparison, run.replay ?? s.replay));
     const view = diagnosisView(comparison, replay);
-    const detail = comparison.firstDivergence ? await measureDetail(rt.tf, (t) => rt.hostView(t), rec, run.pieces, comparison.stages) : undefined;
+    const detail = comparison.firstDivergence ? await guarded(rt, () => measureDetail(rt.tf, (t) => rt.hostView(t), rec, run.pieces, comparison.stages)) : undefined;
     return {
       trace, comparison, ...(detail ? { detail } : {}), diagnosis: diagnose(trace, view, s.config, detail), ...(replay ? { replay } : {}),
       ...(s.expect ? { expectation: checkExpectation(s.expect, comparison) } : {}),
