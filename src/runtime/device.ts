@@ -66,15 +66,16 @@ export interface Runtime {
   /** x [T,in] · w [in,out] by this device's own GEMM kernel, where it has one faster than tf.matMul (webgpu). */
   readonly gemm?: (x: tfc.Tensor2D, w: tfc.Tensor2D) => tfc.Tensor2D;
   /**
-   * The first error the device reported on its own (WebGPU's uncapturederror: out of device memory,
-   * a binding over the limit), or null. Work after such an error is invalid, silently: a runner
-   * checks this after each step (checkDevice) rather than report numbers from it.
+   * The first error the device reported (WebGPU's uncapturederror, or one its error scopes caught: out
+   * of device memory, a binding over the limit), or null. Work after such an error is invalid,
+   * silently: runners check it (guarded, checkDevice) rather than report numbers from it.
    */
   readonly deviceError?: () => string | null;
   /**
    * Runs f inside the device's error scopes (WebGPU: out-of-memory and validation) and returns the
-   * first error they caught, or null: Dawn does not always raise an out-of-memory as an uncaptured
-   * error, a scope always gets it. Absent on devices without such errors.
+   * first error they or the uncaptured handler caught, or null. A scope is synchronous with the
+   * work it wraps; an uncaptured error event arrives whenever Dawn delivers it. Absent on devices
+   * without such errors.
    */
   readonly scoped?: <T>(f: () => Promise<T>) => Promise<{ value: T; error: string | null }>;
 }
