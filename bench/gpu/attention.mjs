@@ -7,39 +7,21 @@
 // embeddings already on the device, o_proj_out left there), effective TFLOP/s of the layer (projections
 // and the causal attention products), and the GPU buffer pool's high-water mark. Writes --out JSON.
 // Usage: node bench/gpu/attention.mjs --device webgpu --tokens 512,2048,8192 --chunk 4096 --attention fused|unfused [--probes on|off|both] [--out f.json]
-import { createRequire } from 'node:module';
 import { writeFileSync } from 'node:fs';
+import { arg, dist, glmLayer, warmUp } from './layer-common.mjs';
 
-const require = createRequire(import.meta.url);
-const dist = (m) => require(new URL(`../../dist/${m}.js`, import.meta.url).pathname);
 const { selectRuntime } = dist('runtime/select');
-const { parseScenario } = dist('scenario/load');
-const { openSource } = dist('weights/source');
-const { planRun } = dist('run/pieces');
-const { planAttention, planKeyPart } = dist('run/plan');
-const { uploadLayer, disposeLayer } = dist('backends/layer');
 const { MhaBackend } = dist('backends/mha');
 const { MqaBackend } = dist('backends/mqa');
 const { TensorRecorder } = dist('probes/recorder');
 const { NULL_PROBE } = dist('probes/probe');
 
-const arg = (name, dflt) => { const i = process.argv.indexOf(`--${name}`); return i > 0 ? process.argv[i + 1] : dflt; };
 const tokens = arg('tokens', '512,2048').split(',').map(Number);
 const chunk = Number(arg('chunk', '4096'));
 const attention = arg('attention', 'fused');
 const probes = arg('probes', 'both');
 const rt = await selectRuntime(arg('device', 'auto'));
-// The GPU's clocks ramp up under load: 3 s of 4096² products before the first timing.
-{
-  const a = rt.tf.randomNormal([4096, 4096]);
-  for (const t0 = performance.now(); performance.now() - t0 < 3000;) {
-    const c = rt.tf.matMul(a, a);
-    const one = rt.tf.slice(c, [0, 0], [1, 1]);
-    await one.data();
-    rt.tf.dispose([c, one]);
-  }
-  a.dispose();
-}
+await warmUp(rt);
 const rows = [];
 /**
  * FLOPs of one path over a T-token prompt: the projections (q_a, q_b, kv_a, kv_b or the absorbed
@@ -53,18 +35,8 @@ function layerFlop(c, path, T) {
   return path === 'mha' ? common + 2 * T * L * N * (P + V) + 2 * pairs * (P + R + V) : common + 2 * T * N * L * (P + V) + 2 * pairs * (L + R + L);
 }
 for (const T of tokens) {
-  const c = Math.min(chunk, T);
-  const s = parseScenario(`name: bench\nmodel: { preset: glm-5 }\nreference: off\nschedule: { attention: ${attention}, block_size: 64 }\n`
-    + `requests:\n  - name: p\n    steps: [{ prefill: ${T}${c < T ? `, chunk: ${c}` : ''} }]\n`);
-  const source = openSource(s.weights);
-  const plan = planRun(s, source);
-  const heads = { start: 0, count: s.config.num_attention_heads };
-  const attn = planAttention(rt, s, heads, c, T);
-  const layer = { ...uploadLayer(rt, source, heads, c), attention: attn.attention };
-  const kernels = { ...plan.kernels, keyPart: planKeyPart(rt, s.config, heads) }; // long context chunks in key parts, as run-scenario plans
+  const { s, plan, chunk: c, attn, layer, kernels, pieces, dispose } = glmLayer(rt, T, chunk, attention);
   const row = { tokens: T, chunk: c, attention: attn.attention ? 'fused' : 'unfused', pieces: plan.pieces.length };
-  // The prompt's embeddings are on the device before timing starts, as PyTorch's x is.
-  const pieces = plan.pieces.map((p) => ({ ...p, deviceEmbeddings: rt.tf.keep(rt.tf.tensor2d(p.embeddings, [p.positions.length, s.config.hidden_size])) }));
   for (const [name, Backend] of [['mha', MhaBackend], ['mqa', MqaBackend]]) {
     for (const mode of probes === 'both' ? ['off', 'on'] : [probes]) {
       const path = new Backend(layer, new Set(), plan.tables.numSlots, kernels);
@@ -100,8 +72,7 @@ for (const T of tokens) {
       }
     }
   }
-  for (const p of pieces) p.deviceEmbeddings.dispose();
-  disposeLayer(layer);
+  dispose();
   rows.push(row);
 }
 const out = arg('out', null);

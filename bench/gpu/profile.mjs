@@ -4,50 +4,26 @@
 // --probes on a recorder takes every stage (the stats programs it launches are in the profile). Prints,
 // per T and path: wall ms of the plain step, GPU ms summed per program name (count, share), and writes
 // --out JSON. Usage: node bench/gpu/profile.mjs --device webgpu --tokens 2048,8192 [--probes on] [--out f.json]
-import { createRequire } from 'node:module';
 import { writeFileSync } from 'node:fs';
+import { arg, dist, glmLayer, warmUp } from './layer-common.mjs';
 
-const require = createRequire(import.meta.url);
-const dist = (m) => require(new URL(`../../dist/${m}.js`, import.meta.url).pathname);
 const { selectRuntime } = dist('runtime/select');
-const { parseScenario } = dist('scenario/load');
-const { openSource } = dist('weights/source');
-const { planRun } = dist('run/pieces');
-const { planAttention } = dist('run/plan');
-const { uploadLayer, disposeLayer } = dist('backends/layer');
 const { MhaBackend } = dist('backends/mha');
 const { MqaBackend } = dist('backends/mqa');
 const { NULL_PROBE } = dist('probes/probe');
 const { TensorRecorder } = dist('probes/recorder');
 
-const arg = (name, dflt) => { const i = process.argv.indexOf(`--${name}`); return i > 0 ? process.argv[i + 1] : dflt; };
 const tokens = arg('tokens', '2048').split(',').map(Number);
 const probes = arg('probes', 'off') === 'on';
 const rt = await selectRuntime(arg('device', 'auto'));
-// The GPU's clocks ramp up under load: 3 s of 4096² products before the first timing.
-{
-  const a = rt.tf.randomNormal([4096, 4096]);
-  for (const t0 = performance.now(); performance.now() - t0 < 3000;) {
-    const c = rt.tf.matMul(a, a);
-    const one = rt.tf.slice(c, [0, 0], [1, 1]);
-    await one.data();
-    rt.tf.dispose([c, one]);
-  }
-  a.dispose();
-}
+await warmUp(rt);
 const { tf } = rt;
 const results = [];
 for (const T of tokens) {
-  const s = parseScenario(`name: profile\nmodel: { preset: glm-5 }\nreference: off\nschedule: { attention: fused, context_chunk: 8192, block_size: 64 }\n`
-    + `requests:\n  - name: p\n    steps: [{ prefill: ${T} }]\n`);
-  const source = openSource(s.weights);
-  const plan = planRun(s, source);
-  const heads = { start: 0, count: s.config.num_attention_heads };
-  const attn = planAttention(rt, s, heads, T, T);
-  const layer = { ...uploadLayer(rt, source, heads, T), attention: attn.attention };
+  const { plan, layer, kernels, pieces, dispose } = glmLayer(rt, T, T, 'fused'); // one piece
   for (const [name, Backend] of [['mha', MhaBackend], ['mqa', MqaBackend]]) {
-    const path = new Backend(layer, new Set(), plan.tables.numSlots, plan.kernels);
-    const piece = { ...plan.pieces[0], deviceEmbeddings: tf.keep(tf.tensor2d(plan.pieces[0].embeddings, [T, s.config.hidden_size])) }; // on the device, as PyTorch's x
+    const path = new Backend(layer, new Set(), plan.tables.numSlots, kernels);
+    const piece = pieces[0];
     try {
       await path.step(piece, NULL_PROBE); // warm-up: shader compilation
       const walls = [];
@@ -78,10 +54,9 @@ for (const T of tokens) {
       console.log(`T=${T} ${name}: ${e.code ?? 'error'}: ${e.message ?? e}`);
     } finally {
       path.dispose();
-      piece.deviceEmbeddings.dispose();
     }
   }
-  disposeLayer(layer);
+  dispose();
 }
 const out = arg('out', null);
 if (out) writeFileSync(out, JSON.stringify({ device: rt.device, results }, null, 1));

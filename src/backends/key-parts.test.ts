@@ -3,9 +3,8 @@ import type { Runtime } from '../runtime/device';
 import { testRuntime } from '../test-utils/runtime';
 import { preset } from '../model/presets';
 import { SyntheticWeights } from '../weights/synthetic';
-import { NULL_PROBE } from '../probes/probe';
-import { TensorRecorder } from '../probes/recorder';
-import type { MlaBackend, PieceInput } from './backend';
+import { pathOutputs, prefillPiece, relL2 } from '../test-utils/pieces';
+import type { MlaBackend } from './backend';
 import { DEFAULT_KERNELS } from './backend';
 import { ColdBackend } from './cold';
 import type { DeviceLayer } from './layer';
@@ -32,33 +31,9 @@ describe('key parts', () => {
 /** Each path over two pieces (the second with two MHA context chunks) with keys in parts of 2 or 4 against whole. */
 const cfg = preset('tiny');
 const source = new SyntheticWeights(cfg, 5);
-const slots = (a: number, b: number) => Int32Array.from({ length: b - a }, (_, i) => a + i);
-function piece(start: number, count: number, chunks: [number, number][]): PieceInput {
-  const ids = Array.from({ length: count }, (_, i) => 2 + ((start + i) * 5) % 40);
-  return {
-    step: start ? 1 : 0, request: 'r', kind: 'prefill', route: 'mha', start, ids, positions: ids.map((_, i) => start + i),
-    embeddings: source.embeddings(ids), slots: slots(start, start + count), historySlots: slots(0, start + count),
-    chunks, chunkSlots: chunks.map(([a, b]) => slots(a, b)),
-  };
-}
-
-async function outputs(path: MlaBackend<tf.Tensor>, recorded: boolean): Promise<Float32Array[]> {
-  const outs: Float32Array[] = [];
-  for (const p of [piece(0, 11, []), piece(11, 5, [[0, 7], [7, 11]])]) {
-    const rec = recorded ? new TensorRecorder(tf, {}, () => null) : null;
-    rec?.at(p);
-    outs.push(Float32Array.from((await path.step(p, rec ?? NULL_PROBE, true))!));
-    if (rec) for (const c of (await rec.finish(path.name)).captured.values()) if (c.where === 'device') c.tensor.dispose();
-  }
-  path.dispose();
-  return outs;
-}
-
-const relL2 = (a: Float32Array, b: Float32Array): number => {
-  let [d, n] = [0, 0];
-  for (let i = 0; i < a.length; i++) { d += (a[i]! - b[i]!) ** 2; n += b[i]! ** 2; }
-  return Math.sqrt(d / n);
-};
+const id = (i: number) => 2 + (i * 5) % 40;
+const pieces = () => [prefillPiece(source, 0, 11, [], id), prefillPiece(source, 11, 5, [[0, 7], [7, 11]], id)];
+const outputs = (path: MlaBackend<tf.Tensor>, recorded: boolean) => pathOutputs(tf, path, pieces(), recorded);
 
 describe('paths with their keys in parts', () => {
   let rt: Runtime;

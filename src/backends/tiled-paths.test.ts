@@ -3,9 +3,8 @@ import type { Runtime } from '../runtime/device';
 import { testRuntime } from '../test-utils/runtime';
 import { preset } from '../model/presets';
 import { SyntheticWeights } from '../weights/synthetic';
-import { NULL_PROBE } from '../probes/probe';
-import { TensorRecorder } from '../probes/recorder';
-import type { MlaBackend, PieceInput } from './backend';
+import { pathOutputs, prefillPiece, relL2 } from '../test-utils/pieces';
+import type { MlaBackend } from './backend';
 import { DEFAULT_KERNELS } from './backend';
 import { ColdBackend } from './cold';
 import type { DeviceLayer } from './layer';
@@ -20,28 +19,9 @@ import { MqaBackend } from './mqa';
  */
 const cfg = preset('tiny');
 const source = new SyntheticWeights(cfg, 3);
-const slots = (a: number, b: number) => Int32Array.from({ length: b - a }, (_, i) => a + i);
-function piece(start: number, count: number, chunks: [number, number][]): PieceInput {
-  const ids = Array.from({ length: count }, (_, i) => 1 + ((start + i) * 7) % 50);
-  return {
-    step: start ? 1 : 0, request: 'r', kind: 'prefill', route: 'mha', start, ids, positions: ids.map((_, i) => start + i),
-    embeddings: source.embeddings(ids), slots: slots(start, start + count), historySlots: slots(0, start + count),
-    chunks, chunkSlots: chunks.map(([a, b]) => slots(a, b)),
-  };
-}
-
-async function outputs(make: () => MlaBackend<tf.Tensor>, recorded: boolean): Promise<Float32Array[]> {
-  const path = make();
-  const outs: Float32Array[] = [];
-  for (const p of [piece(0, 11, []), piece(11, 5, [[0, 6], [6, 11]])]) {
-    const rec = recorded ? new TensorRecorder(tf, {}, () => null) : null;
-    rec?.at(p);
-    outs.push(Float32Array.from((await path.step(p, rec ?? NULL_PROBE, true))!));
-    if (rec) for (const c of (await rec.finish(path.name)).captured.values()) if (c.where === 'device') c.tensor.dispose();
-  }
-  path.dispose();
-  return outs;
-}
+const id = (i: number) => 1 + (i * 7) % 50;
+const pieces = () => [prefillPiece(source, 0, 11, [], id), prefillPiece(source, 11, 5, [[0, 6], [6, 11]], id)];
+const outputs = (make: () => MlaBackend<tf.Tensor>, recorded: boolean) => pathOutputs(tf, make(), pieces(), recorded);
 
 describe.each(['wasm', 'cpu'] as const)('tiled attention inside the paths on %s', (device) => {
   let rt: Runtime;
@@ -60,11 +40,6 @@ describe.each(['wasm', 'cpu'] as const)('tiled attention inside the paths on %s'
     const before = rt.tf.memory().numTensors;
     const [off, on] = [await outputs(make, false), await outputs(make, true)];
     expect(rt.tf.memory().numTensors).toBe(before);
-    for (const [k, o] of off.entries()) {
-      const want = on[k]!;
-      let [d, n] = [0, 0];
-      for (let i = 0; i < o.length; i++) { d += (o[i]! - want[i]!) ** 2; n += want[i]! ** 2; }
-      expect(Math.sqrt(d / n)).toBeLessThan(1e-6);
-    }
+    for (const [k, o] of off.entries()) expect(relL2(o, on[k]!)).toBeLessThan(1e-6);
   });
 });

@@ -1,5 +1,5 @@
 import * as tf from '@tensorflow/tfjs-core';
-import { MlaDiffError } from '../errors';
+import { thrownCode } from '../test-utils/errors';
 import { testRuntime } from '../test-utils/runtime';
 import type { FlashLimits, FlashRequest } from './flash-attention';
 import { flashAttention, planFlash } from './flash-attention';
@@ -38,15 +38,6 @@ function withTensors<T>(shapes: { q: number[]; k: number[]; v: number[] | null }
   }
 }
 
-function codeOf(fn: () => unknown): string {
-  try {
-    fn();
-  } catch (e) {
-    if (e instanceof MlaDiffError) return e.code;
-    throw e;
-  }
-  return 'no error';
-}
 
 describe('planFlash', () => {
   it('plans the MHA form (per-head K, V) and the MQA form (one latent head, V = its first 512 columns)', () => {
@@ -68,7 +59,7 @@ describe('planFlash', () => {
     expect(withTensors({ q: [64, 1024, 256], k: [64, 1024, 256], v: [64, 1024, 256] }, (r) => planFlash(r, LIMITS))).toMatchObject({ splits: 1 });
     expect(splitKv(2, 700, 128, 5)).toEqual({ splits: 3, splitKeys: 256 }); // forced 5 over 6 tiles: parts of 2 tiles
     expect(splitKv(2, 100, 128)).toEqual({ splits: 1, splitKeys: 128 });
-    expect(withTensors({ q: [1, 4, 24], k: [1, 4, 24], v: null }, (r) => codeOf(() => planFlash({ ...r, valueWidth: 16, splits: 0 }, LIMITS)))).toBe('invalid-value');
+    expect(withTensors({ q: [1, 4, 24], k: [1, 4, 24], v: null }, (r) => thrownCode(() => planFlash({ ...r, valueWidth: 16, splits: 0 }, LIMITS)))).toBe('invalid-value');
   });
 
   it.each([
@@ -82,22 +73,22 @@ describe('planFlash', () => {
     ['scoreKeys not a multiple of 4', { q: [2, 4, 24], k: [2, 4, 24], v: [2, 4, 16] }, { tiles: { ...H200_MHA, scoreKeys: 2, threads: 512 } }],
     ['valueKeys not dividing keys', { q: [2, 4, 24], k: [2, 4, 24], v: [2, 4, 16] }, { tiles: { ...H200_MHA, valueKeys: 24 } }],
   ])('rejects %s: invalid-value', (_, shapes, extra) => {
-    expect(withTensors(shapes, (r) => codeOf(() => planFlash({ ...r, ...extra }, LIMITS)))).toBe('invalid-value');
+    expect(withTensors(shapes, (r) => thrownCode(() => planFlash({ ...r, ...extra }, LIMITS)))).toBe('invalid-value');
   });
 
   it('rejects an input or output over the binding limit, too many row blocks, tiles over the workgroup limits: device-limit', () => {
     const small = { ...LIMITS, maxStorageBufferBindingSize: 4 * 1000 };
-    expect(withTensors({ q: [2, 10, 64], k: [1, 2, 64], v: [1, 2, 16] }, (r) => codeOf(() => planFlash(r, small)))).toBe('device-limit'); // q: 1280 floats
-    expect(withTensors({ q: [1, 2, 16], k: [1, 100, 16], v: [1, 100, 16] }, (r) => codeOf(() => planFlash(r, small)))).toBe('device-limit'); // k: 1600
-    expect(withTensors({ q: [1, 40, 16], k: [1, 2, 16], v: [1, 2, 16] }, (r) => codeOf(() => planFlash(r, { ...small, maxComputeWorkgroupsPerDimension: 1 })))).toBe('device-limit'); // 2 row blocks
-    expect(withTensors({ q: [1, 4, 16], k: [1, 4, 16], v: [1, 4, 16] }, (r) => codeOf(() => planFlash(r, { ...LIMITS, maxComputeWorkgroupStorageSize: 4096 })))).toBe('device-limit');
-    expect(withTensors({ q: [1, 4, 16], k: [1, 4, 16], v: [1, 4, 16] }, (r) => codeOf(() => planFlash({ ...r, tiles: H200_MHA }, LIMITS)))).toBe('device-limit'); // 256 threads fit, 29 KiB do not
+    expect(withTensors({ q: [2, 10, 64], k: [1, 2, 64], v: [1, 2, 16] }, (r) => thrownCode(() => planFlash(r, small)))).toBe('device-limit'); // q: 1280 floats
+    expect(withTensors({ q: [1, 2, 16], k: [1, 100, 16], v: [1, 100, 16] }, (r) => thrownCode(() => planFlash(r, small)))).toBe('device-limit'); // k: 1600
+    expect(withTensors({ q: [1, 40, 16], k: [1, 2, 16], v: [1, 2, 16] }, (r) => thrownCode(() => planFlash(r, { ...small, maxComputeWorkgroupsPerDimension: 1 })))).toBe('device-limit'); // 2 row blocks
+    expect(withTensors({ q: [1, 4, 16], k: [1, 4, 16], v: [1, 4, 16] }, (r) => thrownCode(() => planFlash(r, { ...LIMITS, maxComputeWorkgroupStorageSize: 4096 })))).toBe('device-limit');
+    expect(withTensors({ q: [1, 4, 16], k: [1, 4, 16], v: [1, 4, 16] }, (r) => thrownCode(() => planFlash({ ...r, tiles: H200_MHA }, LIMITS)))).toBe('device-limit'); // 256 threads fit, 29 KiB do not
   });
 });
 
 describe('flashAttention', () => {
   it('runs only on webgpu: device-unavailable elsewhere', () => {
-    expect(withTensors({ q: [2, 4, 24], k: [2, 4, 24], v: [2, 4, 16] }, (r) => codeOf(() => flashAttention(tf, r)))).toBe('device-unavailable');
+    expect(withTensors({ q: [2, 4, 24], k: [2, 4, 24], v: [2, 4, 16] }, (r) => thrownCode(() => flashAttention(tf, r)))).toBe('device-unavailable');
   });
 });
 

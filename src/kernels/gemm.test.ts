@@ -1,5 +1,5 @@
 import * as tf from '@tensorflow/tfjs-core';
-import { MlaDiffError } from '../errors';
+import { thrownCode } from '../test-utils/errors';
 import { testRuntime } from '../test-utils/runtime';
 import type { GemmLimits } from './gemm';
 import { MIN_GEMM_WORKGROUPS, gemm, gemmProgram, planGemm } from './gemm';
@@ -16,15 +16,6 @@ const LIMITS: GemmLimits = { maxStorageBufferBindingSize: 2 ** 27, maxComputeWor
 
 const op = (shape: number[], dtype: tf.DataType = 'float32') => ({ shape, dtype });
 
-function codeOf(fn: () => unknown): string {
-  try {
-    fn();
-  } catch (e) {
-    if (e instanceof MlaDiffError) return e.code;
-    throw e;
-  }
-  return 'no error';
-}
 
 beforeAll(async () => {
   await testRuntime('cpu'); // tfjs-core's one engine: `tf` below runs on it
@@ -68,11 +59,11 @@ describe('planGemm', () => {
     ['threads not dividing the tile loads', [8, 8], [8, 4], { bm: 64, bn: 64, bk: 8, tm: 4, tn: 4 }],
     ['a zero tile size', [8, 8], [8, 4], { bm: 0, bn: 64, bk: 8, tm: 8, tn: 8 }],
   ] as [string, number[], number[], GemmTiles | undefined][])('rejects %s as invalid-value', (_name, a, b, tiles) => {
-    expect(codeOf(() => planGemm(op(a), op(b), LIMITS, tiles))).toBe('invalid-value');
+    expect(thrownCode(() => planGemm(op(a), op(b), LIMITS, tiles))).toBe('invalid-value');
   });
 
   it('rejects a non-float32 operand as invalid-value', () => {
-    expect(codeOf(() => planGemm(op([8, 8], 'int32'), op([8, 4]), LIMITS))).toBe('invalid-value');
+    expect(thrownCode(() => planGemm(op([8, 8], 'int32'), op([8, 4]), LIMITS))).toBe('invalid-value');
   });
 
   it.each([
@@ -82,12 +73,12 @@ describe('planGemm', () => {
     ['too many row tiles', [128 * 65536, 1], [1, 1]],
     ['too many batch entries', [65536, 1, 1], [1, 1]],
   ])('rejects %s as device-limit', (_name, a, b) => {
-    expect(codeOf(() => planGemm(op(a), op(b), LIMITS))).toBe('device-limit');
+    expect(thrownCode(() => planGemm(op(a), op(b), LIMITS))).toBe('device-limit');
   });
 
   it('rejects explicit tiles over the workgroup memory or thread limits as device-limit', () => {
-    expect(codeOf(() => planGemm(op([8, 8]), op([8, 4]), LIMITS, { bm: 128, bn: 128, bk: 16, tm: 8, tn: 8 }))).toBe('device-limit');
-    expect(codeOf(() => planGemm(op([8, 8]), op([8, 4]), { ...LIMITS, maxComputeWorkgroupStorageSize: 49152 }, { bm: 128, bn: 128, bk: 16, tm: 8, tn: 4 })))
+    expect(thrownCode(() => planGemm(op([8, 8]), op([8, 4]), LIMITS, { bm: 128, bn: 128, bk: 16, tm: 8, tn: 8 }))).toBe('device-limit');
+    expect(thrownCode(() => planGemm(op([8, 8]), op([8, 4]), { ...LIMITS, maxComputeWorkgroupStorageSize: 49152 }, { bm: 128, bn: 128, bk: 16, tm: 8, tn: 4 })))
       .toBe('device-limit');
   });
 });
@@ -123,7 +114,7 @@ describe('gemm tiles and program', () => {
   it('runs only on webgpu (device-unavailable elsewhere), leaking nothing', () => {
     const before = tf.memory().numTensors;
     const [a, b] = [tf.zeros([2, 3]) as tf.Tensor2D, tf.zeros([3, 4]) as tf.Tensor2D]; // [M,K], [K,N]
-    expect(codeOf(() => gemm(tf, a, b))).toBe('device-unavailable');
+    expect(thrownCode(() => gemm(tf, a, b))).toBe('device-unavailable');
     tf.dispose([a, b]);
     expect(tf.memory().numTensors).toBe(before);
   });
