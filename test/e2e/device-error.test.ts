@@ -1,7 +1,6 @@
-import { existsSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import execa from 'execa';
-import { probeAdapter } from '../../src/runtime/select';
+import { ROOT, ensureBuilt, itWebgpu, skipReason } from './webgpu-checks';
 import { checkDevice, guarded } from '../../src/runtime/device';
 import { thrownCode } from '../../src/test-utils/errors';
 
@@ -10,7 +9,6 @@ import { thrownCode } from '../../src/test-utils/errors';
  * instead of reporting the zeros Dawn leaves behind: checkDevice on a runtime's first uncaptured
  * error; on a real adapter (CI: lavapipe) through bench/kernels/device-error-check.mjs.
  */
-const ROOT = resolve(__dirname, '../..');
 const BENCH = join(ROOT, 'bench', 'kernels', 'device-error-check.mjs');
 jest.setTimeout(300_000);
 
@@ -32,12 +30,8 @@ it('guarded: the value without an error; device-limit when the device\'s error s
   await expect(guarded({ device: { name: 'wasm' } }, async () => 3)).resolves.toBe(3);
 });
 
-const probe = probeAdapter();
-const webgpu = process.env['MLA_DIFF_REQUIRE_WEBGPU'] === '1' || !('missing' in probe);
-const reason = 'missing' in probe ? ` [skipped here: no WebGPU adapter (${probe.missing} missing)]` : '';
-
-(webgpu ? it : it.skip)(`webgpu: a binding past the limit is caught as device-limit, not read as numbers${reason}`, async () => {
-  if (!existsSync(join(ROOT, 'dist', 'runtime', 'device.js'))) await execa('npm', ['run', 'build'], { cwd: ROOT });
+itWebgpu(`webgpu: a binding past the limit is caught as device-limit, not read as numbers${skipReason}`, async () => {
+  await ensureBuilt('runtime/device.js');
   const r = await execa('node', [BENCH], { cwd: ROOT, reject: false });
   const line = r.stdout.split('\n').filter((l) => l.startsWith('{')).pop() ?? '{}';
   expect({ exit: r.exitCode, ...JSON.parse(line) }).toMatchObject({ exit: 0, before: null, code: 'device-limit' });

@@ -1,8 +1,7 @@
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import execa from 'execa';
-import { probeAdapter } from '../../src/runtime/select';
+import { ROOT, checkDir, itWebgpu, skipReason } from './webgpu-checks';
 
 /**
  * The fused flash-attention kernel (src/kernels/flash-attention.ts) against the unfused attend on
@@ -10,7 +9,6 @@ import { probeAdapter } from '../../src/runtime/select';
  * load under jest): where an adapter exists (CI: lavapipe, MLA_DIFF_REQUIRE_WEBGPU=1). Lavapipe
  * compiles each of the three shaders (D 24/256/576) in tens of seconds, hence the timeout.
  */
-const ROOT = resolve(__dirname, '../..');
 const BENCH = join(ROOT, 'bench', 'kernels', 'flash-check.mjs');
 
 jest.setTimeout(900_000);
@@ -19,21 +17,12 @@ interface Err { rel: number; mismatched: number }
 interface Check { name: string; out: Err; lse: Err; max: Err; leakedTensors: number; ok: boolean }
 interface FlashJson { passed: boolean; tolerance: number; device: { name: string }; checks: Check[] }
 
-let dir: string;
-beforeAll(async () => {
-  if (!existsSync(join(ROOT, 'dist', 'kernels', 'flash-attention.js'))) await execa('npm', ['run', 'build'], { cwd: ROOT });
-  dir = mkdtempSync(join(tmpdir(), 'mla-flash-'));
-});
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
+const outDir = checkDir('mla-flash-', 'kernels/flash-attention.js');
 
-const probe = probeAdapter();
-const webgpu = process.env['MLA_DIFF_REQUIRE_WEBGPU'] === '1' || !('missing' in probe);
-const reason = 'missing' in probe ? `no WebGPU adapter (${probe.missing} missing)` : '';
-
-(webgpu ? it : it.skip)(`webgpu: flashAttention equals the unfused attend within 1e-5 on 21 MHA/MQA edge cases (3 with split-KV), no leak${reason ? ` [skipped here: ${reason}]` : ''}`, async () => {
-  const r = await execa('node', [BENCH, '--device', 'webgpu', '--out', dir, '--time', '0'], { cwd: ROOT, reject: false });
+itWebgpu(`webgpu: flashAttention equals the unfused attend within 1e-5 on 21 MHA/MQA edge cases (3 with split-KV), no leak${skipReason}`, async () => {
+  const r = await execa('node', [BENCH, '--device', 'webgpu', '--out', outDir(), '--time', '0'], { cwd: ROOT, reject: false });
   expect({ exit: r.exitCode, stderr: r.exitCode === 0 ? '' : r.stdout.slice(-3000) }).toEqual({ exit: 0, stderr: '' });
-  const j = JSON.parse(readFileSync(join(dir, 'flash-check.json'), 'utf8')) as FlashJson;
+  const j = JSON.parse(readFileSync(join(outDir(), 'flash-check.json'), 'utf8')) as FlashJson;
   expect(j.device.name).toBe('webgpu');
   expect(j.tolerance).toBeLessThanOrEqual(1e-5);
   expect(j.checks.length).toBe(21);

@@ -1,15 +1,13 @@
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import execa from 'execa';
-import { probeAdapter } from '../../src/runtime/select';
+import { ROOT, checkDir, itWebgpu, skipReason } from './webgpu-checks';
 
 /**
  * The register-tiled GEMM (src/kernels/gemm.ts) against tf.matMul on the same webgpu backend and
  * against the float64 product on the host, through bench/kernels/gemm-check.mjs on the built dist/
  * (Dawn cannot load under jest): where an adapter exists (CI: lavapipe, MLA_DIFF_REQUIRE_WEBGPU=1).
  */
-const ROOT = resolve(__dirname, '../..');
 const BENCH = join(ROOT, 'bench', 'kernels', 'gemm-check.mjs');
 
 jest.setTimeout(600_000);
@@ -17,21 +15,12 @@ jest.setTimeout(600_000);
 interface Check { name: string; rel: number; host: number; shapeOk: boolean; leakedTensors: number; ok: boolean }
 interface GemmJson { passed: boolean; tolerance: number; device: { name: string }; checks: Check[] }
 
-let dir: string;
-beforeAll(async () => {
-  if (!existsSync(join(ROOT, 'dist', 'kernels', 'gemm.js'))) await execa('npm', ['run', 'build'], { cwd: ROOT });
-  dir = mkdtempSync(join(tmpdir(), 'mla-gemm-'));
-});
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
+const outDir = checkDir('mla-gemm-', 'kernels/gemm.js');
 
-const probe = probeAdapter();
-const webgpu = process.env['MLA_DIFF_REQUIRE_WEBGPU'] === '1' || !('missing' in probe);
-const reason = 'missing' in probe ? `no WebGPU adapter (${probe.missing} missing)` : '';
-
-(webgpu ? it : it.skip)(`webgpu: gemm equals tf.matMul and the float64 product within 1e-5 on 19 edge, layer-shaped and batched cases, no leak${reason ? ` [skipped here: ${reason}]` : ''}`, async () => {
-  const r = await execa('node', [BENCH, '--device', 'webgpu', '--out', dir], { cwd: ROOT, reject: false });
+itWebgpu(`webgpu: gemm equals tf.matMul and the float64 product within 1e-5 on 19 edge, layer-shaped and batched cases, no leak${skipReason}`, async () => {
+  const r = await execa('node', [BENCH, '--device', 'webgpu', '--out', outDir()], { cwd: ROOT, reject: false });
   expect({ exit: r.exitCode, stderr: r.exitCode === 0 ? '' : r.stdout.slice(-3000) }).toEqual({ exit: 0, stderr: '' });
-  const j = JSON.parse(readFileSync(join(dir, 'gemm-check.json'), 'utf8')) as GemmJson;
+  const j = JSON.parse(readFileSync(join(outDir(), 'gemm-check.json'), 'utf8')) as GemmJson;
   expect(j.device.name).toBe('webgpu');
   expect(j.tolerance).toBeLessThanOrEqual(1e-5);
   expect(j.checks.length).toBe(19);

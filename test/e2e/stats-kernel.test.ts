@@ -1,15 +1,13 @@
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import execa from 'execa';
-import { probeAdapter } from '../../src/runtime/select';
+import { ROOT, checkDir, itWebgpu, skipReason } from './webgpu-checks';
 
 /**
  * The fused stats kernel (src/kernels/stats-kernel.ts) against hostStats on the same values,
  * through bench/kernels/stats-check.mjs on the built dist/ (Dawn cannot load under jest): where
  * an adapter exists (CI: lavapipe, MLA_DIFF_REQUIRE_WEBGPU=1).
  */
-const ROOT = resolve(__dirname, '../..');
 const BENCH = join(ROOT, 'bench', 'kernels', 'stats-check.mjs');
 
 jest.setTimeout(600_000);
@@ -17,21 +15,12 @@ jest.setTimeout(600_000);
 interface Check { name: string; via: string; bad: string[]; leakedTensors: number; ok: boolean; informational?: true }
 interface StatsJson { passed: boolean; tolerance: number; device: { name: string }; checks: Check[] }
 
-let dir: string;
-beforeAll(async () => {
-  if (!existsSync(join(ROOT, 'dist', 'kernels', 'stats-kernel.js'))) await execa('npm', ['run', 'build'], { cwd: ROOT });
-  dir = mkdtempSync(join(tmpdir(), 'mla-stats-'));
-});
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
+const outDir = checkDir('mla-stats-', 'kernels/stats-kernel.js');
 
-const probe = probeAdapter();
-const webgpu = process.env['MLA_DIFF_REQUIRE_WEBGPU'] === '1' || !('missing' in probe);
-const reason = 'missing' in probe ? `no WebGPU adapter (${probe.missing} missing)` : '';
-
-(webgpu ? it : it.skip)(`webgpu: the stats kernel equals hostStats on 17 edge cases and in the recorder, no leak${reason ? ` [skipped here: ${reason}]` : ''}`, async () => {
-  const r = await execa('node', [BENCH, '--device', 'webgpu', '--out', dir, '--time', '0'], { cwd: ROOT, reject: false });
+itWebgpu(`webgpu: the stats kernel equals hostStats on 17 edge cases and in the recorder, no leak${skipReason}`, async () => {
+  const r = await execa('node', [BENCH, '--device', 'webgpu', '--out', outDir(), '--time', '0'], { cwd: ROOT, reject: false });
   expect({ exit: r.exitCode, stdout: r.exitCode === 0 ? '' : r.stdout.slice(-3000) }).toEqual({ exit: 0, stdout: '' });
-  const j = JSON.parse(readFileSync(join(dir, 'stats-check.json'), 'utf8')) as StatsJson;
+  const j = JSON.parse(readFileSync(join(outDir(), 'stats-check.json'), 'utf8')) as StatsJson;
   expect(j.device.name).toBe('webgpu');
   expect(j.tolerance).toBeLessThanOrEqual(1e-6);
   const judged = j.checks.filter((c) => !c.informational);
