@@ -4,8 +4,8 @@
 // MQA form (V = the latent's first E columns), T = 1, T and S off the tile, context before the
 // piece, no mask, S = 0 under both emptyLse, fully masked rows, several row blocks and key tiles. Then a timing of both on a few
 // larger shapes (a sanity number on lavapipe; the H200 numbers come from the GPU bench).
-// Plain node on dist/. Usage: node bench/kernels/flash-check.mjs [--device webgpu] [--out DIR]
-//   [--time 1|0] [--reps 3]. Exit status 1 when an error exceeds the tolerance or a tensor leaks.
+// Plain node on dist/. Usage: node bench/kernels/flash-check.mjs [--device webgpu] [--out DIR] [--prefetch-v 0|1]
+//   [--time 1|0] [--reps 3] [--prefetch-v 0|1]. Exit status 1 when an error exceeds the tolerance or a tensor leaks.
 import { createRequire } from 'node:module';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -15,6 +15,7 @@ const dist = (m) => require(new URL(`../../dist/${m}.js`, import.meta.url).pathn
 const { selectRuntime } = dist('runtime/select');
 const { attend } = dist('backends/attention');
 const { flashAttention } = dist('kernels/flash-attention');
+const { defaultTiles } = dist('kernels/flash-tiles');
 
 const arg = (name, dflt) => { const i = process.argv.indexOf(`--${name}`); return i > 0 ? process.argv[i + 1] : dflt; };
 const outDir = arg('out');
@@ -95,7 +96,10 @@ function inputs(c, seed) {
   return { q, k, v, scale: 1 / Math.sqrt(c.D) };
 }
 
-const request = (c, x) => ({ q: x.q, k: x.k, v: x.v, valueWidth: c.E, scale: x.scale, mask: c.mask, emptyLse: c.emptyLse, ...(c.splits ? { splits: c.splits } : {}) });
+// --prefetch-v 0|1: the default tiles with V staged directly or through registers (default: as defaultTiles has it).
+const prefetchV = arg('prefetch-v', null);
+const tilesFor = (c) => (prefetchV === null ? {} : { tiles: { ...defaultTiles(c.D, c.E, tf.backend().device.limits), prefetchV: prefetchV === '1' } });
+const request = (c, x) => ({ q: x.q, k: x.k, v: x.v, valueWidth: c.E, scale: x.scale, mask: c.mask, emptyLse: c.emptyLse, ...(c.splits ? { splits: c.splits } : {}), ...tilesFor(c) });
 
 const checks = [];
 for (const [i, c] of CASES.entries()) {

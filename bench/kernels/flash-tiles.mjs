@@ -9,6 +9,7 @@
 // floats per thread (128 for the wide MQA form, where 64 leaves few).
 // The default set (defaultTiles) is marked. Prints a table and the best set per form; --out JSON.
 // Usage: node bench/kernels/flash-tiles.mjs --device webgpu [--reps 3] [--out f.json] [--list 1: only print the sets]
+//   [--defaults 1: only the default tiles and their twin with prefetchV flipped]
 import { createRequire } from 'node:module';
 import { writeFileSync } from 'node:fs';
 
@@ -39,10 +40,12 @@ function tileSets(D, E) {
     }
   }
   const dflt = defaultTiles(D, E, limits);
+  const twin = { ...dflt, prefetchV: !dflt.prefetchV }; // V staged directly or through registers
+  if (arg('defaults', '0') === '1') return [dflt, twin];
   const same = (a, b) => Object.keys(a).every((k) => a[k] === b[k]);
-  return [dflt, ...sets.filter((t) => !same(t, dflt))];
+  return [dflt, twin, ...sets.filter((t) => !same(t, dflt))];
 }
-const label = (t) => `rows ${t.rows} keys ${t.keys} chunk ${t.chunk} threads ${t.threads} score ${t.scoreRows}x${t.scoreKeys} outRows ${t.outRows} valueKeys ${t.valueKeys}`;
+const label = (t) => `rows ${t.rows} keys ${t.keys} chunk ${t.chunk} threads ${t.threads} score ${t.scoreRows}x${t.scoreKeys} outRows ${t.outRows} valueKeys ${t.valueKeys}${t.prefetchV ? ' prefetchV' : ''}`;
 const rows = [];
 for (const f of FORMS) {
   const q = tf.randomNormal([f.A, f.B, f.D]);

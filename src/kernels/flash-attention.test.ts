@@ -95,9 +95,12 @@ describe('flashAttention', () => {
 describe('the WGSL', () => {
   it('bakes every compile-time constant into the shader key and the source', () => {
     const wide = defaultTiles(576, 512, H200);
-    expect(flashShaderKey(wide, 576, 512, true)).toBe('mlaFlashAttn2_r64_k64_c16_w256_sr4_sk4_or4_vk8_d576_e512_vk');
-    const fields = Object.keys(wide) as (keyof FlashTiles)[];
+    expect(flashShaderKey({ ...wide, prefetchV: false }, 576, 512, true)).toBe('mlaFlashAttn2_r64_k64_c16_w256_sr4_sk4_or4_vk8_pv0_d576_e512_vk');
+    const fields = Object.keys(wide).filter((f) => f !== 'prefetchV') as Exclude<keyof FlashTiles, 'prefetchV'>[];
     for (const f of fields) expect(flashShaderKey({ ...wide, [f]: wide[f] * 2 }, 576, 512, true)).not.toBe(flashShaderKey(wide, 576, 512, true));
+    expect(flashShaderKey({ ...wide, prefetchV: !wide.prefetchV }, 576, 512, true)).not.toBe(flashShaderKey(wide, 576, 512, true));
+    expect(flashShader({ ...wide, prefetchV: true }, 576, 512, true)).toContain('vp0 = v;'); // V through registers
+    expect(flashShader({ ...wide, prefetchV: false }, 576, 512, true)).not.toContain('vp0');
     const src = flashShader(wide, 576, 512, true);
     expect(src).toContain('const FA_D = 576;');
     expect(src).toContain('K[kBase + s * FA_D + col + 0]'); // V read out of K

@@ -25,7 +25,7 @@
 import type { FlashTiles } from './flash-tiles';
 import { flashLayout } from './flash-tiles';
 import { logitStep, probabilities, registers, rescale, scaleMask, storeOutput, valueStep, zeroLogits } from './flash-wgsl-gemm';
-import { transposedChunk } from './flash-wgsl-stage';
+import { transposedChunk, valueStage } from './flash-wgsl-stage';
 
 export type { FlashTiles } from './flash-tiles';
 export { defaultTiles, flashShaderKey, tileBytes, tilesProblem } from './flash-tiles';
@@ -40,6 +40,7 @@ export function flashShader(t: FlashTiles, D: number, E: number, vFromK: boolean
   const k = transposedChunk(t, 'kv', 'FA_KOFF', l.ks4, t.keys / 4, (r, d) => `K[kBase + (${r}) * FA_D + ${d}]`, 's0', 'S');
   const vLoad = (c: number) => (vFromK ? `K[kBase + s * FA_D + col + ${c}]` : `V[vBase + s * FA_E + col + ${c}]`);
   const vLoads = [0, 1, 2, 3].map((c) => `          if (col + ${c} < FA_E) { v.${'xyzw'[c]} = ${vLoad(c)}; }`).join('\n');
+  const v = valueStage(t, l, vLoads);
   return `
 const FA_D = ${D};
 const FA_E = ${E};
@@ -89,6 +90,7 @@ fn main(index: i32) {
   var rowM = FA_NEG;
   var rowL = 0.0;
 ${registers(t, l)}
+${t.prefetchV ? v.decl : ''}
 ${q.decl}
 ${k.decl}
   for (var kt = tile0; kt < nTiles; kt++) {
@@ -109,6 +111,7 @@ ${k.load(`d0 + ${t.chunk}`)}
 ${logitStep(t, l)}
       }
     }
+${t.prefetchV ? v.fetch('0') : ''}
     {
       let keys0 = vec4<i32>(s0 + sx * ${t.scoreKeys}) + vec4<i32>(0, 1, 2, 3);
 ${scaleMask(t)}
@@ -137,16 +140,11 @@ ${rescale(t, l)}
         for (var j = 0; j < ${l.tx}; j++) { sum = sum + faRed[j * ${t.rows} + t]; }
         rowL = rowL + sum;
       }
-      for (var i = t; i < ${t.valueKeys * l.ep4}; i += ${t.threads}) {
-        let s = s0 + c0 + i / ${l.ep4};
-        let col = (i % ${l.ep4}) * 4;
-        var v = vec4<f32>(0.0);
-        if (s < S) {
-${vLoads}
-        }
-        faStage[i] = v;
-      }
+${t.prefetchV ? v.store : v.direct}
       workgroupBarrier();
+${t.prefetchV ? `      if (c0 + ${t.valueKeys} < ${t.keys}) {
+${v.fetch(`c0 + ${t.valueKeys}`)}
+      }` : ''}
       for (var c = 0; c < ${t.valueKeys}; c++) {
         let key = c0 + c;
 ${valueStep(t, l)}
