@@ -1,5 +1,5 @@
 import { preset } from '../model/presets';
-import { HostRecorder } from '../probes/recorder';
+import { HostRecorder } from '../probes/host-recorder';
 import { STAGE_NAMES } from '../probes/stages';
 import { planRun } from '../run/pieces';
 import { parseScenario } from '../scenario/load';

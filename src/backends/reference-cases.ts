@@ -1,7 +1,7 @@
 import { axes } from '../probes/layout';
 import type { HostTensor } from '../probes/probe';
 import type { Recording } from '../probes/recorder';
-import { HostRecorder } from '../probes/recorder';
+import { HostRecorder } from '../probes/host-recorder';
 import type { StageName } from '../probes/stages';
 import type { HeadSlice, WeightSource } from '../weights/layer';
 import { sliceRanges } from '../weights/layer';

@@ -1,7 +1,8 @@
 import type { Runtime } from '../runtime/device';
 import { expectNoLeak, testRuntime } from '../test-utils/runtime';
 import { NULL_PROBE } from './probe';
-import { HostRecorder, TensorRecorder } from './recorder';
+import { TensorRecorder } from './recorder';
+import { HostRecorder } from './host-recorder';
 
 describe('probes', () => {
   let rt: Runtime;

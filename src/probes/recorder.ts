@@ -1,9 +1,8 @@
 import type * as tfc from '@tensorflow/tfjs-core';
-import type { CheckName, HostTensor, Probe } from './probe';
+import type { CheckName, Probe } from './probe';
 import type { PathName, ScalarName, ScalarValue, StageName } from './stages';
 import { STAGES, stageOrder } from './stages';
 import type { TensorStats } from './stats';
-import { hostStats } from './stats';
 import type { LaunchedStats } from './stats-batch';
 import { disposeLaunched, launchStats, settleStats } from './stats-batch';
 import type { StatsKernel } from './stats-partials';
@@ -70,7 +69,7 @@ export function executionOrder(pieces: readonly Scope[]): (a: Scope & { stage: S
   return (a, b) => rank(a) - rank(b) || stageOrder(a.stage, a.chunk) - stageOrder(b.stage, b.chunk);
 }
 
-interface Tap<T> extends Scope {
+export interface Tap<T> extends Scope {
   stage: StageName;
   chunk?: number;
   x: T;
@@ -78,7 +77,8 @@ interface Tap<T> extends Scope {
   checks: { name: CheckName; violations: T | number }[];
 }
 
-abstract class BaseRecorder<T> implements Probe<T> {
+/** What every recorder does: taps, checks, scalars per piece, in execution order (TensorRecorder, host-recorder.ts). */
+export abstract class BaseRecorder<T> implements Probe<T> {
   readonly enabled = true;
   protected readonly taps = new Map<string, Tap<T>>();
   /** Checks made before their stage's tap (a rounding counts overflow before the value is tapped). */
@@ -139,7 +139,8 @@ abstract class BaseRecorder<T> implements Probe<T> {
   protected abstract hold<X extends T>(x: X): X;
 }
 
-const record = (t: Tap<unknown>, stats: TensorStats, checks: { name: CheckName; violations: number }[]): StageRecord => ({
+/** A tap's record, from its stats and its checks' violation counts. */
+export const record = (t: Tap<unknown>, stats: TensorStats, checks: { name: CheckName; violations: number }[]): StageRecord => ({
   step: t.step, request: t.request, stage: t.stage, ...(t.chunk === undefined ? {} : { chunk: t.chunk }), stats,
   ...(checks.length ? { checks } : {}),
 });
@@ -207,38 +208,5 @@ export class TensorRecorder extends BaseRecorder<tfc.Tensor> {
     }
     this.taps.clear();
     this.dropEarly();
-  }
-}
-
-/** Records the float64 reference's host tensors; exact stats, values kept for `retain` stages. */
-export class HostRecorder extends BaseRecorder<HostTensor> {
-  protected hold<X extends HostTensor>(x: X): X {
-    return x;
-  }
-
-  /** A tapped value before `finish` (the reference derives per-case records from one pass). */
-  get(scope: Scope, stage: StageName, chunk?: number): HostTensor | undefined {
-    return this.taps.get(recordKey({ ...scope, stage, chunk }))?.x;
-  }
-
-  /** Every tap so far, in order, with its checks (numbers on the host). */
-  forEachTap(fn: (t: Scope & { stage: StageName; chunk?: number; x: HostTensor; layout: string; checks: { name: CheckName; violations: number }[] }) => void): void {
-    for (const [, t] of this.ordered()) fn({ ...t, checks: t.checks.map((c) => ({ name: c.name, violations: c.violations as number })) });
-  }
-
-  pieceScalars(): PieceTrace[] {
-    return this.pieces;
-  }
-
-  finish(path: PathName): Recording {
-    const stages: StageRecord[] = [];
-    const captured = new Map<string, Captured>();
-    for (const [key, t] of this.ordered()) {
-      const stats = hostStats(t.x.data, t.x.shape, t.x.data instanceof Float32Array ? 'float32' : 'float64', t.layout);
-      stages.push(record(t, stats, t.checks.map((c) => ({ name: c.name, violations: c.violations as number }))));
-      if (this.opts.retain?.has(t.stage)) captured.set(key, { where: 'host', data: t.x.data, shape: t.x.shape, layout: t.layout });
-    }
-    this.taps.clear();
-    return { trace: this.trace(path, 'float64', stages), captured };
   }
 }
