@@ -1,7 +1,9 @@
 // gemm (src/kernels/gemm.ts) against tf.matMul on the same backend: odd shapes off every tile edge
 // (M=1, N=5, K=3, scalar and vec4 paths), real-shaped small products of the MLA layer's linears,
 // batched and broadcast b, each tile set of the ladder (default, mid, fallback) and a deep bk, and
-// the empty products.
+// the empty products; then gemmHeads (src/kernels/gemm-heads.ts): per-head products in token-major
+// layouts ([T,N,K]·[N,K,E] → [T,N,E], and a [T,K] shared by every head) against tf.matMul on the
+// heads-major transposes.
 // Tolerance: max |gemm − matMul| / max |matMul| ≤ 1e-5 (the k-sum order differs), and the same
 // against the float64 product on the host.
 // Plain node on dist/. Usage: node bench/kernels/gemm-check.mjs [--device webgpu] [--out DIR].
@@ -14,6 +16,7 @@ const require = createRequire(import.meta.url);
 const dist = (m) => require(new URL(`../../dist/${m}.js`, import.meta.url).pathname);
 const { selectRuntime } = dist('runtime/select');
 const { gemm } = dist('kernels/gemm');
+const { gemmHeads } = dist('kernels/gemm-heads');
 const { DEFAULT_GEMM_TILES, MID_GEMM_TILES, FALLBACK_GEMM_TILES } = dist('kernels/gemm-wgsl');
 
 const arg = (name, dflt) => { const i = process.argv.indexOf(`--${name}`); return i > 0 ? process.argv[i + 1] : dflt; };
@@ -97,6 +100,40 @@ for (const [i, c] of CASES.entries()) {
   const shape = `[${aShape}]·[${bShape}]`;
   checks.push({ name: c.name, shape, tiles: c.tiles ?? null, rel, host, shapeOk, leakedTensors: leaked, ok });
   console.log(`${ok ? 'ok  ' : 'FAIL'} ${c.name.padEnd(50)} ${shape.padEnd(26)} vs matMul ${rel.toExponential(2)} vs float64 ${host.toExponential(2)}${shapeOk ? '' : ' SHAPE'} leaked ${leaked}`);
+}
+
+/** Per-head cases: x [T,N,K] (or [T,K] when shared), w [N,K,E]. */
+const HEADS = [
+  { name: 'heads: W_UK-like [33,4,12]·[4,12,20]', T: 33, N: 4, K: 12, E: 20 },
+  { name: 'heads: W_UV-like [17,3,16]·[3,16,8]', T: 17, N: 3, K: 16, E: 8 },
+  { name: 'heads: shared x (v-like) [9,16]·[5,16,12]', T: 9, N: 5, K: 16, E: 12, shared: true },
+  { name: 'heads: scalar strides [5,3,6]·[3,6,10]', T: 5, N: 3, K: 6, E: 10 },
+  { name: 'heads: default tiles off edge [70,2,36]·[2,36,132]', T: 70, N: 2, K: 36, E: 132, tiles: DEFAULT_GEMM_TILES },
+];
+for (const [i, c] of HEADS.entries()) {
+  const before = tf.memory().numTensors;
+  const xShape = c.shared ? [c.T, c.K] : [c.T, c.N, c.K];
+  const xv = values(xShape.reduce((x, y) => x * y, 1), 101 + 7 * i);
+  const wv = values(c.N * c.K * c.E, 102 + 7 * i);
+  const x = tf.tensor(xv, xShape);
+  const w = tf.tensor(wv, [c.N, c.K, c.E]);
+  const got = gemmHeads(tf, x, w, c.tiles);
+  const want = tf.tidy(() => tf.transpose(tf.matMul(c.shared ? tf.tile(tf.expandDims(x, 0), [c.N, 1, 1]) : tf.transpose(x, [1, 0, 2]), w), [1, 0, 2])); // [T,N,E]
+  const [g, wt] = [await got.data(), await want.data()];
+  const shapeOk = JSON.stringify(got.shape) === JSON.stringify([c.T, c.N, c.E]);
+  tf.dispose([x, w, got, want]);
+  const leaked = tf.memory().numTensors - before;
+  const host = new Float64Array(c.T * c.N * c.E); // out[t,h,e] = Σ_k x[t,h,k]·w[h,k,e]
+  for (let t = 0; t < c.T; t++) for (let h = 0; h < c.N; h++) for (let k = 0; k < c.K; k++) {
+    const xk = xv[c.shared ? t * c.K + k : (t * c.N + h) * c.K + k];
+    for (let e = 0; e < c.E; e++) host[(t * c.N + h) * c.E + e] += xk * wv[(h * c.K + k) * c.E + e];
+  }
+  const rel = relErr(g, wt);
+  const hostErr = relErr(g, host);
+  const ok = shapeOk && rel <= TOL && hostErr <= TOL && leaked === 0;
+  const shape = `[${xShape}]·[${c.N},${c.K},${c.E}]`;
+  checks.push({ name: c.name, shape, tiles: c.tiles ?? null, rel, host: hostErr, shapeOk, leakedTensors: leaked, ok });
+  console.log(`${ok ? 'ok  ' : 'FAIL'} ${c.name.padEnd(50)} ${shape.padEnd(26)} vs matMul ${rel.toExponential(2)} vs float64 ${hostErr.toExponential(2)}${shapeOk ? '' : ' SHAPE'} leaked ${leaked}`);
 }
 
 const passed = checks.every((c) => c.ok);

@@ -1,6 +1,6 @@
 import type * as tfc from '@tensorflow/tfjs-core';
 import type { MlaConfig } from '../model/config';
-import type { Product, Runtime } from '../runtime/device';
+import type { HeadProduct, Product, Runtime } from '../runtime/device';
 import type { Batched } from './matmul';
 import type { AttentionFn } from './attention-kernel';
 import type { HeadSlice, Layout, LinearName, NormName, WeightSource } from '../weights/layer';
@@ -26,6 +26,8 @@ export interface DeviceLayer {
   norm: Record<NormName, tfc.Tensor1D>;
   /** How batched products run on this device. */
   batched: Batched;
+  /** The device's per-head GEMM (Runtime.gemmHeads), where it has one; else head-matmul.ts transposes around tf.matMul. */
+  headProduct?: HeadProduct;
   /**
    * Attention without the score tensor (a fused kernel or a host tiling), when the run uses one:
    * then the paths record no `logits` / `attn_probs` (the reference still does). Null: unfused.
@@ -58,7 +60,7 @@ export function uploadLayer(rt: Runtime, source: WeightSource, heads: HeadSlice,
   }
   const norm = {} as Record<NormName, tfc.Tensor1D>;
   for (const name of NORM_NAMES) norm[name] = rt.tf.tensor1d(source.norm(name));
-  return { config: slicedConfig(source.config, heads), model: source.config, heads, linear, norm, batched, attention: null };
+  return { config: slicedConfig(source.config, heads), model: source.config, heads, linear, norm, batched, attention: null, ...(rt.gemmHeads ? { headProduct: rt.gemmHeads } : {}) };
 }
 
 /**
@@ -77,7 +79,7 @@ export function sliceLayer(rt: Runtime, parent: DeviceLayer, heads: HeadSlice): 
     const [b0, n0] = layout === 'out_in' ? [rows, cols] : [cols, rows];
     linear[name] = { ...parent.linear[name], w: tf.slice(w, [b0[0]!, n0[0]!], [b0[1]! - b0[0]!, n0[1]! - n0[0]!]) };
   }
-  return { config: slicedConfig(parent.model, heads), model: parent.model, heads, linear, norm: parent.norm, batched: parent.batched, attention: parent.attention };
+  return { ...parent, config: slicedConfig(parent.model, heads), heads, linear };
 }
 
 /** Disposes what `slice` owns of `layer` beyond `shared` (pass the full layer when disposing a slice). */

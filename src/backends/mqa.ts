@@ -9,38 +9,15 @@ import { NULL_PROBE } from '../probes/probe';
 import type { Attended } from './attention';
 import { attend, lseBoundViolations } from './attention';
 import type { KernelOptions, MlaBackend, PieceInput } from './backend';
-import type { DeviceLinear, DeviceLayer } from './layer';
+import type { DeviceLayer } from './layer';
 import type { AbsorbedWeights } from './fault-kernels';
-export type { AbsorbedWeights } from './fault-kernels';
-import { plantAbsorbedFaults } from './fault-kernels';
+import { absorbKvB } from './absorb';
 import { tapSampledRows } from './logits-rows';
+import { headMatmul } from './head-matmul';
 import { matmul } from './matmul';
 import { PagedLatentCache } from './paged-cache';
 import { causalBias, causalKeyCounts, queryIndices, linear, onHost, oProj, pathScale, pieceScalars, blockAttention, preAttention, reportedLse, scoped } from './shared';
 import { splitRanges } from './splits';
-
-/**
- * W_UK_T and W_UV from kv_b_proj as vLLM's process_weights_after_loading:
- * Wt = W.T.view(L, N, P+V); W_UK, W_UV = Wt.split([P, V], -1); W_UV.transpose(0, 1); W_UK.permute(1, 2, 0).
- * Element form: W_UK_T[h,p,l] = W[h(P+V)+p, l], W_UV[h,l,v] = W[h(P+V)+P+v, l]. With W stored
- * [out, in] the same values come from a view of W, without moving its 14.7M floats twice.
- */
-export function absorbKvB(c: MlaConfig, kv_b: DeviceLinear, faults: FaultSet = new Set()): AbsorbedWeights {
-  const w = tf.tidy(() => {
-    const [N, P, V, L] = [c.num_attention_heads, c.qk_nope_head_dim, c.v_head_dim, c.kv_lora_rank];
-    if (kv_b.layout === 'out_in') {
-      const W3 = tf.reshape(kv_b.w, [N, P + V, L]); // [N,P+V,L]
-      const W_UK_T = tf.slice(W3, [0, 0, 0], [N, P, L]) as tf.Tensor3D; // [N,P,L]
-      const W_UV = tf.transpose(tf.slice(W3, [0, P, 0], [N, V, L]), [0, 2, 1]) as tf.Tensor3D; // [N,L,V]
-      return { W_UK_T, W_UV };
-    }
-    const Wt3 = tf.reshape(kv_b.w, [L, N, P + V]); // W.T.view(L, N, P+V)
-    const W_UK = tf.slice(Wt3, [0, 0, 0], [L, N, P]); // [L,N,P]
-    const W_UV = tf.slice(Wt3, [0, 0, P], [L, N, V]); // [L,N,V]
-    return { W_UK_T: tf.transpose(W_UK, [1, 2, 0]) as tf.Tensor3D, W_UV: tf.transpose(W_UV, [1, 0, 2]) as tf.Tensor3D }; // [N,P,L], [N,L,V]
-  });
-  return plantAbsorbedFaults(w, faults);
-}
 
 /**
  * Latent-absorbed MQA as vLLM forward_mqa + _v_up_proj: W_UK folded into the query; one shared KV
@@ -54,6 +31,8 @@ export class MqaBackend implements MlaBackend<tf.Tensor> {
   private readonly absorbed: AbsorbedWeights;
   private readonly cache: PagedLatentCache;
   private weightsTapped = false;
+  /** W_UK [N,L,P] for the probe-only k_nope on a device with a per-head GEMM, made on first use. */
+  private W_UK: tf.Tensor3D | undefined;
 
   constructor(
     private readonly layer: DeviceLayer, private readonly faults: FaultSet, numSlots: number, private readonly kernels: KernelOptions,
@@ -91,16 +70,13 @@ export class MqaBackend implements MlaBackend<tf.Tensor> {
       this.weightsTapped = probe.enabled;
     }
     // Weight-derived checks (probe-only): k_nope ≡ kv_c_normed·W_UK_T[h]ᵀ, v ≡ kv_c_normed·W_UV[h].
-    if (probe.wants('k_nope')) {
-      const W_UK_rows = { w: tf.reshape(W_UK_T, [N * P, L]) as tf.Tensor2D, layout: 'out_in' as const, product: this.layer.linear.kv_b_proj.product };
-      probe.tap('k_nope', tf.reshape(linear(kv_c_normed, W_UK_rows), [T, N, P])); // [T,N,P]
-    }
+    if (probe.wants('k_nope')) probe.tap('k_nope', this.kNope(kv_c_normed, W_UK_T)); // [T,N,P]
     const mm = this.layer.batched;
-    if (probe.wants('v')) probe.tap('v', tf.transpose(matmul(tf.expandDims(kv_c_normed, 0) as tf.Tensor3D, W_UV, false, mm), [1, 0, 2])); // [T,N,V]
+    if (probe.wants('v')) probe.tap('v', headMatmul(this.layer, kv_c_normed, W_UV)); // [T,N,V]
 
     // Absorbed queries and the attention in their own scope: only the partial results (and a probe's masked logits) outlive it.
     const { parts, masked } = scoped((): { parts: Attended[]; masked: tf.Tensor3D | null } => {
-      const ql_full = tf.transpose(matmul(tf.transpose(q_nope, [1, 0, 2]) as tf.Tensor3D, W_UK_T, false, mm), [1, 0, 2]); // [T,N,L] in fp32
+      const ql_full = headMatmul(this.layer, q_nope, W_UK_T); // [T,N,L] in fp32
       const ql_nope = probe.tap('ql_nope', this.faults.has('absorbed-fp16') ? rd.as(ql_full, 'float16', probe, 'ql_nope') : rd.at('ql_nope', ql_full, probe)); // [T,N,L]
       const mqa_q = probe.tap('mqa_q', tf.concat([ql_nope, q_pe], -1)); // [T,N,L+R]
       // Queries of all heads packed as rows against the one KV head: [T·N, C]·[S, C]ᵀ.
@@ -151,13 +127,30 @@ export class MqaBackend implements MlaBackend<tf.Tensor> {
     const lseTN = probe.tap('lse', rd.at('lse', reportedLse(tf.reshape(lse, [T, N]), this.faults), probe), 't h'); // [T,N] (Triton MLA layout; a bf16 tensor there)
     if (probe.wants('lse')) probe.check('lse', 'lse_bounds', lseBoundViolations(lseTN, tf.reshape(max, [T, N]), tf.expandDims(causalKeyCounts(piece), 1), rd.slack('lse')));
     const attn_out_latent = probe.tap('attn_out_latent', rd.at('attn_out_latent', tf.reshape(o_lat, [T, N, L]), probe)); // [T,N,L]
-    const heads = matmul(tf.transpose(attn_out_latent, [1, 0, 2]) as tf.Tensor3D, W_UV, false, mm); // [N,T,V] (_v_up_proj bmm)
-    const attn_out_heads = probe.tap('attn_out_heads', rd.at('attn_out_heads', tf.transpose(heads, [1, 0, 2]), probe)); // [T,N,V]
+    const heads = headMatmul(this.layer, attn_out_latent as tf.Tensor3D, W_UV); // [T,N,V] (_v_up_proj bmm)
+    const attn_out_heads = probe.tap('attn_out_heads', rd.at('attn_out_heads', heads, probe)); // [T,N,V]
     const attn_out = probe.tap('attn_out', tf.reshape(attn_out_heads, [T, N * V]) as tf.Tensor2D); // [T,N·V]
     return oProj(this.layer, attn_out, probe, rd); // [T,H]
   }
 
+  /**
+   * The probe-only k_nope = kv_c_normed·W_UK_T[h]ᵀ [T,N,P]: per head through the device's GEMM with
+   * W_UK [N,L,P] transposed once (kept while W_UK_T is the absorbed weight), else one product with
+   * W_UK_T's rows as an [N·P, L] linear.
+   */
+  private kNope(kv_c_normed: tf.Tensor2D, W_UK_T: tf.Tensor3D): tf.Tensor3D {
+    const [N, P, L] = W_UK_T.shape;
+    if (this.layer.headProduct) {
+      if (W_UK_T !== this.absorbed.W_UK_T) return headMatmul(this.layer, kv_c_normed, tf.transpose(W_UK_T, [0, 2, 1]) as tf.Tensor3D); // a replayed W_UK_T
+      this.W_UK ??= tf.keep(tf.transpose(W_UK_T, [0, 2, 1]) as tf.Tensor3D); // [N,L,P]
+      return headMatmul(this.layer, kv_c_normed, this.W_UK);
+    }
+    const W_UK_rows = { w: tf.reshape(W_UK_T, [N * P, L]) as tf.Tensor2D, layout: 'out_in' as const, product: this.layer.linear.kv_b_proj.product };
+    return tf.reshape(linear(kv_c_normed, W_UK_rows), [kv_c_normed.shape[0], N, P]); // [T,N,P]
+  }
+
   dispose(): void {
+    this.W_UK?.dispose();
     tf.dispose([this.absorbed.W_UK_T, this.absorbed.W_UV]);
     this.cache.dispose();
   }

@@ -74,7 +74,7 @@ export function gemmShaderKey(t: GemmTiles, vec: GemmVec): string {
 }
 
 /** Program uniforms, in the order of the WGSL struct fields. */
-export const GEMM_UNIFORMS = 'M : i32, N : i32, K : i32, bBatchStride : i32,';
+export const GEMM_UNIFORMS = 'M : i32, N : i32, K : i32, lda : i32, aBatch : i32, aOff : i32, ldb : i32, bBatch : i32, ldc : i32, cBatch : i32,';
 
 const range = (n: number): number[] => Array.from({ length: n }, (_, i) => i);
 const C4 = ['x', 'y', 'z', 'w'] as const;
@@ -84,11 +84,11 @@ function loaders(vec: GemmVec): string {
   const scalar = (name: string, idx: string, ok: (c: number) => string) =>
     `var v = vec4<f32>(0.0);\n${range(4).map((c) => `  if (${ok(c)}) { v.${C4[c]} = ${name}[${idx} + ${c}]; }`).join('\n')}\n  return v;`;
   const a = vec.a
-    ? 'if (row < uniforms.M && k < uniforms.K) { return A[(base + row * uniforms.K + k) / 4]; }\n  return vec4<f32>(0.0);'
-    : scalar('A', 'base + row * uniforms.K + k', (c) => `row < uniforms.M && k + ${c} < uniforms.K`);
+    ? 'if (row < uniforms.M && k < uniforms.K) { return A[(base + row * uniforms.lda + k) / 4]; }\n  return vec4<f32>(0.0);'
+    : scalar('A', 'base + row * uniforms.lda + k', (c) => `row < uniforms.M && k + ${c} < uniforms.K`);
   const b = vec.b
-    ? 'if (k < uniforms.K && n < uniforms.N) { return B[(base + k * uniforms.N + n) / 4]; }\n  return vec4<f32>(0.0);'
-    : scalar('B', 'base + k * uniforms.N + n', (c) => `k < uniforms.K && n + ${c} < uniforms.N`);
+    ? 'if (k < uniforms.K && n < uniforms.N) { return B[(base + k * uniforms.ldb + n) / 4]; }\n  return vec4<f32>(0.0);'
+    : scalar('B', 'base + k * uniforms.ldb + n', (c) => `k < uniforms.K && n + ${c} < uniforms.N`);
   return `fn gemmLoadA(base: i32, row: i32, k: i32) -> vec4<f32> {\n  ${a}\n}\nfn gemmLoadB(base: i32, k: i32, n: i32) -> vec4<f32> {\n  ${b}\n}\n`;
 }
 
@@ -118,8 +118,8 @@ export function gemmShader(t: GemmTiles, vec: GemmVec): string {
     const acc = `acc_${i}_${r}_${j}`;
     const row = `row0 + (${i * TY} + ty) * 4 + ${r}`, col = `col0 + (${j * TX} + tx) * 4`;
     const body = vec.b
-      ? `if (col < N) { result[(cBase + row * N + col) / 4] = ${acc}; }`
-      : range(4).map((c) => `if (col + ${c} < N) { result[cBase + row * N + col + ${c}] = ${acc}.${C4[c]}; }`).join(' ');
+      ? `if (col < N) { result[(cBase + row * ldc + col) / 4] = ${acc}; }`
+      : range(4).map((c) => `if (col + ${c} < N) { result[cBase + row * ldc + col + ${c}] = ${acc}.${C4[c]}; }`).join(' ');
     return `{ let row = ${row}; let col = ${col}; if (row < M) { ${body} } }`;
   })));
   return `
@@ -136,9 +136,10 @@ fn main(index: i32) {
   let col0 = i32(workgroupId.x) * ${t.bn};
   let M = uniforms.M;
   let N = uniforms.N;
-  let aBase = z * M * uniforms.K;
-  let bBase = z * uniforms.bBatchStride;
-  let cBase = z * M * N;
+  let ldc = uniforms.ldc;
+  let aBase = uniforms.aOff + z * uniforms.aBatch;
+  let bBase = z * uniforms.bBatch;
+  let cBase = z * uniforms.cBatch;
   ${accs.map((a) => `var ${a} = vec4<f32>(0.0);`).join('\n  ')}
   ${[...range(LA).map((l) => `var la${l}: vec4<f32>;`), ...range(LB).map((l) => `var lb${l}: vec4<f32>;`)].join('\n  ')}
   let nk = (uniforms.K + ${t.bk - 1}) / ${t.bk};

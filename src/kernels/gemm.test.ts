@@ -25,12 +25,13 @@ describe('planGemm', () => {
   it('plans a projection [T,in]·[in,out], vec4 where K and N allow it', () => {
     expect(planGemm(op([2048, 6144]), op([6144, 2048]), LIMITS)).toEqual({
       batch: 1, M: 2048, N: 2048, K: 6144, broadcastB: true, tiles: DEFAULT_GEMM_TILES, vec: { a: true, b: true }, dispatch: [16, 32, 1],
+      strides: { lda: 6144, aBatch: 2048 * 6144, aOff: 0, ldb: 2048, bBatch: 0, ldc: 2048, cBatch: 2048 * 2048 }, outputShape: [2048, 2048],
     });
     expect(planGemm(op([1, 3]), op([3, 5]), LIMITS)).toMatchObject({ M: 1, N: 5, K: 3, vec: { a: false, b: false }, dispatch: [1, 1, 1] });
   });
 
   it('plans batched products: per-entry b, or one b shared by every entry', () => {
-    expect(planGemm(op([4, 33, 64]), op([4, 64, 20]), LIMITS)).toMatchObject({ batch: 4, broadcastB: false, dispatch: [1, 1, 4] });
+    expect(planGemm(op([4, 33, 64]), op([4, 64, 20]), LIMITS)).toMatchObject({ batch: 4, broadcastB: false, dispatch: [1, 1, 4], strides: { bBatch: 64 * 20, cBatch: 33 * 20 } });
     expect(planGemm(op([4, 33, 64]), op([1, 64, 20]), LIMITS)).toMatchObject({ batch: 4, broadcastB: true });
     expect(planGemm(op([4, 33, 64]), op([64, 20]), LIMITS)).toMatchObject({ batch: 4, broadcastB: true });
   });
@@ -101,13 +102,13 @@ describe('gemm tiles and program', () => {
   });
 
   it('generates a program whose private accumulators are named variables, never indexed arrays', () => {
-    const p = gemmProgram(planGemm(op([3, 130, 36]), op([36, 132]), LIMITS, DEFAULT_GEMM_TILES), 3);
+    const p = gemmProgram(planGemm(op([3, 130, 36]), op([36, 132]), LIMITS, DEFAULT_GEMM_TILES));
     expect(p).toMatchObject({ outputShape: [3, 130, 132], dispatch: [2, 3, 3], workgroupSize: [128, 1, 1], variableComponents: [4, 4], outputComponent: 4 });
     const code = p.getUserCode();
     expect(code.match(/var acc_\d_\d_\d = vec4<f32>\(0\.0\);/g)?.length).toBe(16);
     expect(code).not.toMatch(/var\s+\w+\s*:\s*array/);
     expect(code.match(/workgroupBarrier\(\)/g)?.length).toBe(2);
-    const scalar = gemmProgram(planGemm(op([1, 3]), op([3, 5]), LIMITS), 2);
+    const scalar = gemmProgram(planGemm(op([1, 3]), op([3, 5]), LIMITS));
     expect([scalar.variableComponents, scalar.outputComponent, scalar.outputShape]).toEqual([[1, 1], 1, [1, 5]]);
   });
 

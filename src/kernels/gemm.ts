@@ -28,6 +28,16 @@ export interface GemmLimits {
   maxComputeWorkgroupsPerDimension: number;
 }
 
+/**
+ * Where batch entry z's matrices lie in the flat operands (elements): A[z] row m at
+ * aOff + z·aBatch + m·lda, B[z] row k at z·bBatch + k·ldb, C[z] row m at z·cBatch + m·ldc.
+ */
+export interface GemmStrides {
+  lda: number; aBatch: number; aOff: number;
+  ldb: number; bBatch: number;
+  ldc: number; cBatch: number;
+}
+
 export interface GemmPlan {
   /** Batch entries (1 for a 2-D product). */
   batch: number;
@@ -37,15 +47,17 @@ export interface GemmPlan {
   tiles: GemmTiles;
   vec: GemmVec;
   dispatch: [number, number, number];
+  strides: GemmStrides;
+  outputShape: number[];
 }
 
-const bad = (message: string): MlaDiffError => new MlaDiffError('invalid-value', `gemm: ${message}`, { field: 'gemm' });
-const tooBig = (message: string, hint: string): MlaDiffError => new MlaDiffError('device-limit', `gemm: ${message}`, { field: 'gemm' }, hint);
+export const bad = (message: string): MlaDiffError => new MlaDiffError('invalid-value', `gemm: ${message}`, { field: 'gemm' });
+export const tooBig = (message: string, hint: string): MlaDiffError => new MlaDiffError('device-limit', `gemm: ${message}`, { field: 'gemm' }, hint);
 
 const fits = (t: GemmTiles, l: GemmLimits): boolean =>
   gemmTileBytes(t) <= l.maxComputeWorkgroupStorageSize && gemmThreads(t) <= l.maxComputeInvocationsPerWorkgroup;
 
-type Operand = Pick<tfc.Tensor, 'shape' | 'dtype'>;
+export type Operand = Pick<tfc.Tensor, 'shape' | 'dtype'>;
 
 /**
  * Workgroups below which a product takes the next smaller tiles: two per SM of the H200 (132 SMs), so
@@ -76,6 +88,14 @@ export function planGemm(a: Operand, b: Operand, limits: GemmLimits, tiles?: Gem
   if (Kb !== K) throw bad(`a has K = ${K} columns, b has ${Kb} rows`);
   const bBatch = rb === 3 ? b.shape[0]! : 1;
   if (bBatch !== batch && bBatch !== 1) throw bad(`b has ${bBatch} batch entries, a has ${batch} (b may have 1, shared)`);
+  const strides: GemmStrides = { lda: K, aBatch: M * K, aOff: 0, ldb: N, bBatch: bBatch === 1 ? 0 : K * N, ldc: N, cBatch: M * N };
+  return finishPlan({ batch, M, N, K, broadcastB: bBatch === 1, strides, outputShape: ra === 3 ? [batch, M, N] : [M, N] },
+    [['a', batch * M * K], ['b', bBatch * K * N], ['c', batch * M * N]], limits, tiles);
+}
+
+/** Tiles, vec4 forms, dispatch and the limits for a product laid out by `strides`; `sizes` are the operands' element counts. */
+export function finishPlan(p: Omit<GemmPlan, 'tiles' | 'vec' | 'dispatch'>, sizes: [string, number][], limits: GemmLimits, tiles?: GemmTiles): GemmPlan {
+  const { batch, M, N, K, strides: s } = p;
   const t = tiles ?? chooseGemmTiles(batch, M, N, limits);
   const problem = gemmTilesProblem(t);
   if (problem) throw bad(problem);
@@ -83,7 +103,6 @@ export function planGemm(a: Operand, b: Operand, limits: GemmLimits, tiles?: Gem
     throw tooBig(`tiles ${JSON.stringify(t)} need ${gemmTileBytes(t)} B of workgroup memory and ${gemmThreads(t)} threads; the device allows ${limits.maxComputeWorkgroupStorageSize} B, ${limits.maxComputeInvocationsPerWorkgroup}`, 'use smaller tiles');
   }
   const hint = 'split the product by rows of a or columns of b';
-  const sizes: [string, number][] = [['a', batch * M * K], ['b', bBatch * K * N], ['c', batch * M * N]];
   for (const [name, n] of sizes) {
     if (4 * n > limits.maxStorageBufferBindingSize) throw tooBig(`${name} needs ${4 * n} bytes, over the binding limit ${limits.maxStorageBufferBindingSize}`, hint);
   }
@@ -91,13 +110,15 @@ export function planGemm(a: Operand, b: Operand, limits: GemmLimits, tiles?: Gem
   if (Math.max(...dispatch) > limits.maxComputeWorkgroupsPerDimension) {
     throw tooBig(`${dispatch.join('×')} workgroups exceed ${limits.maxComputeWorkgroupsPerDimension} per dimension`, hint);
   }
-  return { batch, M, N, K, broadcastB: bBatch === 1, tiles: t, vec: { a: K % 4 === 0, b: N % 4 === 0 }, dispatch };
+  const by4 = (...xs: number[]) => xs.every((x) => x % 4 === 0);
+  const vec = { a: by4(K, s.lda, s.aBatch, s.aOff), b: by4(N, s.ldb, s.bBatch, s.ldc, s.cBatch) };
+  return { ...p, tiles: t, vec, dispatch };
 }
 
 /** The program for a plan (pure: its shader and key are testable without a GPU). */
-export function gemmProgram(p: GemmPlan, rank: number): WebgpuProgram {
+export function gemmProgram(p: GemmPlan): WebgpuProgram {
   return {
-    outputShape: rank === 3 ? [p.batch, p.M, p.N] : [p.M, p.N],
+    outputShape: p.outputShape,
     shaderKey: gemmShaderKey(p.tiles, p.vec),
     dispatchLayout: { x: [0] },
     dispatch: p.dispatch,
@@ -116,11 +137,17 @@ export function gemm<T extends tfc.Tensor2D | tfc.Tensor3D>(tf: typeof tfc, a: T
     throw new MlaDiffError('device-unavailable', `gemm runs on webgpu; the backend is ${tf.getBackend()}`, { field: 'gemm' });
   }
   const backend = tf.backend() as unknown as WebgpuBackend;
-  const p = planGemm(a, b, backend.device.limits as unknown as GemmLimits, tiles);
-  const program = gemmProgram(p, a.rank);
-  if (p.batch * p.M * p.N === 0 || p.K === 0) return tf.zeros(program.outputShape) as unknown as T;
+  return runGemm(tf, planGemm(a, b, backend.device.limits as unknown as GemmLimits, tiles), a, b) as T;
+}
+
+/** Dispatches a plan over a and b (zeros for an empty product). */
+export function runGemm(tf: typeof tfc, p: GemmPlan, a: tfc.Tensor, b: tfc.Tensor): tfc.Tensor {
+  const backend = tf.backend() as unknown as WebgpuBackend;
+  const program = gemmProgram(p);
+  if (p.batch * p.M * p.N === 0 || p.K === 0) return tf.zeros(program.outputShape);
   const info = (t: tfc.Tensor): tfc.TensorInfo => ({ dataId: t.dataId, shape: t.shape, dtype: 'float32' });
   const int = (x: number): WebgpuUniform => ({ type: 'int32', data: [x] });
-  const uniforms = [int(p.M), int(p.N), int(p.K), int(p.broadcastB ? 0 : p.K * p.N)];
-  return tf.engine().makeTensorFromTensorInfo(backend.runWebGPUProgram(program, [info(a), info(b)], 'float32', uniforms)) as T;
+  const s = p.strides;
+  const uniforms = [p.M, p.N, p.K, s.lda, s.aBatch, s.aOff, s.ldb, s.bBatch, s.ldc, s.cBatch].map(int);
+  return tf.engine().makeTensorFromTensorInfo(backend.runWebGPUProgram(program, [info(a), info(b)], 'float32', uniforms));
 }

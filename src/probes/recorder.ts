@@ -110,8 +110,10 @@ export abstract class BaseRecorder<T> implements Probe<T> {
     const scope = { step, request };
     const key = recordKey({ ...scope, stage, chunk });
     if (this.taps.has(key)) throw new Error(`stage ${stage}${chunk === undefined ? '' : ` chunk ${chunk}`} tapped twice in piece ${key}`);
-    this.taps.set(key, { ...scope, stage, ...(chunk === undefined ? {} : { chunk }), x: this.hold(x), layout, checks: this.early.get(key) ?? [] });
+    const t: Tap<T> = { ...scope, stage, ...(chunk === undefined ? {} : { chunk }), x: this.hold(x), layout, checks: this.early.get(key) ?? [] };
+    this.taps.set(key, t);
     this.early.delete(key);
+    this.tapped(key, t);
     return x;
   }
 
@@ -137,6 +139,11 @@ export abstract class BaseRecorder<T> implements Probe<T> {
   }
 
   protected abstract hold<X extends T>(x: X): X;
+
+  /** Called once a tap is held (TensorRecorder starts its statistics there). */
+  protected tapped(key: string, t: Tap<T>): void {
+    void key; void t;
+  }
 }
 
 /** A tap's record, from its stats and its checks' violation counts. */
@@ -146,13 +153,33 @@ export const record = (t: Tap<unknown>, stats: TensorStats, checks: { name: Chec
 });
 
 /**
- * Records tfjs tensors. Stats come from a zero-copy host view where the backend keeps tensors in
- * host memory (exact, no temporaries), else from reductions on the device. Values are kept only
- * for `retain` stages.
+ * Records tfjs tensors. Each tap's stats start when it is tapped: from a zero-copy host view where
+ * the backend keeps tensors in host memory (exact, no temporaries), else on the device (the fused
+ * kernel or reductions), queued behind the step's own programs so the GPU runs them meanwhile;
+ * `finish` only reads them back. Values are kept only for `retain` stages (the others are released
+ * once their stats are queued).
  */
 export class TensorRecorder extends BaseRecorder<tfc.Tensor> {
+  /** By recordKey: the started stats of each tap. */
+  private readonly jobs = new Map<string, LaunchedStats>();
+
   constructor(private readonly tf: typeof tfc, opts: RecorderOptions = {}, private readonly view: HostView = () => null) {
     super(opts);
+  }
+
+  private retained(stage: StageName): boolean {
+    return this.opts.retain?.has(stage) ?? false;
+  }
+
+  /** Starts t's stats, kept past the step's tf.tidy; an unretained value is released now. */
+  protected override tapped(key: string, t: Tap<tfc.Tensor>): void {
+    try {
+      const job = launchStats(this.tf, t.x, t.layout, this.view, this.opts.stats);
+      if ('reads' in job) for (const r of job.reads) this.tf.keep(r);
+      this.jobs.set(key, job);
+    } finally {
+      if (!this.retained(t.stage)) t.x.dispose();
+    }
   }
 
   /**
@@ -164,19 +191,14 @@ export class TensorRecorder extends BaseRecorder<tfc.Tensor> {
   }
 
   /**
-   * Launches the stats of every tap and reads the violation counts of every check, then waits for
-   * all of them at once (one device round trip, not one per record), then assembles the records in
-   * execution order. On failure everything stays held for `dispose`.
+   * Reads the stats of every tap and the violation counts of every check, all at once (one device
+   * round trip, not one per record), then assembles the records in execution order. On failure
+   * everything stays held for `dispose`.
    */
   async finish(path: PathName): Promise<Recording> {
     const taps = this.ordered();
-    const launched: LaunchedStats[] = [];
-    try {
-      for (const [, t] of taps) launched.push(launchStats(this.tf, t.x, t.layout, this.view, this.opts.stats));
-    } catch (e) {
-      disposeLaunched(this.tf, launched);
-      throw e;
-    }
+    const launched = taps.map(([key]) => this.jobs.get(key)!);
+    this.jobs.clear();
     const counts = Promise.all(taps.map(([, t]) => Promise.all(t.checks.map(async (c) =>
       (typeof c.violations === 'number' ? c.violations : ((await c.violations.data())[0] as number))))));
     const [stats, violations] = await Promise.all([settleStats(this.tf, launched), counts]);
@@ -186,8 +208,7 @@ export class TensorRecorder extends BaseRecorder<tfc.Tensor> {
       const checks = t.checks.map((c, j) => ({ name: c.name, violations: violations[i]![j]! }));
       for (const c of t.checks) if (typeof c.violations !== 'number') c.violations.dispose();
       stages.push(record(t, stats[i]!, checks));
-      if (this.opts.retain?.has(t.stage)) captured.set(key, { where: 'device', tensor: t.x, layout: t.layout });
-      else t.x.dispose();
+      if (this.retained(t.stage)) captured.set(key, { where: 'device', tensor: t.x, layout: t.layout });
     }
     this.taps.clear();
     this.dropEarly();
@@ -202,8 +223,10 @@ export class TensorRecorder extends BaseRecorder<tfc.Tensor> {
 
   /** Releases everything still held (after an error, say). */
   dispose(): void {
+    disposeLaunched(this.tf, [...this.jobs.values()]);
+    this.jobs.clear();
     for (const t of this.taps.values()) {
-      t.x.dispose();
+      if (this.retained(t.stage)) t.x.dispose();
       for (const c of t.checks) if (typeof c.violations !== 'number') c.violations.dispose();
     }
     this.taps.clear();

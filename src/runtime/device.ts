@@ -39,6 +39,9 @@ export interface DeviceInfo {
 }
 
 /** A selected tfjs backend plus the few device-specific operations the paths need. */
+/** out[t,h,:] = x[t,h,:]·w[h] (x [T,N,K]) or x[t,:]·w[h] (x [T,K]), w [N,K,E] → [T,N,E]. */
+export type HeadProduct = (x: tfc.Tensor2D | tfc.Tensor3D, w: tfc.Tensor3D) => tfc.Tensor3D;
+
 export interface Runtime {
   readonly tf: typeof tfc;
   readonly device: DeviceInfo;
@@ -65,6 +68,8 @@ export interface Runtime {
   readonly stats?: StatsKernel;
   /** x [T,in] · w [in,out] by this device's own GEMM kernel, where it has one faster than tf.matMul (webgpu). */
   readonly gemm?: (x: tfc.Tensor2D, w: tfc.Tensor2D) => tfc.Tensor2D;
+  /** Per-head products x [T,N,K] (or [T,K] shared) · w [N,K,E] → [T,N,E] in one GEMM without transposes, where the device has one (webgpu). */
+  readonly gemmHeads?: HeadProduct;
   /**
    * The first error the device reported (WebGPU's uncapturederror, or one its error scopes caught: out
    * of device memory, a binding over the limit), or null. Work after such an error is invalid,

@@ -6,6 +6,7 @@ import type { Runtime } from './device';
 import { flashAttention } from '../kernels/flash-attention';
 import { webgpuStats } from '../kernels/stats-kernel';
 import { gemm } from '../kernels/gemm';
+import { gemmHeads } from '../kernels/gemm-heads';
 import { hostFilled } from './device';
 
 /** The parts of GPUDevice the runtime uses for its error handling. */
@@ -58,6 +59,8 @@ export async function createWebgpuRuntime(reason: string): Promise<Runtime> {
     attention: (req) => flashAttention(tf, { q: req.q, k: req.k, v: req.v, valueWidth: req.e, scale: req.scale, mask: req.mask, emptyLse: req.emptyLse }),
     // The projections through the register-tiled GEMM (src/kernels/gemm.ts) rather than tf.matMul's 32×32-tile packed kernel.
     gemm: (x, w) => gemm(tf, x, w),
+    // The absorbed MQA products per head, token-major (src/kernels/gemm-heads.ts): no transposes around them.
+    gemmHeads: (x, w) => gemmHeads(tf, x, w),
     // On the GPU, in u32 arithmetic on the float32 bits (precision/wgsl-round.ts): no host round trip.
     round: (x, dtype) => webgpuRound(tf, x, dtype),
     // The probes' stats in one pass per tensor (kernels/stats-kernel.ts), read back together.
