@@ -2,6 +2,7 @@ import type * as tfc from '@tensorflow/tfjs-core';
 import type { MlaConfig } from '../model/config';
 import type { HeadProduct, Product, Runtime } from '../runtime/device';
 import type { Batched } from './matmul';
+import { RopeMemo } from './rope-memo';
 import type { AttentionFn } from './attention-kernel';
 import type { HeadSlice, Layout, LinearName, NormName, WeightSource } from '../weights/layer';
 import { LINEAR_NAMES, NORM_NAMES, sliceRanges, slicedConfig } from '../weights/layer';
@@ -26,6 +27,8 @@ export interface DeviceLayer {
   norm: Record<NormName, tfc.Tensor1D>;
   /** How batched products run on this device. */
   batched: Batched;
+  /** Rotary tables per positions array, shared by the paths (and the layer's head slices); disposed with the layer. */
+  rope?: RopeMemo;
   /** The device's per-head GEMM (Runtime.gemmHeads), where it has one; else head-matmul.ts transposes around tf.matMul. */
   headProduct?: HeadProduct;
   /**
@@ -60,7 +63,8 @@ export function uploadLayer(rt: Runtime, source: WeightSource, heads: HeadSlice,
   }
   const norm = {} as Record<NormName, tfc.Tensor1D>;
   for (const name of NORM_NAMES) norm[name] = rt.tf.tensor1d(source.norm(name));
-  return { config: slicedConfig(source.config, heads), model: source.config, heads, linear, norm, batched, attention: null, ...(rt.gemmHeads ? { headProduct: rt.gemmHeads } : {}) };
+  return { config: slicedConfig(source.config, heads), model: source.config, heads, linear, norm, batched, attention: null,
+    rope: new RopeMemo(rt.tf, source.config), ...(rt.gemmHeads ? { headProduct: rt.gemmHeads } : {}) };
 }
 
 /**
@@ -88,4 +92,5 @@ export function disposeLayer(layer: DeviceLayer, shared?: DeviceLayer): void {
     if (!shared || shared.linear[name].w !== layer.linear[name].w) layer.linear[name].w.dispose();
   }
   if (!shared) for (const name of NORM_NAMES) layer.norm[name].dispose();
+  if (!shared) layer.rope?.clear();
 }

@@ -13,6 +13,7 @@ import { tiledAttention } from './tiled-attention';
 import type { TensorProbe } from '../probes/probe';
 import type { PieceInput } from './backend';
 import type { DeviceLayer, DeviceLinear } from './layer';
+import type { RopeTensors } from './rope-memo';
 
 /**
  * Pure tfjs helpers shared by the device paths (mha, mqa, cold): the common pre-attention, o_proj,
@@ -34,11 +35,7 @@ export function rmsNorm<T extends tf.Tensor>(x: T, w: tf.Tensor1D, eps: number):
   return tf.mul(tf.mul(x, tf.rsqrt(tf.add(ms, eps))), w);
 }
 
-/** Rotary tables as float32 tensors, [T, R/2], built once per step. */
-export interface RopeTensors {
-  cos: tf.Tensor2D;
-  sin: tf.Tensor2D;
-}
+export type { RopeTensors } from './rope-memo';
 
 export function ropeTensors(t: RopeTables, T: number): RopeTensors {
   return { cos: tf.tensor2d(Float32Array.from(t.cos), [T, t.half]), sin: tf.tensor2d(Float32Array.from(t.sin), [T, t.half]) };
@@ -180,7 +177,9 @@ function preAttentionIn(layer: DeviceLayer, input: Pick<PieceInput, 'positions' 
   const c: MlaConfig = layer.config;
   const T = input.positions.length;
   const embeddings = input.deviceEmbeddings ?? tf.tensor2d(input.embeddings, [T, c.hidden_size]); // [T,H]
-  const rope = ropeTensors(pathRopeTables(c, input.positions, faults), T);
+  // The layer's memo where the tables are the plain ones (a fault may rescale them per path).
+  const plainRope = !faults.has('rope-mscale-inflated') || !c.rope_scaling;
+  const rope = layer.rope && plainRope ? layer.rope.tensors(input.positions) : ropeTensors(pathRopeTables(c, input.positions, faults), T);
   const N = c.num_attention_heads;
   const P = c.qk_nope_head_dim;
   const R = c.qk_rope_head_dim;

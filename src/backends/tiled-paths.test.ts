@@ -39,6 +39,7 @@ describe.each(['wasm', 'cpu'] as const)('tiled attention inside the paths on %s'
   ])('%s: probes off ≡ every stage recorded', async (_name, make) => {
     const before = rt.tf.memory().numTensors;
     const [off, on] = [await outputs(make, false), await outputs(make, true)];
+    layer.rope?.clear(); // the layer's rotary tables (kept per positions array until the layer goes)
     expect(rt.tf.memory().numTensors).toBe(before);
     for (const [k, o] of off.entries()) expect(relL2(o, on[k]!)).toBeLessThan(1e-6);
   });

@@ -29,6 +29,9 @@ export interface StatsKernel {
 /** Rows of partials a tensor of `size` elements reduces to. */
 export const partialRows = (size: number, groupSize: number): number => Math.ceil(size / groupSize);
 
+/** 2^-s for the scale exponents s in −126..126 (index s + 126): a table lookup, not Math.pow per row. */
+const UNSCALE: readonly number[] = Array.from({ length: 253 }, (_, i) => 2 ** -(i - 126));
+
 /**
  * TensorStats from partial rows, in float64: sums in row order; the max |x| of the first row
  * holding the largest (a row keeps its first occurrence), so maxAbsAt is hostStats' index.
@@ -40,7 +43,7 @@ export function statsFromPartials(p: ArrayLike<number>, groupSize: number, shape
   let sumSq = 0, sum = 0, maxAbs = -1, at = 0, nanCount = 0, infCount = 0;
   for (let g = 0; g < rows; g++) {
     const o = g * PARTIAL_WIDTH;
-    const unscale = 2 ** -(p[o + 2] as number);
+    const unscale = UNSCALE[(p[o + 2] as number) + 126] ?? 2 ** -(p[o + 2] as number);
     sumSq += (p[o] as number) * unscale * unscale;
     sum += (p[o + 1] as number) * unscale;
     const local = p[o + 4] as number;
