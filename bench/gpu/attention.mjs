@@ -3,7 +3,8 @@
 // in chunks of --chunk tokens (the MHA path then attends the cached context in vLLM's default 64k
 // context chunks, in key parts where a chunk's kv_b_proj output would pass the 2 GiB binding limit);
 // every piece runs through mha and mqa, one warm-up piece first.
-// Prints per T and path: wall ms (all pieces, median of 5 / 3 / 1 runs for T ≤ 2048 / ≤ 8192 / more; the
+// Prints per T and path: wall ms (all pieces, median of 5 / 3 / 1 runs for T ≤ 2048 / ≤ 8192 / more, after
+// 1 s of GPU warm-up per T and, for one piece, an untimed run per mode; the
 // embeddings already on the device, o_proj_out left there), effective TFLOP/s of the layer (projections
 // and the causal attention products), and the GPU buffer pool's high-water mark. Writes --out JSON.
 // Usage: node bench/gpu/attention.mjs --device webgpu --tokens 512,2048,8192 --chunk 4096 --attention fused|unfused [--probes on|off|both] [--out f.json]
@@ -36,6 +37,7 @@ function layerFlop(c, path, T) {
 }
 for (const T of tokens) {
   const { s, plan, chunk: c, attn, layer, kernels, pieces, dispose } = glmLayer(rt, T, chunk, attention);
+  await warmUp(rt, 1000); // the GPU idled while the host made the layer's weights
   const row = { tokens: T, chunk: c, attention: attn.attention ? 'fused' : 'unfused', pieces: plan.pieces.length };
   for (const [name, Backend] of [['mha', MhaBackend], ['mqa', MqaBackend]]) {
     for (const mode of probes === 'both' ? ['off', 'on'] : [probes]) {
@@ -55,6 +57,7 @@ for (const T of tokens) {
           }
           return ms;
         };
+        if (pieces.length === 1) await once(); // untimed: the buffer pool grows to what this mode holds (a recorder keeps its taps' stats)
         const times = [];
         for (let r = 0; r < (T <= 2048 ? 5 : T <= 8192 ? 3 : 1); r++) times.push(await once());
         const ms = times.sort((x, y) => x - y)[Math.floor(times.length / 2)]; // the median

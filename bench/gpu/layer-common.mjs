@@ -13,11 +13,14 @@ const { uploadLayer, disposeLayer } = dist('backends/layer');
 
 export const arg = (name, dflt) => { const i = process.argv.indexOf(`--${name}`); return i > 0 ? process.argv[i + 1] : dflt; };
 
-/** The GPU's clocks ramp up under load: 3 s of 4096² products before the first timing (webgpu only). */
-export async function warmUp(rt) {
+/**
+ * The GPU's clocks ramp up under load and drop while it idles (as during a layer's set-up on the
+ * host): `ms` of 4096² products before a timing (webgpu only; 3 s before the first).
+ */
+export async function warmUp(rt, ms = 3000) {
   if (rt.device.name !== 'webgpu') return;
   const a = rt.tf.randomNormal([4096, 4096]);
-  for (const t0 = performance.now(); performance.now() - t0 < 3000;) {
+  for (const t0 = performance.now(); performance.now() - t0 < ms;) {
     const c = rt.tf.matMul(a, a);
     const one = rt.tf.slice(c, [0, 0], [1, 1]);
     await one.data();

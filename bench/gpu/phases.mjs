@@ -52,6 +52,7 @@ console.log(`bare read: median ${median(sync).toFixed(2)} ms`);
 const results = { device: rt.device, syncMs: median(sync), rows: [] };
 for (const T of tokens) {
   const { plan, layer, kernels, pieces, dispose } = glmLayer(rt, T, T, 'fused');
+  await warmUp(rt, 1000); // the GPU idled while the host made the layer's weights
   const piece = pieces[0];
   for (const [name, Backend] of [['mha', MhaBackend], ['mqa', MqaBackend]]) {
     const path = new Backend(layer, new Set(), plan.tables.numSlots, kernels);

@@ -1,8 +1,8 @@
 // The fused statistics kernel (dist/kernels/stats-kernel.js, Runtime.stats on webgpu) against
 // hostStats, the exact float64 oracle, on the same float32 values: random tensors with NaN, ±Inf,
 // ties of the largest |x| (within a thread, across threads, across workgroups), −0, values whose
-// float32 squares overflow or underflow, empty and 1-element tensors, sizes off the 4096-element
-// group, a multi-million-element tensor (also with the dispatch spilling into y), each through the
+// float32 squares overflow or underflow, empty and 1-element tensors, sizes off the kernel's
+// STATS_GROUP-element group, a multi-million-element tensor (also with the dispatch spilling into y), each through the
 // recorder's launch/settle path. Then a TensorRecorder with the kernel against one without (the
 // generic deviceStats), taps and checks read back together. Then (--time 1) deviceStats vs the
 // kernel on a [rows, 256] tensor (default rows 8192·64, capped by the device's binding limit).
@@ -17,7 +17,7 @@ const dist = (m) => require(new URL(`../../dist/${m}.js`, import.meta.url).pathn
 const { selectRuntime } = dist('runtime/select');
 const { hostStats, deviceStats } = dist('probes/stats');
 const { launchStats, settleStats } = dist('probes/stats-batch');
-const { webgpuStats } = dist('kernels/stats-kernel');
+const { webgpuStats, STATS_GROUP: G } = dist('kernels/stats-kernel');
 const { TensorRecorder } = dist('probes/recorder');
 const STAGE_LAYOUT = (stage) => dist('probes/stages').STAGES[stage].layout;
 
@@ -57,15 +57,15 @@ const CASES = [
   ['random [37,129]', [37, 129], values(37 * 129, 1)],
   ['NaN, ±Inf, −0 [5,7,11]', [5, 7, 11], put(values(385, 2), [[0, NaN], [3, Infinity], [4, -Infinity], [9, -0], [200, NaN], [384, -Infinity]])],
   ['ties: thread 3, 44, 300 (same thread as 44) [4096]', [4096], put(values(4096, 3), [[300, -5], [44, 5], [3, -5], [4000, 5]])],
-  ['ties across workgroups, first at 9000 [3,4097]', [3, 4097], put(values(3 * 4097, 4), [[12000, 7], [9000, -7], [4097 * 2 + 5, 7]])],
+  [`ties across workgroups, first at ${G + 4904} [3,${G + 1}]`, [3, G + 1], put(values(3 * (G + 1), 4), [[G + 7904, 7], [G + 4904, -7], [(G + 1) * 2 + 5, 7]])],
   ['empty [0,5]', [0, 5], new Float32Array(0)],
   ['1 element', [1], Float32Array.of(-2.5)],
   ['1 element NaN', [1, 1], Float32Array.of(NaN)],
-  ['all NaN and Inf [4100]', [4100], put(fill(4100, NaN), [[7, Infinity], [4099, -Infinity]])],
-  ['zeros and −0 [4097]', [4097], put(fill(4097, -0), [[2, 0]])],
-  ['4095 (one short of a group)', [4095], values(4095, 5, 3)],
-  ['4096 (one group)', [4096], values(4096, 6, 3)],
-  ['8193 (two groups + 1)', [8193], values(8193, 7, 3)],
+  [`all NaN and Inf [${G + 4}]`, [G + 4], put(fill(G + 4, NaN), [[7, Infinity], [G + 3, -Infinity]])],
+  [`zeros and −0 [${G + 1}]`, [G + 1], put(fill(G + 1, -0), [[2, 0]])],
+  [`${G - 1} (one short of a group)`, [G - 1], values(G - 1, 5, 3)],
+  [`${G} (one group)`, [G], values(G, 6, 3)],
+  [`${2 * G + 1} (two groups + 1)`, [2 * G + 1], values(2 * G + 1, 7, 3)],
   ['large: squares overflow float32 [999]', [999], put(values(999, 8, 3e37), [[500, 3.4e38], [501, -3.4e38]])],
   ['small: squares underflow float32 [2,3,1000]', [2, 3, 1000], values(6000, 9, 1e-30)],
   ['subnormal largest |x| [257]', [257], put(values(257, 10, 1e-39), [[100, -1.1e-38]])],
@@ -74,7 +74,7 @@ const CASES = [
 ];
 
 const checks = [];
-const spill = webgpuStats(tf, 7); // 733 groups of the 3M tensor → dispatch [7, 105]
+const spill = webgpuStats(tf, 7); // ceil(3M / STATS_GROUP) groups of the 3M tensor → dispatch [7, ⌈groups/7⌉]
 for (const [name, shape, data] of CASES) {
   const want = hostStats(data, shape, 'float32', 'l a y');
   const x = tf.tensor(data, shape, 'float32');
