@@ -1,6 +1,6 @@
 import type * as tfc from '@tensorflow/tfjs-core';
 import type { MlaConfig } from '../model/config';
-import type { HeadProduct, Product, Runtime } from '../runtime/device';
+import type { HeadProduct, NormRope, Product, Runtime } from '../runtime/device';
 import type { Batched } from './matmul';
 import { RopeMemo } from './rope-memo';
 import type { AttentionFn } from './attention-kernel';
@@ -29,6 +29,8 @@ export interface DeviceLayer {
   batched: Batched;
   /** Rotary tables per positions array, shared by the paths (and the layer's head slices); disposed with the layer. */
   rope?: RopeMemo;
+  /** The device's single-program RMSNorm and RoPE (Runtime.normRope), where it has them; else tfjs ops. */
+  normRope?: NormRope;
   /** The device's per-head GEMM (Runtime.gemmHeads), where it has one; else head-matmul.ts transposes around tf.matMul. */
   headProduct?: HeadProduct;
   /**
@@ -64,7 +66,7 @@ export function uploadLayer(rt: Runtime, source: WeightSource, heads: HeadSlice,
   const norm = {} as Record<NormName, tfc.Tensor1D>;
   for (const name of NORM_NAMES) norm[name] = rt.tf.tensor1d(source.norm(name));
   return { config: slicedConfig(source.config, heads), model: source.config, heads, linear, norm, batched, attention: null,
-    rope: new RopeMemo(rt.tf, source.config), ...(rt.gemmHeads ? { headProduct: rt.gemmHeads } : {}) };
+    rope: new RopeMemo(rt.tf, source.config), ...(rt.gemmHeads ? { headProduct: rt.gemmHeads } : {}), ...(rt.normRope ? { normRope: rt.normRope } : {}) };
 }
 
 /**

@@ -1,3 +1,4 @@
+import type { RopeStyle } from '../model/rope';
 import type * as tfc from '@tensorflow/tfjs-core';
 import { MlaDiffError } from '../errors';
 import type { Batched } from '../backends/matmul';
@@ -39,6 +40,12 @@ export interface DeviceInfo {
 }
 
 /** A selected tfjs backend plus the few device-specific operations the paths need. */
+/** RMSNorm and RoPE as single device programs (kernels/norm-rope.ts): the same results as shared.ts rmsNorm / applyRope. */
+export interface NormRope {
+  rmsNorm(x: tfc.Tensor, w: tfc.Tensor1D, eps: number): tfc.Tensor;
+  rope(x: tfc.Tensor, cos: tfc.Tensor2D, sin: tfc.Tensor2D, style: RopeStyle): tfc.Tensor;
+}
+
 /** out[t,h,:] = x[t,h,:]·w[h] (x [T,N,K]) or x[t,:]·w[h] (x [T,K]), w [N,K,E] → [T,N,E]. */
 export type HeadProduct = (x: tfc.Tensor2D | tfc.Tensor3D, w: tfc.Tensor3D) => tfc.Tensor3D;
 
@@ -70,6 +77,8 @@ export interface Runtime {
   readonly gemm?: (x: tfc.Tensor2D, w: tfc.Tensor2D) => tfc.Tensor2D;
   /** Per-head products x [T,N,K] (or [T,K] shared) · w [N,K,E] → [T,N,E] in one GEMM without transposes, where the device has one (webgpu). */
   readonly gemmHeads?: HeadProduct;
+  /** RMSNorm and RoPE in one program each, where the device has them (webgpu: 15 of a pre-attention's programs fewer). */
+  readonly normRope?: NormRope;
   /**
    * The first error the device reported (WebGPU's uncapturederror, or one its error scopes caught: out
    * of device memory, a binding over the limit), or null. Work after such an error is invalid,

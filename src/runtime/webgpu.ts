@@ -7,6 +7,7 @@ import { flashAttention } from '../kernels/flash-attention';
 import { webgpuStats } from '../kernels/stats-kernel';
 import { gemm } from '../kernels/gemm';
 import { gemmHeads } from '../kernels/gemm-heads';
+import { rmsNormKernel, ropeKernel } from '../kernels/norm-rope';
 import { hostFilled } from './device';
 
 /** The parts of GPUDevice the runtime uses for its error handling. */
@@ -61,6 +62,8 @@ export async function createWebgpuRuntime(reason: string): Promise<Runtime> {
     gemm: (x, w) => gemm(tf, x, w),
     // The absorbed MQA products per head, token-major (src/kernels/gemm-heads.ts): no transposes around them.
     gemmHeads: (x, w) => gemmHeads(tf, x, w),
+    // RMSNorm and RoPE in one program each (src/kernels/norm-rope.ts).
+    normRope: { rmsNorm: (x, w, eps) => rmsNormKernel(tf, x, w, eps), rope: (x, cos, sin, style) => ropeKernel(tf, x, cos, sin, style) },
     // On the GPU, in u32 arithmetic on the float32 bits (precision/wgsl-round.ts): no host round trip.
     round: (x, dtype) => webgpuRound(tf, x, dtype),
     // The probes' stats in one pass per tensor (kernels/stats-kernel.ts), read back together.
