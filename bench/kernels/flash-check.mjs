@@ -5,7 +5,7 @@
 // piece, no mask, S = 0 under both emptyLse, fully masked rows, several row blocks and key tiles. Then a timing of both on a few
 // larger shapes (a sanity number on lavapipe; the H200 numbers come from the GPU bench).
 // Plain node on dist/. Usage: node bench/kernels/flash-check.mjs [--device webgpu] [--out DIR] [--prefetch-v 0|1]
-//   [--time 1|0] [--reps 3] [--prefetch-v 0|1]. Exit status 1 when an error exceeds the tolerance or a tensor leaks.
+//   [--time 1|0] [--reps 3] [--prefetch-v 0|1] [--unroll 0|1]. Exit status 1 when an error exceeds the tolerance or a tensor leaks.
 import { createRequire } from 'node:module';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -97,8 +97,12 @@ function inputs(c, seed) {
 }
 
 // --prefetch-v 0|1: the default tiles with V staged directly or through registers (default: as defaultTiles has it).
+// --unroll 0|1: the default tiles with the Q·Kᵀ and P·V loops unrolled or not (default: as defaultTiles has it).
 const prefetchV = arg('prefetch-v', null);
-const tilesFor = (c) => (prefetchV === null ? {} : { tiles: { ...defaultTiles(c.D, c.E, tf.backend().device.limits), prefetchV: prefetchV === '1' } });
+const unroll = arg('unroll', null);
+const tilesFor = (c) => (prefetchV === null && unroll === null ? {} : {
+  tiles: { ...defaultTiles(c.D, c.E, tf.backend().device.limits), ...(prefetchV === null ? {} : { prefetchV: prefetchV === '1' }), ...(unroll === null ? {} : { unroll: unroll === '1' }) },
+});
 const request = (c, x) => ({ q: x.q, k: x.k, v: x.v, valueWidth: c.E, scale: x.scale, mask: c.mask, emptyLse: c.emptyLse, ...(c.splits ? { splits: c.splits } : {}), ...tilesFor(c) });
 
 const checks = [];

@@ -10,6 +10,7 @@
 // The default set (defaultTiles) is marked. Prints a table and the best set per form; --out JSON.
 // Usage: node bench/kernels/flash-tiles.mjs --device webgpu [--reps 3] [--out f.json] [--list 1: only print the sets]
 //   [--defaults 1: only the default tiles and their twin with prefetchV flipped]
+//   [--unroll 1: the default, unrolled, unrolled with chunk 32, chunk 32, unrolled with twice the valueKeys]
 import { createRequire } from 'node:module';
 import { writeFileSync } from 'node:fs';
 
@@ -42,10 +43,14 @@ function tileSets(D, E) {
   const dflt = defaultTiles(D, E, limits);
   const twin = { ...dflt, prefetchV: !dflt.prefetchV }; // V staged directly or through registers
   if (arg('defaults', '0') === '1') return [dflt, twin];
+  if (arg('unroll', '0') === '1') { // the default with its Q·Kᵀ and P·V loops unrolled, and with a wider chunk
+    const u = { ...dflt, unroll: !dflt.unroll };
+    return [dflt, u, { ...u, chunk: 32 }, { ...dflt, chunk: 32 }, { ...u, valueKeys: 2 * dflt.valueKeys }].filter((t) => !tilesProblem(t) && tileBytes(t, E) <= limits.maxComputeWorkgroupStorageSize);
+  }
   const same = (a, b) => Object.keys(a).every((k) => a[k] === b[k]);
   return [dflt, twin, ...sets.filter((t) => !same(t, dflt))];
 }
-const label = (t) => `rows ${t.rows} keys ${t.keys} chunk ${t.chunk} threads ${t.threads} score ${t.scoreRows}x${t.scoreKeys} outRows ${t.outRows} valueKeys ${t.valueKeys}${t.prefetchV ? ' prefetchV' : ''}`;
+const label = (t) => `rows ${t.rows} keys ${t.keys} chunk ${t.chunk} threads ${t.threads} score ${t.scoreRows}x${t.scoreKeys} outRows ${t.outRows} valueKeys ${t.valueKeys}${t.prefetchV ? ' prefetchV' : ''}${t.unroll ? ' unroll' : ''}`;
 const rows = [];
 for (const f of FORMS) {
   const q = tf.randomNormal([f.A, f.B, f.D]);

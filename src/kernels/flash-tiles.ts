@@ -25,6 +25,8 @@ export interface FlashTiles {
   valueKeys: number;
   /** Fetch the next V sub-chunk into registers while the current one is multiplied (as Q and K are). */
   prefetchV?: boolean;
+  /** Unroll the per-column (Q·Kᵀ) and per-key (P·V) loops in the WGSL, constant indices throughout. */
+  unroll?: boolean;
 }
 
 /** The derived layout for one (tiles, D, E): counts in vec4 unless named otherwise. */
@@ -81,9 +83,10 @@ export interface TileLimits {
   maxComputeInvocationsPerWorkgroup: number;
 }
 
-// V through registers: 15.9 against 15.2 TFLOP/s (MHA), 18.5 against 17.4 (MQA) on the H200 (bench/gpu/2026-11-29/issue8-s2/8-prefetch).
+// V through registers: 15.9 against 15.2 TFLOP/s (MHA), 18.5 against 17.4 (MQA) on the H200 (bench/gpu/2026-11-29/issue8-s2/8-prefetch);
+// the micro-GEMM loops unrolled: 15.3 against 14.9 (MHA), 19.2 against 18.4 (MQA) (bench/gpu/2026-11-29/issue8-s3/5-unroll).
 const tiles = (rows: number, keys: number, threads: number, valueKeys: number, chunk = 16): FlashTiles =>
-  ({ rows, keys, chunk, threads, scoreRows: 4, scoreKeys: 4, outRows: 4, valueKeys, prefetchV: true });
+  ({ rows, keys, chunk, threads, scoreRows: 4, scoreKeys: 4, outRows: 4, valueKeys, prefetchV: true, unroll: true });
 
 /**
  * Candidates per form, fastest first (the H200's 48 KiB first, then ones within 32 KiB, then the
@@ -105,7 +108,7 @@ export function defaultTiles(D: number, E: number, limits?: TileLimits): FlashTi
 
 /** Shader key: everything flashShader bakes in (tfjs keys pipelines by this, not by shapes). */
 export function flashShaderKey(t: FlashTiles, D: number, E: number, vFromK: boolean): string {
-  return `mlaFlashAttn2_r${t.rows}_k${t.keys}_c${t.chunk}_w${t.threads}_sr${t.scoreRows}_sk${t.scoreKeys}_or${t.outRows}_vk${t.valueKeys}_pv${t.prefetchV ? 1 : 0}_d${D}_e${E}_${vFromK ? 'vk' : 'v'}`;
+  return `mlaFlashAttn2_r${t.rows}_k${t.keys}_c${t.chunk}_w${t.threads}_sr${t.scoreRows}_sk${t.scoreKeys}_or${t.outRows}_vk${t.valueKeys}_pv${t.prefetchV ? 1 : 0}_u${t.unroll ? 1 : 0}_d${D}_e${E}_${vFromK ? 'vk' : 'v'}`;
 }
 
 /** Workgroups that keep the GPU busy (the H200 has 132 SMs; two workgroups each). */

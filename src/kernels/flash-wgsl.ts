@@ -41,6 +41,14 @@ export function flashShader(t: FlashTiles, D: number, E: number, vFromK: boolean
   const vLoad = (c: number) => (vFromK ? `K[kBase + s * FA_D + col + ${c}]` : `V[vBase + s * FA_E + col + ${c}]`);
   const vLoads = [0, 1, 2, 3].map((c) => `          if (col + ${c} < FA_E) { v.${'xyzw'[c]} = ${vLoad(c)}; }`).join('\n');
   const v = valueStage(t, l, vLoads);
+  // The micro-GEMM loops over a chunk's columns and a V sub-chunk's keys, as loops or unrolled.
+  const unrolled = (n: number, body: (i: number) => string) => Array.from({ length: n }, (_, i) => `      {\n${body(i)}\n      }`).join('\n');
+  const qkColumns = t.unroll
+    ? unrolled(t.chunk, (d) => `        let d = ${d};\n${logitStep(t, l)}`)
+    : `      for (var d = 0; d < ${t.chunk}; d++) {\n${logitStep(t, l)}\n      }`;
+  const pvKeys = t.unroll
+    ? unrolled(t.valueKeys, (c) => `        let c = ${c};\n        let key = c0 + ${c};\n${valueStep(t, l)}`)
+    : `      for (var c = 0; c < ${t.valueKeys}; c++) {\n        let key = c0 + c;\n${valueStep(t, l)}\n      }`;
   return `
 const FA_D = ${D};
 const FA_E = ${E};
@@ -107,9 +115,7 @@ ${k.store}
 ${q.load(`d0 + ${t.chunk}`)}
 ${k.load(`d0 + ${t.chunk}`)}
       }
-      for (var d = 0; d < ${t.chunk}; d++) {
-${logitStep(t, l)}
-      }
+${qkColumns}
     }
 ${t.prefetchV ? v.fetch('0') : ''}
     {
@@ -145,10 +151,7 @@ ${t.prefetchV ? v.store : v.direct}
 ${t.prefetchV ? `      if (c0 + ${t.valueKeys} < ${t.keys}) {
 ${v.fetch(`c0 + ${t.valueKeys}`)}
       }` : ''}
-      for (var c = 0; c < ${t.valueKeys}; c++) {
-        let key = c0 + c;
-${valueStep(t, l)}
-      }
+${pvKeys}
     }
   }
   workgroupBarrier();

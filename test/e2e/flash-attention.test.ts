@@ -19,8 +19,9 @@ interface FlashJson { passed: boolean; tolerance: number; device: { name: string
 
 const outDir = checkDir('mla-flash-', 'kernels/flash-attention.js');
 
-itWebgpu.each(['1', '0'])(`webgpu: flashAttention (V through registers: %s) equals the unfused attend within 1e-5 on 21 MHA/MQA edge cases (3 with split-KV), no leak${skipReason}`, async (prefetchV) => {
-  const r = await execa('node', [BENCH, '--device', 'webgpu', '--out', outDir(), '--time', '0', '--prefetch-v', prefetchV], { cwd: ROOT, reject: false });
+// The default tiles (V through registers, loops unrolled), and both switched off: each code path of the two flags.
+itWebgpu.each(['1', '0'])(`webgpu: flashAttention (V through registers and unrolled loops: %s) equals the unfused attend within 1e-5 on 21 MHA/MQA edge cases (3 with split-KV), no leak${skipReason}`, async (flags) => {
+  const r = await execa('node', [BENCH, '--device', 'webgpu', '--out', outDir(), '--time', '0', '--prefetch-v', flags, '--unroll', flags], { cwd: ROOT, reject: false });
   expect({ exit: r.exitCode, stderr: r.exitCode === 0 ? '' : r.stdout.slice(-3000) }).toEqual({ exit: 0, stderr: '' });
   const j = JSON.parse(readFileSync(join(outDir(), 'flash-check.json'), 'utf8')) as FlashJson;
   expect(j.device.name).toBe('webgpu');
