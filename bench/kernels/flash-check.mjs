@@ -100,8 +100,9 @@ function inputs(c, seed) {
 // --unroll 0|1: the default tiles with the Q·Kᵀ and P·V loops unrolled or not (default: as defaultTiles has it).
 const prefetchV = arg('prefetch-v', null);
 const unroll = arg('unroll', null);
+const flag = (name, v) => (v === null ? {} : { [name]: v === '1' });
 const tilesFor = (c) => (prefetchV === null && unroll === null ? {} : {
-  tiles: { ...defaultTiles(c.D, c.E, tf.backend().device.limits), ...(prefetchV === null ? {} : { prefetchV: prefetchV === '1' }), ...(unroll === null ? {} : { unroll: unroll === '1' }) },
+  tiles: { ...defaultTiles(c.D, c.E, tf.backend().device.limits), ...flag('prefetchV', prefetchV), ...flag('unroll', unroll) },
 });
 const request = (c, x) => ({ q: x.q, k: x.k, v: x.v, valueWidth: c.E, scale: x.scale, mask: c.mask, emptyLse: c.emptyLse, ...(c.splits ? { splits: c.splits } : {}), ...tilesFor(c) });
 

@@ -84,7 +84,9 @@ export interface TileLimits {
 }
 
 // V through registers: 15.9 against 15.2 TFLOP/s (MHA), 18.5 against 17.4 (MQA) on the H200 (bench/gpu/2026-11-29/issue8-s2/8-prefetch);
-// the micro-GEMM loops unrolled: 15.3 against 14.9 (MHA), 19.2 against 18.4 (MQA) (bench/gpu/2026-11-29/issue8-s3/5-unroll).
+// the micro-GEMM loops (and the row max/sum over the key groups) unrolled: 16.3 against 15.7 (MHA), 19.2 against 17.9 (MQA)
+// (bench/gpu/2026-11-29/issue8-s3/6-double-buffer, which also has two Q/K chunk buffers at 13.6 / 15.2: not taken).
+// The compiler does not unroll these loops itself: chunk 32 as a loop ran the MQA form at 7.4 (5-unroll).
 const tiles = (rows: number, keys: number, threads: number, valueKeys: number, chunk = 16): FlashTiles =>
   ({ rows, keys, chunk, threads, scoreRows: 4, scoreKeys: 4, outRows: 4, valueKeys, prefetchV: true, unroll: true });
 

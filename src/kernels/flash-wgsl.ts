@@ -49,6 +49,10 @@ export function flashShader(t: FlashTiles, D: number, E: number, vFromK: boolean
   const pvKeys = t.unroll
     ? unrolled(t.valueKeys, (c) => `        let c = ${c};\n        let key = c0 + ${c};\n${valueStep(t, l)}`)
     : `      for (var c = 0; c < ${t.valueKeys}; c++) {\n        let key = c0 + c;\n${valueStep(t, l)}\n      }`;
+  // Each row's max and sum over the key groups' partials (threads t < rows), as a loop or unrolled.
+  const overGroups = (op: (acc: string, x: string) => string, acc: string) => (t.unroll
+    ? Array.from({ length: l.tx }, (_, j) => `${acc} = ${op(acc, `faRed[${j * t.rows} + t]`)};`).join(' ')
+    : `for (var j = 0; j < ${l.tx}; j++) { ${acc} = ${op(acc, `faRed[j * ${t.rows} + t]`)}; }`);
   return `
 const FA_D = ${D};
 const FA_E = ${E};
@@ -125,7 +129,7 @@ ${scaleMask(t)}
     workgroupBarrier();
     if (t < ${t.rows}) {
       var mt = FA_NEG;
-      for (var j = 0; j < ${l.tx}; j++) { mt = max(mt, faRed[j * ${t.rows} + t]); }
+      ${overGroups((a, x) => `max(${a}, ${x})`, 'mt')}
       let mNew = max(rowM, mt);
       var alpha = 1.0;
       if (mNew > FA_NEG_LIMIT) { alpha = exp2(rowM - mNew); }
@@ -143,7 +147,7 @@ ${rescale(t, l)}
       workgroupBarrier();
       if (c0 == 0 && t < ${t.rows}) {
         var sum = 0.0;
-        for (var j = 0; j < ${l.tx}; j++) { sum = sum + faRed[j * ${t.rows} + t]; }
+        ${overGroups((a, x) => `${a} + ${x}`, 'sum')}
         rowL = rowL + sum;
       }
 ${t.prefetchV ? v.store : v.direct}
