@@ -20,6 +20,9 @@ export const STATS_GROUP = ST_WG * ST_PER;
 
 const NONE = '0xffffffffu';
 
+/** The per-thread loops over its ST_PER elements, unrolled: constant indices keep v in registers (a loop left it in memory). */
+const unrolled = (body: (j: number) => string): string => Array.from({ length: ST_PER }, (_, j) => `  {${body(j)}\n  }`).join('\n');
+
 function statsShader(): string {
   const tree = (body: string) => `
   for (var s = ${ST_WG / 2}u; s > 0u; s = s >> 1u) {
@@ -57,8 +60,8 @@ fn main(index: i32) {
   var at = ${NONE};
   var nan = 0u;
   var inf = 0u;
-  for (var j = 0u; j < ${ST_PER}u; j++) {
-    let local = t + j * ${ST_WG}u;
+${unrolled((j) => `
+    let local = t + ${j * ST_WG}u;
     var x = 0u;
     if (live && g * ${STATS_GROUP}u + local < n) {
       let u = bitcast<u32>(X[g * ${STATS_GROUP}u + local]);
@@ -70,8 +73,7 @@ fn main(index: i32) {
         if (a > bits || at == ${NONE}) { bits = a; at = local; }
       }
     }
-    v[j] = x;
-  }
+    v[${j}] = x;`)}
   stBits[t] = bits;
   stAt[t] = at;
   stNan[t] = nan;
@@ -86,11 +88,10 @@ fn main(index: i32) {
   let e = clamp(127 - i32(top >> 23u), -126, 126);
   var sq = 0.0;
   var sum = 0.0;
-  for (var j = 0u; j < ${ST_PER}u; j++) {
-    let y = stScaled(v[j], e);
+${unrolled((j) => `
+    let y = stScaled(v[${j}], e);
     sq = sq + y * y;
-    sum = sum + y;
-  }
+    sum = sum + y;`)}
   stSq[t] = sq;
   stSum[t] = sum;
   workgroupBarrier();${tree(`
@@ -127,7 +128,7 @@ export function webgpuStats(tf: typeof tfc, maxGroupsX?: number): StatsKernel {
       const dx = Math.min(groups, cap);
       const program: WebgpuProgram = {
         outputShape: [groups * PARTIAL_WIDTH],
-        shaderKey: `mlaStats_w${ST_WG}_p${ST_PER}`,
+        shaderKey: `mlaStats_w${ST_WG}_p${ST_PER}_u`,
         dispatchLayout: { x: [0] },
         dispatch: [dx, Math.ceil(groups / dx), 1],
         workgroupSize: [ST_WG, 1, 1],
