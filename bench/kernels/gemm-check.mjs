@@ -1,6 +1,7 @@
 // gemm (src/kernels/gemm.ts) against tf.matMul on the same backend: odd shapes off every tile edge
 // (M=1, N=5, K=3, scalar and vec4 paths), real-shaped small products of the MLA layer's linears,
-// batched and broadcast b, each tile set of the ladder (default, mid, fallback) and a deep bk, and
+// batched and broadcast b, each tile set of the ladder (default, mid, fallback: k-steps in pairs, odd
+// and even counts) and a deep bk, the k-steps one per loop iteration, and
 // the empty products; then gemmHeads (src/kernels/gemm-heads.ts): per-head products in token-major
 // layouts ([T,N,K]·[N,K,E] → [T,N,E], and a [T,K] shared by every head) against tf.matMul on the
 // heads-major transposes.
@@ -54,6 +55,8 @@ const CASES = [
   mm('fallback tiles 70×44·44×90', 70, 44, 90, { tiles: FALLBACK_GEMM_TILES }),
   mm('512 threads, bk 16 150×64·64×140', 150, 64, 140, { tiles: { bm: 128, bn: 128, bk: 16, tm: 8, tn: 4 } }),
   mm('bk 16 tiles 100×100·100×100', 100, 100, 100, { tiles: { bm: 128, bn: 64, bk: 16, tm: 8, tn: 8 } }),
+  mm('k-steps one per iteration (pairs off) 130×36·36×132', 130, 36, 132, { tiles: { ...DEFAULT_GEMM_TILES, pairs: false } }),
+  mm('k-steps one per iteration (pairs off) 100×64·64×100', 100, 64, 100, { tiles: { ...MID_GEMM_TILES, pairs: false } }),
   bmm('batched 3×[19×24·24×28]', 3, 3, 19, 24, 28),
   bmm('broadcast b 4×[33×64]·[64×20]', 4, 1, 33, 64, 20),
   bmm('broadcast [1,K,N] b 2×[5×7]·[7×9]', 2, 1, 5, 7, 9, { bRank3: true }),

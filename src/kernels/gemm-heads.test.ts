@@ -4,7 +4,7 @@ import { testRuntime } from '../test-utils/runtime';
 import type { GemmLimits } from './gemm';
 import { gemmProgram } from './gemm';
 import { gemmHeads, planGemmHeads } from './gemm-heads';
-import { DEFAULT_GEMM_TILES, FALLBACK_GEMM_TILES } from './gemm-wgsl';
+import { DEFAULT_GEMM_TILES, MID_GEMM_TILES } from './gemm-wgsl';
 
 /**
  * The per-head GEMM's layouts and checks without a GPU; its numbers against tf.matMul on the
@@ -29,7 +29,7 @@ describe('planGemmHeads', () => {
 
   it('shares a 2-D x [T,K] across heads (kv_c_normed·W_UV) and reads scalars where a stride is not a multiple of 4', () => {
     expect(planGemmHeads(op([7, 512]), op([16, 512, 256]), LIMITS)).toMatchObject({ strides: { lda: 512, aBatch: 0, ldc: 16 * 256, cBatch: 256 }, vec: { a: true, b: true } });
-    expect(planGemmHeads(op([5, 3, 6]), op([3, 6, 10]), LIMITS)).toMatchObject({ vec: { a: false, b: false }, tiles: FALLBACK_GEMM_TILES, dispatch: [1, 1, 3] });
+    expect(planGemmHeads(op([5, 3, 6]), op([3, 6, 10]), LIMITS)).toMatchObject({ vec: { a: false, b: false }, tiles: MID_GEMM_TILES, dispatch: [1, 1, 3] });
   });
 
   it.each([

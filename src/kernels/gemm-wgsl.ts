@@ -27,21 +27,29 @@ export interface GemmTiles {
   tm: number;
   /** Columns per thread (multiple of 4). */
   tn: number;
+  /** Two k-steps per loop iteration, each with its tile buffers at constant offsets. */
+  pairs?: boolean;
 }
 
 /**
  * 64×128 tiles, BK 8, 8×8 per thread, 128 threads, 12 KiB: in the H200 sweep over 12 tile sets
  * (bench/kernels/gemm-bench.mjs --sweep, bench/gpu/2026-11-29/issue8-tune/gemm-bench.json) the one
  * within a few % of the best on every projection at T = 512…8192 (o_proj at T = 512: 4.3 ms, where
- * 128×128×8 took 14.3 ms).
+ * 128×128×8 took 14.3 ms). K-steps in pairs (buffers at constant offsets): 3–14 % faster on the
+ * projections (gemm-bench --pairs, bench/gpu/2026-11-29/issue8-s3/8-gemm-pairs: o_proj at T = 8192
+ * 53.5 against 55.1 ms, at T = 512 4.0 against 4.6).
  */
-export const DEFAULT_GEMM_TILES: GemmTiles = { bm: 64, bn: 128, bk: 8, tm: 8, tn: 8 };
+export const DEFAULT_GEMM_TILES: GemmTiles = { bm: 64, bn: 128, bk: 8, tm: 8, tn: 8, pairs: true };
 
-/** 64×64, BK 16, 4×4 per thread (256 threads, 8 KiB): more workgroups for small products (kv_a_proj's 576 columns). */
-export const MID_GEMM_TILES: GemmTiles = { bm: 64, bn: 64, bk: 16, tm: 4, tn: 4 };
+/**
+ * 64×64, BK 16, 4×4 per thread (256 threads, 16 KiB): more workgroups for small products (kv_a_proj's
+ * 576 columns, few tokens); k-steps in pairs. Faster than FALLBACK on every product where the
+ * default gives too few workgroups (kv_a_proj at T = 512: 0.77 against 1.02 ms; q_a_proj 0.86 against 1.23).
+ */
+export const MID_GEMM_TILES: GemmTiles = { bm: 64, bn: 64, bk: 16, tm: 4, tn: 4, pairs: true };
 
-/** Where neither fits the device, or for the smallest products: 64×64, BK 8, 4×8 per thread, 128 threads, 8 KiB. */
-export const FALLBACK_GEMM_TILES: GemmTiles = { bm: 64, bn: 64, bk: 8, tm: 4, tn: 8 };
+/** Where neither fits the device (16 KiB of workgroup memory is WebGPU's default): 64×64, BK 8, 4×8 per thread, 128 threads, 8 KiB. */
+export const FALLBACK_GEMM_TILES: GemmTiles = { bm: 64, bn: 64, bk: 8, tm: 4, tn: 8, pairs: true };
 
 /** Threads per workgroup for `t`. */
 export const gemmThreads = (t: GemmTiles): number => (t.bm / t.tm) * (t.bn / t.tn);
@@ -70,7 +78,7 @@ export interface GemmVec {
 
 /** Shader key: everything gemmShader bakes in (tfjs keys pipelines by this, not by shapes). */
 export function gemmShaderKey(t: GemmTiles, vec: GemmVec): string {
-  return `mlaGemm_m${t.bm}_n${t.bn}_k${t.bk}_tm${t.tm}_tn${t.tn}_a${vec.a ? 4 : 1}_b${vec.b ? 4 : 1}`;
+  return `mlaGemm_m${t.bm}_n${t.bn}_k${t.bk}_tm${t.tm}_tn${t.tn}${t.pairs ? '_p2' : ''}_a${vec.a ? 4 : 1}_b${vec.b ? 4 : 1}`;
 }
 
 /** Program uniforms, in the order of the WGSL struct fields. */
@@ -122,6 +130,32 @@ export function gemmShader(t: GemmTiles, vec: GemmVec): string {
       : range(4).map((c) => `if (col + ${c} < N) { result[cBase + row * ldc + col + ${c}] = ${acc}.${C4[c]}; }`).join(' ');
     return `{ let row = ${row}; let col = ${col}; if (row < M) { ${body} } }`;
   })));
+  // One k-step: the next tile's loads issued, the products from buffer `cur`, the next tile stored into the other.
+  const kStep = (kt: string, cur: string, nxt: string) => `    let more = ${kt} + 1 < nk;
+    if (more) {
+      let kNext = (${kt} + 1) * ${t.bk};
+      ${loadNext('kNext').join('\n      ')}
+    }
+    let ao = ${cur} * ${t.bk * BM4};
+    let bo = ${cur} * ${t.bk * BN4};
+    ${range(t.bk).map((k) => `{\n      ${step(k)}\n    }`).join('\n    ')}
+    if (more) {
+      ${store(nxt).join('\n      ')}
+    }
+    workgroupBarrier();`;
+  const loop = `  for (var kt = 0; kt < nk; kt++) {
+    let cur = kt & 1;
+    let nxt = 1 - cur;
+${kStep('kt', 'cur', 'nxt')}
+  }`;
+  const pairLoop = `  for (var kt = 0; kt < nk; kt += 2) {
+    {
+${kStep('kt', '0', '1')}
+    }
+    if (kt + 1 < nk) {
+${kStep('(kt + 1)', '1', '0')}
+    }
+  }`;
   return `
 var<workgroup> gemmAs: array<vec4<f32>, ${2 * t.bk * BM4}>;
 var<workgroup> gemmBs: array<vec4<f32>, ${2 * t.bk * BN4}>;
@@ -146,22 +180,7 @@ fn main(index: i32) {
   ${loadNext('0').join('\n  ')}
   ${store('0').join('\n  ')}
   workgroupBarrier();
-  for (var kt = 0; kt < nk; kt++) {
-    let cur = kt & 1;
-    let more = kt + 1 < nk;
-    if (more) {
-      let kNext = (kt + 1) * ${t.bk};
-      ${loadNext('kNext').join('\n      ')}
-    }
-    let ao = cur * ${t.bk * BM4};
-    let bo = cur * ${t.bk * BN4};
-    ${range(t.bk).map((k) => `{\n      ${step(k)}\n    }`).join('\n    ')}
-    if (more) {
-      let nxt = 1 - cur;
-      ${store('nxt').join('\n      ')}
-    }
-    workgroupBarrier();
-  }
+${t.pairs ? pairLoop : loop}
   ${write.join('\n  ')}
 }
 `;

@@ -36,11 +36,11 @@ describe('planGemm', () => {
     expect(planGemm(op([4, 33, 64]), op([64, 20]), LIMITS)).toMatchObject({ batch: 4, broadcastB: true });
   });
 
-  it(`takes smaller tiles for products of fewer than ${MIN_GEMM_WORKGROUPS} workgroups (kv_a_proj's 576 columns, few tokens)`, () => {
+  it(`takes the smaller (mid) tiles for products of fewer than ${MIN_GEMM_WORKGROUPS} workgroups (kv_a_proj's 576 columns, few tokens)`, () => {
     expect(planGemm(op([2048, 6144]), op([6144, 576]), LIMITS)).toMatchObject({ tiles: MID_GEMM_TILES, dispatch: [9, 32, 1] });
-    expect(planGemm(op([512, 6144]), op([6144, 576]), LIMITS)).toMatchObject({ tiles: FALLBACK_GEMM_TILES, dispatch: [9, 8, 1] });
+    expect(planGemm(op([512, 6144]), op([6144, 576]), LIMITS)).toMatchObject({ tiles: MID_GEMM_TILES, dispatch: [9, 8, 1] });
     expect(planGemm(op([8, 512, 6144]), op([6144, 576]), LIMITS)).toMatchObject({ tiles: DEFAULT_GEMM_TILES, dispatch: [5, 8, 8] });
-    expect(planGemm(op([1, 3]), op([3, 5]), LIMITS).tiles).toEqual(FALLBACK_GEMM_TILES);
+    expect(planGemm(op([1, 3]), op([3, 5]), LIMITS).tiles).toEqual(MID_GEMM_TILES);
   });
 
   it('falls back to smaller tiles where the default does not fit the device', () => {
@@ -92,13 +92,14 @@ describe('gemm tiles and program', () => {
     expect([DEFAULT_GEMM_TILES, MID_GEMM_TILES, FALLBACK_GEMM_TILES].map(gemmTilesProblem)).toEqual([null, null, null]);
   });
 
-  it('keys the shader by every compile-time constant: tiles and the vec4 forms of A and B', () => {
+  it('keys the shader by every compile-time constant: tiles, k-steps in pairs and the vec4 forms of A and B', () => {
     const keys = new Set([
       gemmShaderKey(DEFAULT_GEMM_TILES, { a: true, b: true }), gemmShaderKey(DEFAULT_GEMM_TILES, { a: false, b: true }),
       gemmShaderKey(DEFAULT_GEMM_TILES, { a: true, b: false }), gemmShaderKey({ ...DEFAULT_GEMM_TILES, bk: 16 }, { a: true, b: true }),
       gemmShaderKey({ ...DEFAULT_GEMM_TILES, bn: 64 }, { a: true, b: true }), gemmShaderKey({ ...DEFAULT_GEMM_TILES, tn: 4 }, { a: true, b: true }),
+      gemmShaderKey({ ...DEFAULT_GEMM_TILES, pairs: !DEFAULT_GEMM_TILES.pairs }, { a: true, b: true }),
     ]);
-    expect(keys.size).toBe(6);
+    expect(keys.size).toBe(7);
   });
 
   it('generates a program whose private accumulators are named variables, never indexed arrays', () => {
@@ -107,7 +108,8 @@ describe('gemm tiles and program', () => {
     const code = p.getUserCode();
     expect(code.match(/var acc_\d_\d_\d = vec4<f32>\(0\.0\);/g)?.length).toBe(16);
     expect(code).not.toMatch(/var\s+\w+\s*:\s*array/);
-    expect(code.match(/workgroupBarrier\(\)/g)?.length).toBe(2);
+    expect(code.match(/workgroupBarrier\(\)/g)?.length).toBe(3); // after the first tile's store, and one per k-step of a pair
+    expect(gemmProgram(planGemm(op([3, 130, 36]), op([36, 132]), LIMITS, { ...DEFAULT_GEMM_TILES, pairs: false })).getUserCode().match(/workgroupBarrier\(\)/g)?.length).toBe(2);
     const scalar = gemmProgram(planGemm(op([1, 3]), op([3, 5]), LIMITS));
     expect([scalar.variableComponents, scalar.outputComponent, scalar.outputShape]).toEqual([[1, 1], 1, [1, 5]]);
   });

@@ -64,9 +64,9 @@ export type Operand = Pick<tfc.Tensor, 'shape' | 'dtype'>;
  * that a small product (few tokens, or kv_a_proj's 576 columns) still fills the GPU.
  */
 export const MIN_GEMM_WORKGROUPS = 264;
-const TILE_LADDER: readonly GemmTiles[] = [DEFAULT_GEMM_TILES, MID_GEMM_TILES, FALLBACK_GEMM_TILES];
+const TILE_LADDER: readonly GemmTiles[] = [DEFAULT_GEMM_TILES, MID_GEMM_TILES];
 
-/** The largest tiles of the ladder that fit the device and give MIN_GEMM_WORKGROUPS, else the smallest that fits. */
+/** The largest tiles of the ladder that fit the device and give MIN_GEMM_WORKGROUPS, else the smallest that fits, else FALLBACK. */
 export function chooseGemmTiles(batch: number, M: number, N: number, limits: GemmLimits): GemmTiles {
   const usable = TILE_LADDER.filter((t) => fits(t, limits));
   const wide = usable.find((t) => batch * Math.ceil(M / t.bm) * Math.ceil(N / t.bn) >= MIN_GEMM_WORKGROUPS);

@@ -17,13 +17,13 @@ interface GemmJson { passed: boolean; tolerance: number; device: { name: string 
 
 const outDir = checkDir('mla-gemm-', 'kernels/gemm.js');
 
-itWebgpu(`webgpu: gemm equals tf.matMul and the float64 product within 1e-5 on 19 edge, layer-shaped and batched cases and 5 per-head (token-major) cases, no leak${skipReason}`, async () => {
+itWebgpu(`webgpu: gemm equals tf.matMul and the float64 product within 1e-5 on 21 edge, layer-shaped and batched cases (2 with the k-steps one per iteration) and 5 per-head (token-major) cases, no leak${skipReason}`, async () => {
   const r = await execa('node', [BENCH, '--device', 'webgpu', '--out', outDir()], { cwd: ROOT, reject: false });
   expect({ exit: r.exitCode, stderr: r.exitCode === 0 ? '' : r.stdout.slice(-3000) }).toEqual({ exit: 0, stderr: '' });
   const j = JSON.parse(readFileSync(join(outDir(), 'gemm-check.json'), 'utf8')) as GemmJson;
   expect(j.device.name).toBe('webgpu');
   expect(j.tolerance).toBeLessThanOrEqual(1e-5);
-  expect(j.checks.length).toBe(24);
+  expect(j.checks.length).toBe(26);
   for (const c of j.checks) {
     expect({ name: c.name, ok: c.ok, shapeOk: c.shapeOk, leaked: c.leakedTensors }).toEqual({ name: c.name, ok: true, shapeOk: true, leaked: 0 });
     expect(Math.max(c.rel, c.host)).toBeLessThanOrEqual(j.tolerance);
