@@ -3,7 +3,8 @@
 // in chunks of --chunk tokens (the MHA path then attends the cached context in vLLM's default 64k
 // context chunks, in key parts where a chunk's kv_b_proj output would pass the 2 GiB binding limit);
 // every piece runs through mha and mqa, one warm-up piece first.
-// Prints per T and path: wall ms (all pieces, median of 5 / 3 / 1 runs for T ≤ 2048 / ≤ 8192 / more, after
+// Prints per T and path: wall ms (all pieces, median of 5 runs for T ≤ 8192 (a ~30 ms host pause, V8's
+// major GC, hits one run in a few), 1 above, after
 // 1 s of GPU warm-up per T and, for one piece, an untimed run per mode; the
 // embeddings already on the device, o_proj_out left there), effective TFLOP/s of the layer (projections
 // and the causal attention products), and the GPU buffer pool's high-water mark. Writes --out JSON.
@@ -59,7 +60,7 @@ for (const T of tokens) {
         };
         if (pieces.length === 1) await once(); // untimed: the buffer pool grows to what this mode holds (a recorder keeps its taps' stats)
         const times = [];
-        for (let r = 0; r < (T <= 2048 ? 5 : T <= 8192 ? 3 : 1); r++) times.push(await once());
+        for (let r = 0; r < (T <= 8192 ? 5 : 1); r++) times.push(await once());
         const ms = times.sort((x, y) => x - y)[Math.floor(times.length / 2)]; // the median
         const flop = layerFlop(s.config, name, T);
         const mem = rt.tf.memory();
