@@ -15,7 +15,7 @@ import { arg, dist, glmLayer, warmUp } from './layer-common.mjs';
 const { selectRuntime } = dist('runtime/select');
 const { MhaBackend } = dist('backends/mha');
 const { MqaBackend } = dist('backends/mqa');
-const { TensorRecorder } = dist('probes/recorder');
+const { TensorRecorder } = dist('probes/tensor-recorder');
 const { NULL_PROBE } = dist('probes/probe');
 
 const tokens = arg('tokens', '512,2048').split(',').map(Number);

@@ -14,8 +14,9 @@ import { arg, dist, glmLayer, warmUp } from './layer-common.mjs';
 const { selectRuntime } = dist('runtime/select');
 const { MhaBackend } = dist('backends/mha');
 const { MqaBackend } = dist('backends/mqa');
-const { TensorRecorder } = dist('probes/recorder');
+const { TensorRecorder } = dist('probes/tensor-recorder');
 const { NULL_PROBE } = dist('probes/probe');
+const { SUBMIT_BATCH } = dist('runtime/webgpu');
 
 const tokens = arg('tokens', '512,2048').split(',').map(Number);
 const rt = await selectRuntime(arg('device', 'auto'));
@@ -80,7 +81,7 @@ for (const T of tokens) {
             for (let r = 0; r < 5; r++) xs.push((await once(path, piece, name, false)).total);
             row.batchSizes[b] = median(xs);
           }
-          tf.env().set('WEBGPU_DEFERRED_SUBMIT_BATCH_SIZE', 15);
+          tf.env().set('WEBGPU_DEFERRED_SUBMIT_BATCH_SIZE', SUBMIT_BATCH); // the runtime's choice, back
         }
         results.rows.push(row);
         console.log(`T=${T} ${name} probes ${row.probes}: total ${row.total.toFixed(1)} = enqueue ${row.enqueue.toFixed(1)} + wait ${row.wait.toFixed(1)} + finish ${row.finish.toFixed(1)} ms; ${row.programs} + ${row.finishPrograms} programs${row.pipelined ? `; pipelined ${row.pipelined.toFixed(1)} ms/step` : ''}${row.batchSizes ? `; by submit batch ${JSON.stringify(row.batchSizes)}` : ''}`);

@@ -11,7 +11,7 @@ const { selectRuntime } = dist('runtime/select');
 const { MhaBackend } = dist('backends/mha');
 const { MqaBackend } = dist('backends/mqa');
 const { NULL_PROBE } = dist('probes/probe');
-const { TensorRecorder } = dist('probes/recorder');
+const { TensorRecorder } = dist('probes/tensor-recorder');
 
 const tokens = arg('tokens', '2048').split(',').map(Number);
 const probes = arg('probes', 'off') === 'on';

@@ -4,7 +4,8 @@
 // float32 squares overflow or underflow, empty and 1-element tensors, sizes off the kernel's
 // STATS_GROUP-element group, a multi-million-element tensor (also with the dispatch spilling into y), each through the
 // recorder's launch/settle path. Then a TensorRecorder with the kernel against one without (the
-// generic deviceStats), taps and checks read back together. Then (--time 1) deviceStats vs the
+// generic deviceStats), taps and checks read back together, and with taps launched in batches of
+// the kernel's maxBatch. Then (--time 1) deviceStats vs the
 // kernel on a [rows, 256] tensor (default rows 8192·64, capped by the device's binding limit).
 // Plain node on dist/. Usage: node bench/kernels/stats-check.mjs [--device webgpu] [--out DIR]
 //   [--time 1|0] [--rows N] [--reps 3]. Exit status 1 on a mismatch or a leaked tensor.
@@ -18,7 +19,7 @@ const { selectRuntime } = dist('runtime/select');
 const { hostStats, deviceStats } = dist('probes/stats');
 const { launchStats, settleStats } = dist('probes/stats-batch');
 const { webgpuStats, STATS_GROUP: G } = dist('kernels/stats-kernel');
-const { TensorRecorder } = dist('probes/recorder');
+const { TensorRecorder } = dist('probes/tensor-recorder');
 const STAGE_LAYOUT = (stage) => dist('probes/stages').STAGES[stage].layout;
 
 const arg = (name, dflt) => { const i = process.argv.indexOf(`--${name}`); return i > 0 ? process.argv[i + 1] : dflt; };
@@ -117,6 +118,33 @@ for (const [name, shape, data] of CASES) {
   const ok = bad.length === 0 && fused.length === 3 && fused[2].stage === 'lse' && fused[2].checks?.[0]?.violations === 4 && leaked === 0;
   checks.push({ name: 'TensorRecorder with the kernel = without', via: 'recorder', bad, leakedTensors: leaked, ok });
   console.log(`${ok ? 'ok  ' : 'FAIL'} recorder: ${fused.map((s) => s.stage).join(', ')} ${bad.join('; ')}${leaked ? ` leaked ${leaked}` : ''}`);
+}
+
+// Batched launches (launchMany, maxBatch tensors per dispatch): more taps than two full batches, of
+// sizes on and off the group edges, NaN/±Inf, the same largest |x| in two tensors of one batch (each
+// finds its own); each record equals hostStats and the generic recorder's, in one launch per batch.
+{
+  const stages = ['hidden_in', 'q_c_raw', 'kv_lora', 'q_c', 'q_full_prerope', 'q_nope', 'q_pe_raw', 'kv_c', 'k_pe_raw', 'kv_c_normed', 'q_pe', 'k_pe', 'q', 'kv_cache', 'kv_nope', 'k_nope'];
+  const sizes = [G - 1, 7, G, 2 * G + 1, 300, 1, G + 1, 4097, 5, 3 * G, 64, 2, 999, G - 3, 10, 1234];
+  const taps = stages.map((st, i) => [st, put(values(sizes[i], 40 + i), i === 3 ? [[5, NaN], [9, -Infinity]] : i === 4 || i === 5 ? [[2, 9.5]] : []), [sizes[i]]]);
+  const want = taps.map(([st, v, shape]) => hostStats(v, shape, 'float32', STAGE_LAYOUT(st)));
+  let launches = 0;
+  const counted = rt.stats && { ...rt.stats, launchMany: (xs) => { launches++; return rt.stats.launchMany(xs); } };
+  const before = tf.memory().numTensors;
+  const run = async (stats) => {
+    const rec = new TensorRecorder(tf, { stats, retain: new Set(['q_c']) });
+    tf.tidy(() => { for (const [stage, v, shape] of taps) rec.tap(stage, tf.tensor(v, shape)); });
+    const r = await rec.finish('mqa');
+    for (const c of r.captured.values()) c.tensor.dispose();
+    return r.trace.stages;
+  };
+  const [batched, generic] = [await run(counted), await run(undefined)];
+  const leaked = tf.memory().numTensors - before;
+  const bad = batched.flatMap((s, i) => [...compare(s.stats, want[i]).bad.map((b) => `${s.stage}: ${b}`), ...(s.stage === generic[i].stage ? [] : [`${s.stage} order`])]);
+  const batches = Math.ceil(taps.length / (rt.stats?.maxBatch ?? 1));
+  const ok = bad.length === 0 && batched.length === taps.length && launches === batches && leaked === 0;
+  checks.push({ name: `TensorRecorder, ${taps.length} taps in launches of ${rt.stats?.maxBatch}`, via: 'recorder, batched', bad, launches, leakedTensors: leaked, ok });
+  console.log(`${ok ? 'ok  ' : 'FAIL'} recorder, batched: ${taps.length} taps in ${launches} launches (want ${batches}) ${bad.join('; ')}${leaked ? ` leaked ${leaked}` : ''}`);
 }
 
 /** Median ms of launching and reading one tensor's stats (the first run warms up). */

@@ -4,7 +4,7 @@ import { testRuntime } from '../test-utils/runtime';
 import { preset } from '../model/presets';
 import { SyntheticWeights } from '../weights/synthetic';
 import type { Captured } from '../probes/recorder';
-import { TensorRecorder } from '../probes/recorder';
+import { TensorRecorder } from '../probes/tensor-recorder';
 import { hostStats } from '../probes/stats';
 import type { StageName } from '../probes/stages';
 import { STAGE_NAMES } from '../probes/stages';

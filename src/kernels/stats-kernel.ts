@@ -23,7 +23,27 @@ const NONE = '0xffffffffu';
 /** The per-thread loops over its ST_PER elements, unrolled: constant indices keep v in registers (a loop left it in memory). */
 const unrolled = (body: (j: number) => string): string => Array.from({ length: ST_PER }, (_, j) => `  {${body(j)}\n  }`).join('\n');
 
-function statsShader(): string {
+/** Per-input helpers of a k-input launch: tensor i's first group, its size, and a load from it (bindings cannot be indexed). */
+function inputHelpers(k: number): string {
+  const cases = (f: (i: number) => string, dflt: string) => `switch i {\n${Array.from({ length: k }, (_, i) => `    case ${i}u: { ${f(i)} }`).join('\n')}\n    default: { ${dflt} }\n  }`;
+  return `
+fn stStart(i: u32) -> u32 {
+  ${cases((i) => `return u32(uniforms.g${i});`, 'return 0u;')}
+}
+fn stSize(i: u32) -> u32 {
+  ${cases((i) => `return u32(uniforms.n${i});`, 'return 0u;')}
+}
+fn stLoad(i: u32, j: u32) -> u32 {
+  ${cases((i) => `return bitcast<u32>(X${i}[j]);`, 'return 0u;')}
+}
+`;
+}
+
+/** Uniforms of a k-input launch: each input's size and first group, then the total groups. */
+const statsUniforms = (k: number): string =>
+  `${Array.from({ length: k }, (_, i) => `n${i} : i32, g${i} : i32,`).join(' ')} groups : i32,`;
+
+function statsShader(k: number): string {
   const tree = (body: string) => `
   for (var s = ${ST_WG / 2}u; s > 0u; s = s >> 1u) {
     if (t < s) {${body}
@@ -50,10 +70,15 @@ fn stScaled(u: u32, e: i32) -> f32 {
   return bitcast<f32>((u & 0x80000000u) | (u32(ne) << 23u) | (b & 0x7fffffu));
 }
 
+${inputHelpers(k)}
 fn main(index: i32) {
   let t = localIndex;
   let g = workgroupId.y * numWorkgroups.x + workgroupId.x;
-  let n = u32(uniforms.n);
+  // The input this workgroup reduces (the last whose first group is at or before g), and its group within it.
+  var xi = 0u;
+  for (var i = 1u; i < ${k}u; i++) { if (g >= stStart(i)) { xi = i; } }
+  let n = stSize(xi);
+  let lg = g - stStart(xi);
   let live = g < u32(uniforms.groups);
   var v: array<u32, ${ST_PER}>; // the finite values' bits, 0 elsewhere
   var bits = 0u;
@@ -63,8 +88,8 @@ fn main(index: i32) {
 ${unrolled((j) => `
     let local = t + ${j * ST_WG}u;
     var x = 0u;
-    if (live && g * ${STATS_GROUP}u + local < n) {
-      let u = bitcast<u32>(X[g * ${STATS_GROUP}u + local]);
+    if (live && lg * ${STATS_GROUP}u + local < n) {
+      let u = stLoad(xi, lg * ${STATS_GROUP}u + local);
       let a = u & 0x7fffffffu;
       if (a > 0x7f800000u) { nan = nan + 1u; }
       else if (a == 0x7f800000u) { inf = inf + 1u; }
@@ -112,33 +137,41 @@ ${unrolled((j) => `
 }
 
 /**
- * The fused statistics kernel of a webgpu backend (Runtime.stats). `maxGroupsX` lowers the
- * device's workgroups-per-dimension cap (a check can then exercise the dispatch-y spill).
+ * The fused statistics kernel of a webgpu backend (Runtime.stats): one tensor per launch, or up to
+ * `maxBatch` (the device's storage buffers per stage, less the output; at most 7) in one, which
+ * saves the host a dispatch per tapped stage. `maxGroupsX` lowers the device's
+ * workgroups-per-dimension cap (a check can then exercise the dispatch-y spill).
  */
 export function webgpuStats(tf: typeof tfc, maxGroupsX?: number): StatsKernel {
-  return {
-    groupSize: STATS_GROUP,
-    launch(x: tfc.Tensor): tfc.Tensor {
+  const backend = () => tf.backend() as unknown as WebgpuBackend;
+  const maxBatch = Math.max(1, Math.min(7, (backend().device.limits['maxStorageBuffersPerShaderStage'] ?? 8) - 1));
+  const launchMany = (xs: readonly tfc.Tensor[]): tfc.Tensor => {
+    if (xs.length < 1 || xs.length > maxBatch) throw new MlaDiffError('invalid-value', `stats kernel: 1 to ${maxBatch} tensors per launch, got ${xs.length}`, { field: 'stats' });
+    for (const x of xs) {
       if (x.dtype !== 'float32' || x.size === 0) {
-        throw new MlaDiffError('invalid-value', `stats kernel: needs a non-empty float32 tensor, got ${x.dtype} [${x.shape.join(', ')}]`, { field: 'stats' });
+        throw new MlaDiffError('invalid-value', `stats kernel: needs non-empty float32 tensors, got ${x.dtype} [${x.shape.join(', ')}]`, { field: 'stats' });
       }
-      const backend = tf.backend() as unknown as WebgpuBackend;
-      const groups = partialRows(x.size, STATS_GROUP);
-      const cap = maxGroupsX ?? backend.device.limits['maxComputeWorkgroupsPerDimension'] ?? 65535;
-      const dx = Math.min(groups, cap);
-      const program: WebgpuProgram = {
-        outputShape: [groups * PARTIAL_WIDTH],
-        shaderKey: `mlaStats_w${ST_WG}_p${ST_PER}_u`,
-        dispatchLayout: { x: [0] },
-        dispatch: [dx, Math.ceil(groups / dx), 1],
-        workgroupSize: [ST_WG, 1, 1],
-        variableNames: ['X'],
-        uniforms: 'n : i32, groups : i32,',
-        getUserCode: statsShader,
-      };
-      const int = (v: number): WebgpuUniform => ({ type: 'int32', data: [v] });
-      const input: tfc.TensorInfo = { dataId: x.dataId, shape: [x.size], dtype: 'float32' }; // flat: any rank
-      return tf.engine().makeTensorFromTensorInfo(backend.runWebGPUProgram(program, [input], 'float32', [int(x.size), int(groups)]));
-    },
+    }
+    const k = xs.length;
+    const starts: number[] = [];
+    let groups = 0;
+    for (const x of xs) { starts.push(groups); groups += partialRows(x.size, STATS_GROUP); }
+    const cap = maxGroupsX ?? backend().device.limits['maxComputeWorkgroupsPerDimension'] ?? 65535;
+    const dx = Math.min(groups, cap);
+    const program: WebgpuProgram = {
+      outputShape: [groups * PARTIAL_WIDTH],
+      shaderKey: `mlaStats_w${ST_WG}_p${ST_PER}_u_x${k}`,
+      dispatchLayout: { x: [0] },
+      dispatch: [dx, Math.ceil(groups / dx), 1],
+      workgroupSize: [ST_WG, 1, 1],
+      variableNames: xs.map((_, i) => `X${i}`),
+      uniforms: statsUniforms(k),
+      getUserCode: () => statsShader(k),
+    };
+    const int = (v: number): WebgpuUniform => ({ type: 'int32', data: [v] });
+    const inputs = xs.map((x): tfc.TensorInfo => ({ dataId: x.dataId, shape: [x.size], dtype: 'float32' })); // flat: any rank
+    const uniforms = [...xs.flatMap((x, i) => [int(x.size), int(starts[i]!)]), int(groups)];
+    return tf.engine().makeTensorFromTensorInfo(backend().runWebGPUProgram(program, inputs, 'float32', uniforms));
   };
+  return { groupSize: STATS_GROUP, maxBatch, launch: (x) => launchMany([x]), launchMany };
 }

@@ -1,4 +1,4 @@
-import { TensorRecorder } from '../probes/recorder';
+import { TensorRecorder } from '../probes/tensor-recorder';
 import type { Runtime } from '../runtime/device';
 import { expectNoLeak, testRuntime } from '../test-utils/runtime';
 import { roundArray } from './formats';

@@ -1,7 +1,7 @@
 import type { Runtime } from '../runtime/device';
 import { expectNoLeak, testRuntime } from '../test-utils/runtime';
 import { NULL_PROBE } from './probe';
-import { TensorRecorder } from './recorder';
+import { TensorRecorder } from './tensor-recorder';
 import { HostRecorder } from './host-recorder';
 
 describe('probes', () => {

@@ -3,7 +3,7 @@ import type { Runtime } from '../runtime/device';
 import { expectNoLeak, testRuntime } from '../test-utils/runtime';
 import { hostStatsKernel } from '../test-utils/stats-kernel';
 import type { StageRecord } from './recorder';
-import { TensorRecorder } from './recorder';
+import { TensorRecorder } from './tensor-recorder';
 import { hostStats } from './stats';
 import { launchStats, settleStats } from './stats-batch';
 import type { StatsKernel } from './stats-partials';
@@ -48,6 +48,24 @@ describe('batched stats on cpu', () => {
         expect(Math.abs(other.stats.mean - want.mean)).toBeLessThanOrEqual(1e-6 * want.rms);
       }
     }
+  });
+
+  it('with a kernel taking several tensors per launch, taps wait for a full batch (the rest go at finish); records as one by one, no leak', async () => {
+    const [single, batched] = [hostStatsKernel(rt.tf, 64), hostStatsKernel(rt.tf, 64, 2)];
+    const one = await expectNoLeak(rt, () => record(single));
+    const many = await expectNoLeak(rt, () => record(batched));
+    expect([single.launches, batched.launches]).toEqual([3, 2]); // 3 taps: a batch of 2 at the second tap, 1 at finish
+    expect(many).toEqual(one);
+  });
+
+  it('dispose frees the taps still waiting for a batch', async () => {
+    const kernel = hostStatsKernel(rt.tf, 64, 4);
+    await expectNoLeak(rt, async () => {
+      const rec = new TensorRecorder(rt.tf, { stats: kernel, retain: new Set(['kv_c']) });
+      rt.tf.tidy(() => { rec.tap('q_c', rt.tf.ones([5])); rec.tap('kv_c', rt.tf.ones([3])); });
+      expect(kernel.launches).toBe(0);
+      rec.dispose();
+    });
   });
 
   it('launches every tap, then reads all their partials back in one joined read (none on its own)', async () => {

@@ -34,7 +34,7 @@ const isJob = (s: LaunchedStats): s is StatsJob => 'reads' in s;
  */
 export async function settleStats(tf: typeof tfc, launched: readonly LaunchedStats[]): Promise<TensorStats[]> {
   try {
-    const reads = launched.flatMap((s) => (isJob(s) ? s.reads : []));
+    const reads = [...new Set(launched.flatMap((s) => (isJob(s) ? s.reads : [])))]; // batched jobs share one partials tensor
     const floats = reads.filter((t) => t.dtype === 'float32' && t.size > 0);
     const joined = floats.length > 1 ? tf.tidy(() => tf.concat(floats.map((t) => tf.reshape(t, [t.size])))) : null; // [Σ sizes]
     const values = new Map<tfc.Tensor, ArrayLike<number>>();

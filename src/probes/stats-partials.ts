@@ -24,6 +24,12 @@ export interface StatsKernel {
   readonly groupSize: number;
   /** Launches the reduction of a float32 tensor with at least one element: [G·PARTIAL_WIDTH], not read yet. */
   launch(x: tfc.Tensor): tfc.Tensor;
+  /**
+   * Where the device can: up to `maxBatch` such tensors in one launch, their partial rows one
+   * tensor after another ([ΣG·PARTIAL_WIDTH]; tensor i's rows start at the sum of the rows before it).
+   */
+  launchMany?(xs: readonly tfc.Tensor[]): tfc.Tensor;
+  readonly maxBatch?: number;
 }
 
 /** Rows of partials a tensor of `size` elements reduces to. */

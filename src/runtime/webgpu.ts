@@ -17,6 +17,9 @@ interface ScopedDevice {
   popErrorScope(): Promise<{ message: string } | null>;
 }
 
+/** Dispatches per queue submit (tfjs's WEBGPU_DEFERRED_SUBMIT_BATCH_SIZE). */
+export const SUBMIT_BATCH = 4;
+
 /**
  * tfjs-backend-webgpu on Dawn (the `webgpu` npm package, Vulkan underneath). Without a GPU,
  * Mesa's lavapipe serves as a software adapter: slow, but it runs the same WGSL.
@@ -37,6 +40,10 @@ export async function createWebgpuRuntime(reason: string): Promise<Runtime> {
     throw new MlaDiffError('device-unavailable', `tfjs-backend-webgpu failed on ${describeAdapter(adapter)}`, { field: '--device' });
   }
   await tf.ready();
+  // Submit every 4 dispatches, not tfjs's 15: the GPU starts sooner while the host issues the rest. A
+  // 30-program step at T = 512 took 8–15 % less on the H200 in each of 6 leases (bench/gpu/phases.mjs,
+  // bench/gpu/2026-11-29/issue8-s3/*/phases.json `batchSizes`); 1, 64 and 1000 were slower.
+  tf.env().set('WEBGPU_DEFERRED_SUBMIT_BATCH_SIZE', SUBMIT_BATCH);
   const software = isSoftwareAdapter(adapter);
   // Errors Dawn raises on its own (out of memory, validation): the first is kept and checked by the runners.
   let firstError: string | null = null;

@@ -32,8 +32,11 @@ export function hostPartials(v: ArrayLike<number>, groupSize: number): Float32Ar
   return p;
 }
 
-/** A StatsKernel for the cpu and wasm backends in tests: hostPartials of the tensor's values, uploaded. */
-export function hostStatsKernel(tf: typeof tfc, groupSize: number): StatsKernel & { launches: number } {
+/**
+ * A StatsKernel for the cpu and wasm backends in tests: hostPartials of the tensor's values,
+ * uploaded; with `maxBatch`, also launchMany (the tensors' partials one after another).
+ */
+export function hostStatsKernel(tf: typeof tfc, groupSize: number, maxBatch?: number): StatsKernel & { launches: number } {
   const kernel = {
     groupSize,
     launches: 0,
@@ -41,6 +44,18 @@ export function hostStatsKernel(tf: typeof tfc, groupSize: number): StatsKernel 
       kernel.launches++;
       return tf.tensor(hostPartials(x.dataSync(), groupSize)); // [G·PARTIAL_WIDTH]
     },
+    ...(maxBatch ? {
+      maxBatch,
+      launchMany(xs: readonly tfc.Tensor[]): tfc.Tensor {
+        if (xs.length > maxBatch) throw new Error(`${xs.length} tensors in one launch, over ${maxBatch}`);
+        kernel.launches++;
+        const parts = xs.map((x) => hostPartials(x.dataSync(), groupSize));
+        const all = new Float32Array(parts.reduce((n, p) => n + p.length, 0));
+        let at = 0;
+        for (const p of parts) { all.set(p, at); at += p.length; }
+        return tf.tensor(all); // [ΣG·PARTIAL_WIDTH]
+      },
+    } : {}),
   };
   return kernel;
 }

@@ -17,7 +17,7 @@ interface StatsJson { passed: boolean; tolerance: number; device: { name: string
 
 const outDir = checkDir('mla-stats-', 'kernels/stats-kernel.js');
 
-itWebgpu(`webgpu: the stats kernel equals hostStats on 17 edge cases and in the recorder, no leak${skipReason}`, async () => {
+itWebgpu(`webgpu: the stats kernel equals hostStats on 17 edge cases and in the recorder (also with taps batched per launch), no leak${skipReason}`, async () => {
   const r = await execa('node', [BENCH, '--device', 'webgpu', '--out', outDir(), '--time', '0'], { cwd: ROOT, reject: false });
   expect({ exit: r.exitCode, stdout: r.exitCode === 0 ? '' : r.stdout.slice(-3000) }).toEqual({ exit: 0, stdout: '' });
   const j = JSON.parse(readFileSync(join(outDir(), 'stats-check.json'), 'utf8')) as StatsJson;
@@ -26,6 +26,7 @@ itWebgpu(`webgpu: the stats kernel equals hostStats on 17 edge cases and in the 
   const judged = j.checks.filter((c) => !c.informational);
   expect(judged.filter((c) => c.via === 'kernel').length).toBe(17);
   expect(judged.some((c) => c.via === 'kernel, dispatch y') && judged.some((c) => c.via === 'recorder')).toBe(true);
+  expect(judged.filter((c) => c.via === 'recorder, batched').length).toBe(1); // 16 taps, several per launch
   for (const c of judged) expect({ name: c.name, via: c.via, ok: c.ok, bad: c.bad, leaked: c.leakedTensors }).toEqual({ name: c.name, via: c.via, ok: true, bad: [], leaked: 0 });
   expect(j.passed).toBe(true);
 });

@@ -1,0 +1,122 @@
+import type * as tfc from '@tensorflow/tfjs-core';
+import type { PathName, StageName } from './stages';
+import type { Captured, HostView, Recording, RecorderOptions, StageRecord, Tap } from './recorder';
+import { BaseRecorder, record } from './recorder';
+import type { LaunchedStats } from './stats-batch';
+import { disposeLaunched, launchStats, settleStats } from './stats-batch';
+import { PARTIAL_WIDTH, partialRows, statsFromPartials } from './stats-partials';
+
+/**
+ * Records tfjs tensors. Each tap's stats start when it is tapped: from a zero-copy host view where
+ * the backend keeps tensors in host memory (exact, no temporaries), else on the device (the fused
+ * kernel or reductions), queued behind the step's own programs so the GPU runs them meanwhile;
+ * `finish` only reads them back. Values are kept only for `retain` stages (the others are released
+ * once their stats are queued).
+ */
+export class TensorRecorder extends BaseRecorder<tfc.Tensor> {
+  /** By recordKey: the started stats of each tap. */
+  private readonly jobs = new Map<string, LaunchedStats>();
+  /** Taps waiting for a batched launch (the device kernel's launchMany), their values still held. */
+  private pending: { key: string; t: Tap<tfc.Tensor> }[] = [];
+
+  constructor(private readonly tf: typeof tfc, opts: RecorderOptions = {}, private readonly view: HostView = () => null) {
+    super(opts);
+  }
+
+  private retained(stage: StageName): boolean {
+    return this.opts.retain?.has(stage) ?? false;
+  }
+
+  /**
+   * Starts t's stats, kept past the step's tf.tidy; an unretained value is released once they are
+   * launched. Where the device kernel takes several tensors per launch, float32 taps wait until a
+   * batch is full (or `finish`): one dispatch per maxBatch stages rather than one each.
+   */
+  protected override tapped(key: string, t: Tap<tfc.Tensor>): void {
+    const k = this.opts.stats;
+    if (k?.launchMany && (k.maxBatch ?? 1) > 1 && t.x.dtype === 'float32' && t.x.size > 0 && this.view(t.x) === null) {
+      this.pending.push({ key, t });
+      if (this.pending.length >= k.maxBatch!) this.flush();
+      return;
+    }
+    try {
+      const job = launchStats(this.tf, t.x, t.layout, this.view, this.opts.stats);
+      if ('reads' in job) for (const r of job.reads) this.tf.keep(r);
+      this.jobs.set(key, job);
+    } finally {
+      if (!this.retained(t.stage)) t.x.dispose();
+    }
+  }
+
+  /** Launches the waiting taps' stats together; each job reads its own rows of the shared partials. */
+  private flush(): void {
+    const batch = this.pending.splice(0);
+    if (!batch.length) return;
+    const k = this.opts.stats!;
+    try {
+      const partials = this.tf.keep(k.launchMany!(batch.map((b) => b.t.x))); // [ΣG·PARTIAL_WIDTH]
+      let row = 0;
+      for (const { key, t } of batch) {
+        const [from, rows, shape, layout] = [row * PARTIAL_WIDTH, partialRows(t.x.size, k.groupSize), t.x.shape.slice(), t.layout];
+        const own = (p: ArrayLike<number>) => Array.prototype.slice.call(p, from, from + rows * PARTIAL_WIDTH) as number[];
+        this.jobs.set(key, { reads: [partials], finish: ([p]) => statsFromPartials(p instanceof Float32Array ? p.subarray(from, from + rows * PARTIAL_WIDTH) : own(p!), k.groupSize, shape, layout) });
+        row += rows;
+      }
+    } finally {
+      for (const { t } of batch) if (!this.retained(t.stage)) t.x.dispose();
+    }
+  }
+
+  /**
+   * A second handle on x's data, kept past tf.tidy: a same-shape reshape, which every backend
+   * answers by sharing the buffer (tf.clone copies it on wasm).
+   */
+  protected hold<X extends tfc.Tensor>(x: X): X {
+    return this.tf.keep(this.tf.reshape(x, x.shape)) as X;
+  }
+
+  /**
+   * Reads the stats of every tap and the violation counts of every check, all at once (one device
+   * round trip, not one per record), then assembles the records in execution order. On failure
+   * everything stays held for `dispose`.
+   */
+  async finish(path: PathName): Promise<Recording> {
+    this.flush();
+    const taps = this.ordered();
+    const launched = taps.map(([key]) => this.jobs.get(key)!);
+    this.jobs.clear();
+    const counts = Promise.all(taps.map(([, t]) => Promise.all(t.checks.map(async (c) =>
+      (typeof c.violations === 'number' ? c.violations : ((await c.violations.data())[0] as number))))));
+    const [stats, violations] = await Promise.all([settleStats(this.tf, launched), counts]);
+    const stages: StageRecord[] = [];
+    const captured = new Map<string, Captured>();
+    for (const [i, [key, t]] of taps.entries()) {
+      const checks = t.checks.map((c, j) => ({ name: c.name, violations: violations[i]![j]! }));
+      for (const c of t.checks) if (typeof c.violations !== 'number') c.violations.dispose();
+      stages.push(record(t, stats[i]!, checks));
+      if (this.retained(t.stage)) captured.set(key, { where: 'device', tensor: t.x, layout: t.layout });
+    }
+    this.taps.clear();
+    this.dropEarly();
+    return { trace: this.trace(path, 'float32', stages), captured };
+  }
+
+  /** Checks whose stage was never tapped: released. */
+  protected dropEarly(): void {
+    for (const list of this.early.values()) for (const c of list) if (typeof c.violations !== 'number') (c.violations as { dispose(): void }).dispose();
+    this.early.clear();
+  }
+
+  /** Releases everything still held (after an error, say). */
+  dispose(): void {
+    for (const { t } of this.pending.splice(0)) if (!this.retained(t.stage)) t.x.dispose();
+    disposeLaunched(this.tf, [...this.jobs.values()]);
+    this.jobs.clear();
+    for (const t of this.taps.values()) {
+      if (this.retained(t.stage)) t.x.dispose();
+      for (const c of t.checks) if (typeof c.violations !== 'number') c.violations.dispose();
+    }
+    this.taps.clear();
+    this.dropEarly();
+  }
+}
