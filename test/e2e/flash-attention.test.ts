@@ -1,7 +1,4 @@
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import execa from 'execa';
-import { ROOT, checkDir, itWebgpu, skipReason } from './webgpu-checks';
+import { checkDir, itWebgpu, runCheck, skipReason } from './webgpu-checks';
 
 /**
  * The fused flash-attention kernel (src/kernels/flash-attention.ts) against the unfused attend on
@@ -9,8 +6,6 @@ import { ROOT, checkDir, itWebgpu, skipReason } from './webgpu-checks';
  * load under jest): where an adapter exists (CI: lavapipe, MLA_DIFF_REQUIRE_WEBGPU=1). Lavapipe
  * compiles each of the three shaders (D 24/256/576) in tens of seconds, hence the timeout.
  */
-const BENCH = join(ROOT, 'bench', 'kernels', 'flash-check.mjs');
-
 jest.setTimeout(900_000);
 
 interface Err { rel: number; mismatched: number }
@@ -21,10 +16,7 @@ const outDir = checkDir('mla-flash-', 'kernels/flash-attention.js');
 
 // The default tiles (V through registers, loops unrolled), and both switched off: each code path of the two flags.
 itWebgpu.each(['1', '0'])(`webgpu: flashAttention (V through registers and unrolled loops: %s) equals the unfused attend within 1e-5 on 21 MHA/MQA edge cases (3 with split-KV), no leak${skipReason}`, async (flags) => {
-  const r = await execa('node', [BENCH, '--device', 'webgpu', '--out', outDir(), '--time', '0', '--prefetch-v', flags, '--unroll', flags], { cwd: ROOT, reject: false });
-  expect({ exit: r.exitCode, stderr: r.exitCode === 0 ? '' : r.stdout.slice(-3000) }).toEqual({ exit: 0, stderr: '' });
-  const j = JSON.parse(readFileSync(join(outDir(), 'flash-check.json'), 'utf8')) as FlashJson;
-  expect(j.device.name).toBe('webgpu');
+  const j = await runCheck<FlashJson>('flash-check.mjs', outDir(), 'flash-check.json', ['--time', '0', '--prefetch-v', flags, '--unroll', flags]);
   expect(j.tolerance).toBeLessThanOrEqual(1e-5);
   expect(j.checks.length).toBe(21);
   for (const c of j.checks) {

@@ -1,15 +1,10 @@
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import execa from 'execa';
-import { ROOT, checkDir, itWebgpu, skipReason } from './webgpu-checks';
+import { checkDir, itWebgpu, runCheck, skipReason } from './webgpu-checks';
 
 /**
  * The fused stats kernel (src/kernels/stats-kernel.ts) against hostStats on the same values,
  * through bench/kernels/stats-check.mjs on the built dist/ (Dawn cannot load under jest): where
  * an adapter exists (CI: lavapipe, MLA_DIFF_REQUIRE_WEBGPU=1).
  */
-const BENCH = join(ROOT, 'bench', 'kernels', 'stats-check.mjs');
-
 jest.setTimeout(600_000);
 
 interface Check { name: string; via: string; bad: string[]; leakedTensors: number; ok: boolean; informational?: true }
@@ -18,10 +13,7 @@ interface StatsJson { passed: boolean; tolerance: number; device: { name: string
 const outDir = checkDir('mla-stats-', 'kernels/stats-kernel.js');
 
 itWebgpu(`webgpu: the stats kernel equals hostStats on 17 edge cases and in the recorder (also with taps batched per launch), no leak${skipReason}`, async () => {
-  const r = await execa('node', [BENCH, '--device', 'webgpu', '--out', outDir(), '--time', '0'], { cwd: ROOT, reject: false });
-  expect({ exit: r.exitCode, stdout: r.exitCode === 0 ? '' : r.stdout.slice(-3000) }).toEqual({ exit: 0, stdout: '' });
-  const j = JSON.parse(readFileSync(join(outDir(), 'stats-check.json'), 'utf8')) as StatsJson;
-  expect(j.device.name).toBe('webgpu');
+  const j = await runCheck<StatsJson>('stats-check.mjs', outDir(), 'stats-check.json', ['--time', '0']);
   expect(j.tolerance).toBeLessThanOrEqual(1e-6);
   const judged = j.checks.filter((c) => !c.informational);
   expect(judged.filter((c) => c.via === 'kernel').length).toBe(17);
