@@ -6,6 +6,10 @@ import type { LaunchedStats } from './stats-batch';
 import { disposeLaunched, launchStats, settleStats } from './stats-batch';
 import { PARTIAL_WIDTH, partialRows, statsFromPartials } from './stats-partials';
 
+/** Elements [from, to) of read-back values: a view of a typed array (what a float32 read gives), else a copy. */
+const rowsOf = (p: ArrayLike<number>, from: number, to: number): ArrayLike<number> =>
+  (p instanceof Float32Array ? p.subarray(from, to) : Array.prototype.slice.call(p, from, to) as number[]);
+
 /**
  * Records tfjs tensors. Each tap's stats start when it is tapped: from a zero-copy host view where
  * the backend keeps tensors in host memory (exact, no temporaries), else on the device (the fused
@@ -57,10 +61,9 @@ export class TensorRecorder extends BaseRecorder<tfc.Tensor> {
       const partials = this.tf.keep(k.launchMany!(batch.map((b) => b.t.x))); // [ΣG·PARTIAL_WIDTH]
       let row = 0;
       for (const { key, t } of batch) {
-        const [from, rows, shape, layout] = [row * PARTIAL_WIDTH, partialRows(t.x.size, k.groupSize), t.x.shape.slice(), t.layout];
-        const own = (p: ArrayLike<number>) => Array.prototype.slice.call(p, from, from + rows * PARTIAL_WIDTH) as number[];
-        this.jobs.set(key, { reads: [partials], finish: ([p]) => statsFromPartials(p instanceof Float32Array ? p.subarray(from, from + rows * PARTIAL_WIDTH) : own(p!), k.groupSize, shape, layout) });
-        row += rows;
+        const [from, to, shape, layout] = [row * PARTIAL_WIDTH, (row + partialRows(t.x.size, k.groupSize)) * PARTIAL_WIDTH, t.x.shape.slice(), t.layout];
+        this.jobs.set(key, { reads: [partials], finish: ([p]) => statsFromPartials(rowsOf(p!, from, to), k.groupSize, shape, layout) });
+        row = to / PARTIAL_WIDTH;
       }
     } finally {
       for (const { t } of batch) if (!this.retained(t.stage)) t.x.dispose();
