@@ -10,76 +10,17 @@
  * reads consecutive vec4 of B and broadcasts A: no bank conflicts). The tiles are double
  * buffered: the next k-step's global loads are issued into registers before the current tile's
  * products and stored into the other buffer after them, with one barrier per k-step.
- * Global loads are vec4 where the row length allows (A when K % 4 = 0, B and C when N % 4 = 0),
- * else scalar loads and stores guarded per element; rows, columns and k past the edges read 0
- * and are not written, so any M, N, K ≥ 1 is correct.
+ * With `pairs` the loop takes two k-steps per iteration, each with its buffers at constant offsets.
+ * Operands are addressed through strides (GemmStrides in gemm.ts: row and batch strides, an offset
+ * into A). Global loads are vec4 where the strides allow (A when K and its strides are multiples of
+ * 4, B and C when N and theirs are), else scalar loads and stores guarded per element; rows,
+ * columns and k past the edges read 0 and are not written, so any M, N, K ≥ 1 is correct.
  */
 
-/** Tile sizes: compile-time constants, all in the shader key. */
-export interface GemmTiles {
-  /** Rows of C per workgroup. */
-  bm: number;
-  /** Columns of C per workgroup. */
-  bn: number;
-  /** k per step (staged tile depth). */
-  bk: number;
-  /** Rows per thread (multiple of 4). */
-  tm: number;
-  /** Columns per thread (multiple of 4). */
-  tn: number;
-  /** Two k-steps per loop iteration, each with its tile buffers at constant offsets. */
-  pairs?: boolean;
-}
+import type { GemmTiles, GemmVec } from './gemm-tiles';
 
-/**
- * 64×128 tiles, BK 8, 8×8 per thread, 128 threads, 12 KiB: in the H200 sweep over 12 tile sets
- * (bench/kernels/gemm-bench.mjs --sweep, bench/gpu/2026-11-29/issue8-tune/gemm-bench.json) the one
- * within a few % of the best on every projection at T = 512…8192 (o_proj at T = 512: 4.3 ms, where
- * 128×128×8 took 14.3 ms). K-steps in pairs (buffers at constant offsets): 3–14 % faster on the
- * projections (gemm-bench --pairs, bench/gpu/2026-11-29/issue8-s3/8-gemm-pairs: o_proj at T = 8192
- * 53.5 against 55.1 ms, at T = 512 4.0 against 4.6).
- */
-export const DEFAULT_GEMM_TILES: GemmTiles = { bm: 64, bn: 128, bk: 8, tm: 8, tn: 8, pairs: true };
-
-/**
- * 64×64, BK 16, 4×4 per thread (256 threads, 16 KiB): more workgroups for small products (kv_a_proj's
- * 576 columns, few tokens); k-steps in pairs. Faster than FALLBACK on every product where the
- * default gives too few workgroups (kv_a_proj at T = 512: 0.77 against 1.02 ms; q_a_proj 0.86 against 1.23).
- */
-export const MID_GEMM_TILES: GemmTiles = { bm: 64, bn: 64, bk: 16, tm: 4, tn: 4, pairs: true };
-
-/** Where neither fits the device (16 KiB of workgroup memory is WebGPU's default): 64×64, BK 8, 4×8 per thread, 128 threads, 8 KiB. */
-export const FALLBACK_GEMM_TILES: GemmTiles = { bm: 64, bn: 64, bk: 8, tm: 4, tn: 8, pairs: true };
-
-/** Threads per workgroup for `t`. */
-export const gemmThreads = (t: GemmTiles): number => (t.bm / t.tm) * (t.bn / t.tn);
-
-/** Bytes of workgroup memory (two buffers of the A and B tiles). */
-export const gemmTileBytes = (t: GemmTiles): number => 2 * 4 * t.bk * (t.bm + t.bn);
-
-/** Why `t` cannot be used (the thread mapping needs exact divisions), or null. */
-export function gemmTilesProblem(t: GemmTiles): string | null {
-  const vals = [t.bm, t.bn, t.bk, t.tm, t.tn];
-  if (!vals.every((v) => Number.isInteger(v) && v > 0)) return `tile sizes must be positive integers, got ${JSON.stringify(t)}`;
-  if (t.tm % 4 || t.tn % 4 || t.bk % 4) return `tm (${t.tm}), tn (${t.tn}) and bk (${t.bk}) must be multiples of 4`;
-  if (t.bm % t.tm || t.bn % t.tn) return `tm (${t.tm}) must divide bm (${t.bm}) and tn (${t.tn}) divide bn (${t.bn})`;
-  const threads = gemmThreads(t);
-  if ((t.bm * t.bk / 4) % threads || (t.bk * t.bn / 4) % threads) {
-    return `threads (${threads}) must divide the vec4 loads of the A tile (${t.bm * t.bk / 4}) and of the B tile (${t.bk * t.bn / 4})`;
-  }
-  return null;
-}
-
-/** Whether A (K % 4 = 0) and B, C (N % 4 = 0) are read and written as vec4. */
-export interface GemmVec {
-  a: boolean;
-  b: boolean;
-}
-
-/** Shader key: everything gemmShader bakes in (tfjs keys pipelines by this, not by shapes). */
-export function gemmShaderKey(t: GemmTiles, vec: GemmVec): string {
-  return `mlaGemm_m${t.bm}_n${t.bn}_k${t.bk}_tm${t.tm}_tn${t.tn}${t.pairs ? '_p2' : ''}_a${vec.a ? 4 : 1}_b${vec.b ? 4 : 1}`;
-}
+export type { GemmTiles, GemmVec } from './gemm-tiles';
+export { DEFAULT_GEMM_TILES, FALLBACK_GEMM_TILES, MID_GEMM_TILES, gemmShaderKey, gemmThreads, gemmTileBytes, gemmTilesProblem } from './gemm-tiles';
 
 /** Program uniforms, in the order of the WGSL struct fields. */
 export const GEMM_UNIFORMS = 'M : i32, N : i32, K : i32, lda : i32, aBatch : i32, aOff : i32, ldb : i32, bBatch : i32, ldc : i32, cBatch : i32,';
