@@ -2,7 +2,8 @@
 // (schedule.attention) against the unfused ops, probes off and on. A prompt of T tokens is prefilled
 // in chunks of --chunk tokens (the MHA path then attends the cached context in vLLM's default 64k
 // context chunks, in key parts where a chunk's kv_b_proj output would pass the 2 GiB binding limit);
-// every piece runs through mha and mqa, one warm-up piece first.
+// every piece runs through mha and mqa, one warm-up piece first; then through both as the CLI runs a
+// piece (stepPaths: the MQA step enqueued while the GPU runs the MHA step), recorders finished per piece.
 // Prints per T and path: wall ms (all pieces, median of 5 runs for T ≤ 8192 (a ~30 ms host pause, V8's
 // major GC, hits one run in a few), 1 above, after
 // 1 s of GPU warm-up per T and, for one piece, an untimed run per mode; the
@@ -17,6 +18,7 @@ const { MhaBackend } = dist('backends/mha');
 const { MqaBackend } = dist('backends/mqa');
 const { TensorRecorder } = dist('probes/tensor-recorder');
 const { NULL_PROBE } = dist('probes/probe');
+const { stepPaths } = dist('run/step-paths');
 
 const tokens = arg('tokens', '512,2048').split(',').map(Number);
 const chunk = Number(arg('chunk', '4096'));
@@ -74,6 +76,36 @@ for (const T of tokens) {
       } finally {
         path.dispose();
       }
+    }
+  }
+  // Both paths as the CLI runs a piece (src/run/step-paths.ts): each path's step enqueued before either is awaited.
+  for (const mode of probes === 'both' ? ['off', 'on'] : [probes]) {
+    const paths = [new MhaBackend(layer, new Set(), plan.tables.numSlots, kernels), new MqaBackend(layer, new Set(), plan.tables.numSlots, kernels)];
+    const filter = attn.attention ? (st) => st !== 'logits' && st !== 'attn_probs' : undefined;
+    try {
+      await stepPaths(paths, [null, null], pieces[0]); // warm-up
+      const once = async () => {
+        let ms = 0;
+        for (const piece of pieces) {
+          const recs = paths.map(() => (mode === 'on' ? new TensorRecorder(rt.tf, { stats: rt.stats, ...(filter ? { filter } : {}) }, (x) => rt.hostView(x)) : null));
+          const t0 = performance.now();
+          await stepPaths(paths, recs, piece);
+          await Promise.all(recs.map((r, i) => r?.finish(paths[i].name)));
+          ms += performance.now() - t0;
+        }
+        return ms;
+      };
+      if (pieces.length === 1) await once();
+      const times = [];
+      for (let r = 0; r < (T <= 8192 ? 5 : 1); r++) times.push(await once());
+      const ms = [...times].sort((x, y) => x - y)[Math.floor(times.length / 2)];
+      row[`both_${mode}`] = { ms, runs: times };
+      console.log(`T=${T} chunk=${c} ${row.attention} both paths pipelined, probes ${mode}: ${ms.toFixed(1)} ms (median of ${times.length}: ${times.map((x) => x.toFixed(1)).join(', ')})`);
+    } catch (e) {
+      row[`both_${mode}`] = { error: String(e.message ?? e) };
+      console.log(`T=${T} both paths probes ${mode}: ${e.code ?? 'error'}: ${e.message ?? e}`);
+    } finally {
+      for (const p of paths) p.dispose();
     }
   }
   dispose();

@@ -39,5 +39,15 @@ for (const T of [...new Set(out.map((e) => e.tokens))]) {
   const [off, on] = [both(T, 'offMs'), both(T, 'onMs')];
   if (t && off) console.log(`T=${T}: both paths ${fmt(off)} ms off, ${fmt(on)} ms on; PyTorch ${fmt(t.mha + t.mqa)} ms → ${fmt(off / (t.mha + t.mqa), 2)}× / ${on ? fmt(on / (t.mha + t.mqa), 2) : '—'}×`);
 }
+// Both paths as the CLI runs a piece (pipelined: attention.mjs `both_*`).
+const pipelined = [];
+for (const r of rows) {
+  const t = torch.get(r.tokens);
+  const [off, on] = [r.both_off?.ms, r.both_on?.ms];
+  if (off === undefined && on === undefined) continue;
+  const torchMs = t ? t.mha + t.mqa : undefined;
+  pipelined.push({ tokens: r.tokens, offMs: off, onMs: on, torchMs, ratioOff: torchMs && off ? off / torchMs : undefined, ratioOn: torchMs && on ? on / torchMs : undefined });
+  console.log(`T=${r.tokens}: both paths pipelined (as the CLI) ${fmt(off)} ms off, ${fmt(on)} ms on${torchMs ? `; PyTorch mha+mqa ${fmt(torchMs)} ms → ${fmt(off / torchMs, 2)}× / ${fmt(on / torchMs, 2)}×` : ''}`);
+}
 const file = arg('out', null);
-if (file) writeFileSync(file, JSON.stringify({ rows: out, torch: Object.fromEntries(torch) }, null, 1));
+if (file) writeFileSync(file, JSON.stringify({ rows: out, pipelined, torch: Object.fromEntries(torch) }, null, 1));

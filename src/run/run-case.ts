@@ -27,6 +27,7 @@ import type { ExternalRun } from '../external/external';
 import type { ReferenceCase } from './reference-job';
 import { RETAINED } from './reference-job';
 import { replayCase } from './replay';
+import { stepPaths } from './step-paths';
 import type { CaseResult, CaseTrace, PieceInfo } from './trace';
 
 /** Pairs compared at every record both paths have, engine pair first, the external path last. */
@@ -98,15 +99,10 @@ export async function runCase(rt: Runtime, s: Scenario, run: CaseRun): Promise<C
       // The piece's embeddings go to the device once, for every path.
       const piece: PieceInput = { ...plain, deviceEmbeddings: rt.tf.keep(rt.tf.tensor2d(plain.embeddings, [plain.positions.length, run.layer.model.hidden_size])) };
       try {
-        for (const [i, path] of paths.entries()) {
-          const t0 = performance.now();
-          if (piece.kind === 'cached') await path.fill(piece);
-          else {
-            recorders[i]!.at(piece);
-            await guarded(rt, () => path.step(piece, recorders[i]!)); // after an out-of-memory the device's numbers are garbage: stop, say so
-          }
-          seconds[path.name] = (seconds[path.name] ?? 0) + (performance.now() - t0) / 1000;
-        }
+        // Every path's step enqueued before any is awaited (the GPU runs one while the host encodes the next);
+        // after an out-of-memory the device's numbers are garbage: stop, say so.
+        const took = await guarded(rt, () => stepPaths(paths, recorders, piece));
+        for (const [i, path] of paths.entries()) seconds[path.name] = (seconds[path.name] ?? 0) + took[i]!;
       } finally {
         piece.deviceEmbeddings!.dispose();
       }

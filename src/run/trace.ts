@@ -47,7 +47,7 @@ export interface CaseTrace {
   diffs: PairDiff[];
   /** Softmax scale the config calls for: qk_head_dim^-0.5 (· mscale²). */
   expectedSoftmaxScale: number;
-  /** Seconds per device path over all pieces, recording included. */
+  /** Seconds per device path over all pieces, recording included: each step from its encoding to its completion (the paths of a piece overlap on the GPU: see stepPaths). */
   seconds: Partial<Record<PathName, number>>;
   notes: string[];
   /** The external path's origin (a backend's command or an engine dump), when the case has one. */
