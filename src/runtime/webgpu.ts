@@ -9,6 +9,8 @@ import { gemm } from '../kernels/gemm';
 import { gemmHeads } from '../kernels/gemm-heads';
 import { rmsNormKernel, ropeKernel } from '../kernels/norm-rope';
 import { hostFilled } from './device';
+import type { UploadingBackend } from './webgpu-upload';
+import { pooledUploads } from './webgpu-upload';
 
 /** The parts of GPUDevice the runtime uses for its error handling. */
 interface ScopedDevice {
@@ -44,6 +46,8 @@ export async function createWebgpuRuntime(reason: string): Promise<Runtime> {
   // 30-program step at T = 512 took 8–15 % less on the H200 in each of 6 leases (bench/gpu/phases.mjs,
   // bench/gpu/2026-11-29/issue8-s3/*/phases.json `batchSizes`); 1, 64 and 1000 were slower.
   tf.env().set('WEBGPU_DEFERRED_SUBMIT_BATCH_SIZE', SUBMIT_BATCH);
+  // Small host-made tensors (cache slot indices, key counts, scalars) through pooled buffers, not a new buffer each.
+  pooledUploads(tf.backend() as unknown as UploadingBackend);
   const software = isSoftwareAdapter(adapter);
   // Errors Dawn raises on its own (out of memory, validation): the first is kept and checked by the runners.
   let firstError: string | null = null;
