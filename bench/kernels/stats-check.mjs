@@ -165,9 +165,16 @@ if (arg('time', '1') !== '0') {
   const x = tf.randomNormal([rows, cols], 0, 1, 'float32', 3);
   const kernelMs = await timeIt(() => settleStats(tf, [launchStats(tf, x, 'r c', () => null, rt.stats)]));
   const genericMs = await timeIt(() => deviceStats(tf, x, 'r c'));
+  // The kernel alone: 10 launches back to back, one read of the last partials (no host settle).
+  const gpuMs = await timeIt(async () => {
+    const ps = Array.from({ length: 10 }, () => rt.stats.launch(x));
+    await tf.slice(ps[9], [0], [1]).data();
+    tf.dispose(ps);
+  }) / 10;
+  const gbs = (x.size * 4) / (gpuMs / 1000) / 1e9;
   x.dispose();
-  timings.push({ shape: [rows, cols], kernelMs, deviceStatsMs: genericMs });
-  console.log(`time [${rows}, ${cols}]: kernel ${kernelMs.toFixed(1)} ms, deviceStats ${genericMs.toFixed(1)} ms (median of ${reps})`);
+  timings.push({ shape: [rows, cols], kernelMs, deviceStatsMs: genericMs, gpuMs, gbPerS: gbs });
+  console.log(`time [${rows}, ${cols}]: kernel ${kernelMs.toFixed(1)} ms with its read-back and settle, ${gpuMs.toFixed(2)} ms per launch alone (${gbs.toFixed(0)} GB/s); deviceStats ${genericMs.toFixed(1)} ms (median of ${reps})`);
 }
 
 const passed = checks.every((c) => c.ok);
