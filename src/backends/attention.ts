@@ -1,3 +1,4 @@
+import type { LseBoundsKernel } from '../kernels/lse-bounds';
 import * as tf from '@tensorflow/tfjs-core';
 import type { Batched } from './matmul';
 import { matmul } from './matmul';
@@ -75,7 +76,8 @@ export function mergeAttnStates(prefix: Attended, suffix: Attended, fixInf = tru
  * Count of rows breaking max logit ≤ lse ≤ max logit + ln n (n = keys the row saw), with slack:
  * 1e-4 plus `relSlack`·|lse| for an LSE stored in a narrower dtype (its unit roundoff).
  */
-export function lseBoundViolations(lse: tf.Tensor, max: tf.Tensor, keys: tf.Tensor, relSlack = 0, slack = 1e-4): tf.Scalar {
+export function lseBoundViolations(lse: tf.Tensor, max: tf.Tensor, keys: tf.Tensor, relSlack = 0, slack = 1e-4, kernel?: LseBoundsKernel): tf.Scalar {
+  if (kernel) return kernel(lse, max, keys, relSlack, slack);
   const s = relSlack ? tf.add(slack, tf.mul(tf.abs(lse), relSlack)) : slack;
   const lo = tf.less(lse, tf.sub(max, s));
   const hi = tf.greater(lse, tf.add(tf.add(max, tf.log(keys)), s));

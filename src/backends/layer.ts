@@ -1,3 +1,4 @@
+import type { LseBoundsKernel } from '../kernels/lse-bounds';
 import type * as tfc from '@tensorflow/tfjs-core';
 import type { MlaConfig } from '../model/config';
 import type { HeadProduct, NormRope, Product, Runtime } from '../runtime/device';
@@ -33,6 +34,8 @@ export interface DeviceLayer {
   normRope?: NormRope;
   /** The device's per-head GEMM (Runtime.gemmHeads), where it has one; else head-matmul.ts transposes around tf.matMul. */
   headProduct?: HeadProduct;
+  /** The device's one-program LSE bounds check (Runtime.lseBounds), where it has one; else tfjs ops. */
+  lseBounds?: LseBoundsKernel;
   /**
    * Attention without the score tensor (a fused kernel or a host tiling), when the run uses one:
    * then the paths record no `logits` / `attn_probs` (the reference still does). Null: unfused.
@@ -66,7 +69,7 @@ export function uploadLayer(rt: Runtime, source: WeightSource, heads: HeadSlice,
   const norm = {} as Record<NormName, tfc.Tensor1D>;
   for (const name of NORM_NAMES) norm[name] = rt.tf.tensor1d(source.norm(name));
   return { config: slicedConfig(source.config, heads), model: source.config, heads, linear, norm, batched, attention: null,
-    rope: new RopeMemo(rt.tf, source.config), ...(rt.gemmHeads ? { headProduct: rt.gemmHeads } : {}), ...(rt.normRope ? { normRope: rt.normRope } : {}) };
+    rope: new RopeMemo(rt.tf, source.config), ...(rt.gemmHeads ? { headProduct: rt.gemmHeads } : {}), ...(rt.normRope ? { normRope: rt.normRope } : {}), ...(rt.lseBounds ? { lseBounds: rt.lseBounds } : {}) };
 }
 
 /**

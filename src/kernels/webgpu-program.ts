@@ -24,5 +24,5 @@ export type WebgpuUniform = { type: 'int32' | 'float32' | 'uint32'; data: number
 
 export interface WebgpuBackend {
   device: { limits: Record<string, number> };
-  runWebGPUProgram(program: WebgpuProgram, inputs: tfc.TensorInfo[], dtype: 'float32', uniforms?: WebgpuUniform[]): tfc.TensorInfo;
+  runWebGPUProgram(program: WebgpuProgram, inputs: tfc.TensorInfo[], dtype: 'float32' | 'int32', uniforms?: WebgpuUniform[]): tfc.TensorInfo;
 }

@@ -1,3 +1,4 @@
+import type { LseBoundsKernel } from '../kernels/lse-bounds';
 import type { RopeStyle } from '../model/rope';
 import type * as tfc from '@tensorflow/tfjs-core';
 import { MlaDiffError } from '../errors';
@@ -79,6 +80,8 @@ export interface Runtime {
   readonly gemmHeads?: HeadProduct;
   /** RMSNorm and RoPE in one program each, where the device has them (webgpu: 15 of a pre-attention's programs fewer). */
   readonly normRope?: NormRope;
+  /** The LSE bounds check in one program, where the device has it (webgpu: 10 programs and two uploads fewer per check). */
+  readonly lseBounds?: LseBoundsKernel;
   /**
    * The first error the device reported (WebGPU's uncapturederror, or one its error scopes caught: out
    * of device memory, a binding over the limit), or null. Work after such an error is invalid,

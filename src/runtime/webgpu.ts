@@ -8,6 +8,7 @@ import { webgpuStats } from '../kernels/stats-kernel';
 import { gemm } from '../kernels/gemm';
 import { gemmHeads } from '../kernels/gemm-heads';
 import { rmsNormKernel, ropeKernel } from '../kernels/norm-rope';
+import { lseBoundsKernel } from '../kernels/lse-bounds';
 import { hostFilled } from './device';
 import type { UploadingBackend } from './webgpu-upload';
 import { pooledUploads } from './webgpu-upload';
@@ -75,6 +76,8 @@ export async function createWebgpuRuntime(reason: string): Promise<Runtime> {
     gemmHeads: (x, w) => gemmHeads(tf, x, w),
     // RMSNorm and RoPE in one program each (src/kernels/norm-rope.ts).
     normRope: { rmsNorm: (x, w, eps) => rmsNormKernel(tf, x, w, eps), rope: (x, cos, sin, style) => ropeKernel(tf, x, cos, sin, style) },
+    // The probes' LSE bounds check in one program (src/kernels/lse-bounds.ts).
+    lseBounds: (lse, max, keys, relSlack, slack) => lseBoundsKernel(tf, lse, max, keys, relSlack, slack),
     // On the GPU, in u32 arithmetic on the float32 bits (precision/wgsl-round.ts): no host round trip.
     round: (x, dtype) => webgpuRound(tf, x, dtype),
     // The probes' stats in one pass per tensor (kernels/stats-kernel.ts), read back together.
