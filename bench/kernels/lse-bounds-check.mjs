@@ -2,7 +2,7 @@
 // (attention.ts lseBoundViolations without a kernel) on the same webgpu backend: [N,T] LSEs with
 // [1,T] causal key counts (MHA, cold), [T,N] with [T,1] (MQA), a scalar count (a context chunk) and
 // keys as large as the LSE; values inside, on and past both bounds, NaN and ±inf in lse and max, a
-// zero key count (upper bound −inf), a narrow-dtype relative slack, 1 to 600 000 elements. The counts
+// zero key count (upper bound −inf), a narrow-dtype relative slack, 1 to 600 000 elements (one workgroup to ten). The counts
 // must be equal but for elements within 3e-7 (relative, ~2 ulp) of a bound, which GPU logs and sums may round either way. Plain node on dist/. Usage: node bench/kernels/lse-bounds-check.mjs [--device webgpu] [--out DIR].
 // Exit status 1 on a mismatch or a leaked tensor.
 import { createRequire } from 'node:module';
@@ -45,6 +45,7 @@ const cases = [
   { name: 'keys as large as lse [7,5], some 0', shape: [7, 5], keys: [7, 5], k: (j) => j % 6 },
   { name: 'one element', shape: [1, 1], keys: [1, 1], k: () => 1 },
   { name: 'MHA [64,9375] (600 000 elements)', shape: [64, 9375], keys: [1, 9375], k: (j) => j + 1 },
+  { name: 'MQA [1025,64] (two workgroups, the second 64 elements)', shape: [1025, 64], keys: [1025, 1], k: (j) => j + 1 },
   { name: 'MQA [1000,64], relative slack 2^-8 (bf16 LSE)', shape: [1000, 64], keys: [1000, 1], k: (j) => j + 1, relSlack: 2 ** -8 },
 ];
 const checks = [];

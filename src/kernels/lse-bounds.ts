@@ -5,13 +5,18 @@ import type { WebgpuBackend, WebgpuProgram, WebgpuUniform } from './webgpu-progr
 /**
  * The LSE bounds check (attention.ts lseBoundViolations, the oracle) in one webgpu program, where
  * the tfjs ops take 10 (two scalar uploads among them): a finite lse must lie in
- * [max − s, max + ln(keys) + s], s = slack + relSlack·|lse|. One workgroup strides over every element and
- * counts the violations (comparisons with NaN are false, as in tfjs); keys broadcast over lse's
- * rows, its columns or all of it. Returns the count as an int32 scalar.
+ * [max − s, max + ln(keys) + s], s = slack + relSlack·|lse|. Each workgroup strides over its share
+ * of the elements and counts the violations (comparisons with NaN are false, as in tfjs); keys
+ * broadcast over lse's rows, its columns or all of it. One workgroup up to LB_ONE elements (the
+ * count is its output); past that one per LB_ONE elements (a GLM-5 step at T = 8192 has 524 288:
+ * 0.8–1.1 ms for one workgroup on the H200), their counts summed by one more program. Returns the
+ * count as an int32 scalar.
  */
 export type LseBoundsKernel = (lse: tfc.Tensor, max: tfc.Tensor, keys: tfc.Tensor, relSlack: number, slack: number) => tfc.Scalar;
 
 const WG = 256;
+/** Elements per workgroup past which the check spreads over several. */
+export const LB_ONE = 65536;
 
 const CODE = `
 var<workgroup> lbCount: array<i32, ${WG}>;
@@ -19,7 +24,9 @@ fn lbFinite(x: f32) -> bool { return (bitcast<u32>(x) & 0x7f800000u) != 0x7f8000
 fn main(index: i32) {
   let t = i32(localIndex);
   var n = 0;
-  for (var i = t; i < uniforms.size; i += ${WG}) {
+  let g = i32(workgroupId.x);
+  let end = min(uniforms.size, (g + 1) * uniforms.per);
+  for (var i = g * uniforms.per + t; i < end; i += ${WG}) {
     let l = LSE[i];
     let m = MAX[i];
     let k = KEYS[(i / uniforms.kdiv) % uniforms.kmod];
@@ -34,7 +41,7 @@ fn main(index: i32) {
     if (t < w) { lbCount[t] = lbCount[t] + lbCount[t + w]; }
     workgroupBarrier();
   }
-  if (t == 0) { result[0] = lbCount[0]; }
+  if (t == 0) { result[g] = lbCount[0]; }
 }
 `;
 
@@ -60,13 +67,18 @@ export function lseBoundsKernel(tf: typeof tfc, lse: tfc.Tensor, max: tfc.Tensor
   }
   if (lse.size === 0) return tf.scalar(0, 'int32');
   const backend = tf.backend() as unknown as WebgpuBackend;
+  const groups = Math.ceil(lse.size / LB_ONE);
   const program: WebgpuProgram = {
-    outputShape: [], shaderKey: `mlaLseBounds_w${WG}`, dispatchLayout: { x: [0] }, dispatch: [1, 1, 1], workgroupSize: [WG, 1, 1],
-    variableNames: ['LSE', 'MAX', 'KEYS'], uniforms: 'size : i32, kdiv : i32, kmod : i32, slack : f32, relSlack : f32,', getUserCode: () => CODE,
+    outputShape: groups > 1 ? [groups] : [], shaderKey: `mlaLseBounds_w${WG}`, dispatchLayout: { x: [0] }, dispatch: [groups, 1, 1], workgroupSize: [WG, 1, 1],
+    variableNames: ['LSE', 'MAX', 'KEYS'], uniforms: 'size : i32, per : i32, kdiv : i32, kmod : i32, slack : f32, relSlack : f32,', getUserCode: () => CODE,
   };
   const info = (t: tfc.Tensor): tfc.TensorInfo => ({ dataId: t.dataId, shape: [t.size], dtype: 'float32' });
   const int = (v: number): WebgpuUniform => ({ type: 'int32', data: [v] });
   const f32 = (v: number): WebgpuUniform => ({ type: 'float32', data: [v] });
-  const uniforms = [int(lse.size), int(ix.kdiv), int(ix.kmod), f32(slack), f32(relSlack)];
-  return tf.engine().makeTensorFromTensorInfo(backend.runWebGPUProgram(program, [lse, max, keys].map(info), 'int32', uniforms)) as tfc.Scalar;
+  const uniforms = [int(lse.size), int(LB_ONE), int(ix.kdiv), int(ix.kmod), f32(slack), f32(relSlack)];
+  const counts = tf.engine().makeTensorFromTensorInfo(backend.runWebGPUProgram(program, [lse, max, keys].map(info), 'int32', uniforms));
+  if (groups === 1) return counts as tfc.Scalar;
+  const total = tf.sum(counts);
+  counts.dispose();
+  return total as tfc.Scalar;
 }
