@@ -18,6 +18,19 @@ const probes = arg('probes', 'off') === 'on';
 const rt = await selectRuntime(arg('device', 'auto'));
 await warmUp(rt);
 const { tf } = rt;
+// mla-diff's own programs are plain objects (tfjs's profile names a program by its constructor): name
+// each by its shader key's stem and output shape, e.g. "mlaGemm [8192,6144]".
+const backend = tf.backend();
+const run0 = backend.runWebGPUProgram?.bind(backend);
+if (run0) {
+  backend.runWebGPUProgram = (program, ...rest) => {
+    if (program.constructor === Object) {
+      const name = `${String(program.shaderKey).split('_')[0]} [${program.outputShape}]`;
+      Object.setPrototypeOf(program, { constructor: { name } });
+    }
+    return run0(program, ...rest);
+  };
+}
 const results = [];
 for (const T of tokens) {
   const { plan, layer, kernels, pieces, dispose } = glmLayer(rt, T, T, 'fused'); // one piece
@@ -48,7 +61,7 @@ for (const T of tokens) {
       const programs = [...by.values()].sort((a, b) => b.ms - a.ms);
       results.push({ tokens: T, path: name, probes: probes ? 'on' : 'off', wallMs: wall, gpuMs: info.kernelMs, programs });
       console.log(`T=${T} ${name}: wall ${wall.toFixed(1)} ms, GPU ${info.kernelMs.toFixed(1)} ms in ${programs.reduce((n, p) => n + p.count, 0)} programs`);
-      for (const p of programs.slice(0, 14)) console.log(`  ${p.program.padEnd(36)} ${p.ms.toFixed(2).padStart(9)} ms  ×${String(p.count).padEnd(4)} ${(100 * p.ms / info.kernelMs).toFixed(1)}%`);
+      for (const p of programs.slice(0, 24)) console.log(`  ${p.program.padEnd(36)} ${p.ms.toFixed(2).padStart(9)} ms  ×${String(p.count).padEnd(4)} ${(100 * p.ms / info.kernelMs).toFixed(1)}%`);
     } catch (e) {
       results.push({ tokens: T, path: name, error: String(e.message ?? e) });
       console.log(`T=${T} ${name}: ${e.code ?? 'error'}: ${e.message ?? e}`);

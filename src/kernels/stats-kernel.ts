@@ -23,7 +23,7 @@ const NONE = '0xffffffffu';
 /** The per-thread loops over its ST_PER elements, unrolled: constant indices keep v in registers (a loop left it in memory). */
 const unrolled = (body: (j: number) => string): string => Array.from({ length: ST_PER }, (_, j) => `  {${body(j)}\n  }`).join('\n');
 
-/** Per-input helpers of a k-input launch: tensor i's first group, its size, and a load from it (bindings cannot be indexed). */
+/** Per-input helpers of a k-input launch: tensor i's first group and its size (bindings cannot be indexed). */
 function inputHelpers(k: number): string {
   const cases = (f: (i: number) => string, dflt: string) => `switch i {\n${Array.from({ length: k }, (_, i) => `    case ${i}u: { ${f(i)} }`).join('\n')}\n    default: { ${dflt} }\n  }`;
   return `
@@ -33,10 +33,17 @@ fn stStart(i: u32) -> u32 {
 fn stSize(i: u32) -> u32 {
   ${cases((i) => `return u32(uniforms.n${i});`, 'return 0u;')}
 }
-fn stLoad(i: u32, j: u32) -> u32 {
-  ${cases((i) => `return bitcast<u32>(X${i}[j]);`, 'return 0u;')}
-}
 `;
+}
+
+/**
+ * The thread's ST_PER loads, all issued before any is used: one switch on the input outside them
+ * (a switch per load left each load waiting on the one before: 236 GB/s on the H200), indices
+ * clamped into the tensor rather than branched on (the elements past its end are masked later).
+ */
+function loads(k: number): string {
+  const body = (i: number) => Array.from({ length: ST_PER }, (_, j) => `v[${j}] = bitcast<u32>(X${i}[min(base + ${j * ST_WG}u, last)]);`).join(' ');
+  return `switch xi {\n${Array.from({ length: k }, (_, i) => `    case ${i}u: { ${body(i)} }`).join('\n')}\n    default: { }\n  }`;
 }
 
 /** Uniforms of a k-input launch: each input's size and first group, then the total groups. */
@@ -80,7 +87,10 @@ fn main(index: i32) {
   let n = stSize(xi);
   let lg = g - stStart(xi);
   let live = g < u32(uniforms.groups);
-  var v: array<u32, ${ST_PER}>; // the finite values' bits, 0 elsewhere
+  var v: array<u32, ${ST_PER}>; // the loaded bits; then the finite values' bits, 0 elsewhere
+  let base = lg * ${STATS_GROUP}u + t;
+  let last = max(n, 1u) - 1u;
+  ${loads(k)}
   var bits = 0u;
   var at = ${NONE};
   var nan = 0u;
@@ -89,7 +99,7 @@ ${unrolled((j) => `
     let local = t + ${j * ST_WG}u;
     var x = 0u;
     if (live && lg * ${STATS_GROUP}u + local < n) {
-      let u = stLoad(xi, lg * ${STATS_GROUP}u + local);
+      let u = v[${j}];
       let a = u & 0x7fffffffu;
       if (a > 0x7f800000u) { nan = nan + 1u; }
       else if (a == 0x7f800000u) { inf = inf + 1u; }
@@ -160,7 +170,7 @@ export function webgpuStats(tf: typeof tfc, maxGroupsX?: number): StatsKernel {
     const dx = Math.min(groups, cap);
     const program: WebgpuProgram = {
       outputShape: [groups * PARTIAL_WIDTH],
-      shaderKey: `mlaStats_w${ST_WG}_p${ST_PER}_u_x${k}`,
+      shaderKey: `mlaStats2_w${ST_WG}_p${ST_PER}_x${k}`,
       dispatchLayout: { x: [0] },
       dispatch: [dx, Math.ceil(groups / dx), 1],
       workgroupSize: [ST_WG, 1, 1],
