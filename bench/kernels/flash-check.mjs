@@ -2,7 +2,8 @@
 // backend: logits = scale·q·kᵀ (tf.matMul) + the causal −inf bias, then `attend` of
 // dist/backends/attention.js (the oracle the paths use). Small shapes covering the MHA form, the
 // MQA form (V = the latent's first E columns), T = 1, T and S off the tile, context before the
-// piece, no mask, S = 0 under both emptyLse, fully masked rows, several row blocks and key tiles. Then a timing of both on a few
+// piece, no mask, S = 0 under both emptyLse, fully masked rows, several row blocks and key tiles; and
+// token-major inputs and output (layout 'tokens'). Then a timing of both on a few
 // larger shapes (a sanity number on lavapipe; the H200 numbers come from the GPU bench).
 // Plain node on dist/. Usage: node bench/kernels/flash-check.mjs [--device webgpu] [--out DIR] [--prefetch-v 0|1]
 //   [--time 1|0] [--reps 3] [--prefetch-v 0|1] [--unroll 0|1]. Exit status 1 when an error exceeds the tolerance or a tensor leaks.
@@ -87,6 +88,12 @@ const CASES = [
   mha('S=0 emptyLse −inf', 2, 3, 0, 24, 16, causal(0), { emptyLse: '-inf' }),
   mha('S=0 emptyLse +inf', 2, 3, 0, 24, 16, null, { emptyLse: '+inf' }),
   mqa('MQA S=0 emptyLse +inf', 4, 2, 0, 0, { emptyLse: '+inf' }),
+  // Token-major ('tokens': q [B,A,D], k [S,A|1,D], v [S,A|1,E], out [B,A,E]), as the MHA path hands its own tokens over.
+  mha('tokens: MHA D256/E256 T=70 after 3 keys', 2, 70, 73, 256, 256, causal(3), { tokens: true }),
+  mha('tokens: MHA D24/E16 shared k,v (1 head)', 3, 20, 20, 24, 16, causal(0), { Ak: 1, vShared: true, tokens: true }),
+  mha('tokens: MHA D256/E256 T=75, split-KV forced', 2, 75, 75, 256, 256, causal(0), { splits: 3, tokens: true }),
+  mha('tokens: MHA D24/E16 context chunk, no mask', 4, 37, 67, 24, 16, null, { tokens: true }),
+  mha('tokens: S=0 emptyLse −inf', 2, 3, 0, 24, 16, causal(0), { emptyLse: '-inf', tokens: true }),
 ];
 
 function inputs(c, seed) {
@@ -105,12 +112,24 @@ const tilesFor = (c) => (prefetchV === null && unroll === null ? {} : {
   tiles: { ...defaultTiles(c.D, c.E, tf.backend().device.limits), ...flag('prefetchV', prefetchV), ...flag('unroll', unroll) },
 });
 const request = (c, x) => ({ q: x.q, k: x.k, v: x.v, valueWidth: c.E, scale: x.scale, mask: c.mask, emptyLse: c.emptyLse, ...(c.splits ? { splits: c.splits } : {}), ...tilesFor(c) });
+const swap01 = (t) => tf.transpose(t, [1, 0, 2]);
+/** The kernel on the case's layout: token-major cases get transposed copies and their out transposed back. */
+function fused(c, x) {
+  if (!c.tokens) return flashAttention(tf, request(c, x));
+  const t = { ...x, q: swap01(x.q), k: swap01(x.k), v: x.v && swap01(x.v) };
+  const r = flashAttention(tf, { ...request(c, t), layout: 'tokens' });
+  const shapeOk = r.out.shape.join() === [c.B, c.A, c.E].join();
+  const out = swap01(r.out);
+  tf.dispose([t.q, t.k, t.v, r.out].filter(Boolean));
+  if (!shapeOk) throw new Error(`${c.name}: out ${r.out.shape}, want [${c.B},${c.A},${c.E}]`);
+  return { ...r, out };
+}
 
 const checks = [];
 for (const [i, c] of CASES.entries()) {
   const x = inputs(c, 17 + 7 * i);
   const before = tf.memory().numTensors;
-  const got = flashAttention(tf, request(c, x));
+  const got = fused(c, x);
   const want = unfused({ ...c, scale: x.scale }, x.q, x.k, x.v);
   const read = async (r) => Promise.all([r.out.data(), r.lse.data(), r.max.data()]);
   const [g, w] = [await read(got), await read(want)];

@@ -26,9 +26,12 @@ export interface AttentionRequest {
   scale: number;
   mask: AttentionMask | null;
   emptyLse: EmptyLse;
+  /** Token-major q [B,A,D], k [S,A|1,D], v [S,A|1,E], out [B,A,E] (lse, max [A,B]); only for a function with tokenMajor. */
+  tokens?: boolean;
 }
 
-export type AttentionFn = (req: AttentionRequest) => Attended;
+/** An attention; `tokenMajor`: it also takes token-major tensors (AttentionRequest.tokens). */
+export type AttentionFn = ((req: AttentionRequest) => Attended) & { readonly tokenMajor?: boolean };
 
 /** How a scenario asks attention to run (schedule.attention). */
 export type AttentionMode = 'auto' | 'fused' | 'unfused';

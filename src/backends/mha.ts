@@ -69,14 +69,19 @@ export class MhaBackend implements MlaBackend<tf.Tensor> {
     // The [N,T,T] logits exist only when a probe records them all (without context); else query blocks (and sampled rows on the side).
     const sampled = piece.logitsRows;
     const full = !sampled && !piece.chunks.length && (probe.wants('logits') || probe.wants('attn_probs'));
-    // K, V and the new tokens' attention in their own scope: only qh, the result and a probe's masked logits outlive it.
-    const { qh, attended, masked } = scoped((): { qh: tf.Tensor3D; attended: Attended; masked: tf.Tensor3D | null } => {
+    // Without context (or sampled rows) the new tokens' attention reads q, k, v and writes out token-major [T,N,·]:
+    // no transposes around a kernel that takes them so (blockAttention transposes for one that does not).
+    const tokens = !piece.chunks.length && !full && sampled === undefined;
+    // K, V and the new tokens' attention in their own scope: only qh (for the context chunks), the result and a probe's masked logits outlive it.
+    const { qh, attended, masked } = scoped((): { qh: tf.Tensor3D | null; attended: Attended; masked: tf.Tensor3D | null } => {
       const kv_nope = probe.tap('kv_nope', rd.at('kv_nope', tf.reshape(linear(kv_c_normed, this.layer.linear.kv_b_proj), [T, N, P + V]), probe)); // [T,N,P+V]
       const k_nope = probe.tap('k_nope', tf.slice(kv_nope, [0, 0, 0], [T, N, P])); // [T,N,P]
       const v = probe.tap('v', tf.slice(kv_nope, [0, 0, P], [T, N, V])); // [T,N,V]
       const k_pe_heads = this.faults.has('k-pe-per-head') ? kPePerHead(c, k_pe_raw, piece.positions, style) : tf.broadcastTo(tf.reshape(k_pe, [T, 1, R]), [T, N, R]); // [T,N,R]
       const k = probe.tap('k', tf.concat([k_nope, k_pe_heads], -1)); // [T,N,D]
-      const qh = swap01(tf.concat([q_nope, q_pe], -1) as tf.Tensor3D); // [N,T,D]
+      const q = tf.concat([q_nope, q_pe], -1) as tf.Tensor3D; // [T,N,D]
+      if (tokens) return { qh: null, attended: blockAttention(this.layer, probe, rd, { q, k: k as tf.Tensor3D, v: v as tf.Tensor3D, scale, mask: { offset: 0, rowsPerToken: 1 }, emptyLse: '-inf', castP, tokens }), masked: null }; // out [T,N,V]
+      const qh = swap01(q); // [N,T,D]
       // New tokens: FlashAttention varlen, causal, heads-major [N,T,D]·[N,T,D]ᵀ.
       if (!full) {
         const own = blockAttention(this.layer, probe, rd, { q: qh, k: swap01(k), v: swap01(v), scale, mask: { offset: 0, rowsPerToken: 1 }, emptyLse: '-inf', castP }, sampled !== undefined);
@@ -88,8 +93,8 @@ export class MhaBackend implements MlaBackend<tf.Tensor> {
       const masked = tf.add(logits, tf.expandDims(causalBias(local, local), 0)) as tf.Tensor3D; // [N,T,T]
       return { qh, attended: attend(masked, swap01(v), mm, true, '-inf', castP), masked };
     });
-    const suffix = kernel(attended, piece.chunks.length ? 'suffix_output' : 'attn_out_heads'); // [N,T,V], [N,T]
-    if (!piece.chunks.length) return this.finish(piece, probe, { ...suffix, lse: reportedLse(suffix.lse, this.faults) }, masked, suffix, T, N, V);
+    const suffix = kernel(attended, piece.chunks.length ? 'suffix_output' : 'attn_out_heads'); // [N,T,V] ([T,N,V] token-major), [N,T]
+    if (!piece.chunks.length) return this.finish(piece, probe, { ...suffix, lse: reportedLse(suffix.lse, this.faults) }, masked, suffix, T, N, V, tokens);
 
     // Every tap below returns the value the merges go on with, so that a stage replay can substitute it.
     const suffix_output = probe.tap('suffix_output', swap01(suffix.out)); // [T,N,V]
@@ -111,7 +116,7 @@ export class MhaBackend implements MlaBackend<tf.Tensor> {
           const ctx_nope = rd.at('kv_nope', tf.reshape(linear(tf.slice(ws, [a0, 0], [n, L]), this.layer.linear.kv_b_proj), [n, N, P + V])); // [n,N,P+V]
           const ctx_k = tf.concat([tf.slice(ctx_nope, [0, 0, 0], [n, N, P]), tf.broadcastTo(tf.reshape(tf.slice(ws, [a0, L], [n, R]), [n, 1, R]), [n, N, R])], -1); // [n,N,D]
           const ctx_v = tf.slice(ctx_nope, [0, 0, P], [n, N, V]); // [n,N,V]
-          const args = { q: qh, k: swap01(ctx_k), v: swap01(ctx_v), scale, mask: null, emptyLse: this.kernels.emptyLse, castP }; // context precedes, no mask
+          const args = { q: qh!, k: swap01(ctx_k), v: swap01(ctx_v), scale, mask: null, emptyLse: this.kernels.emptyLse, castP }; // context precedes, no mask
           return blockAttention(this.layer, probe, rd, args, sampled !== undefined); // [N,T,V], [N,T]
         }))), 'chunk_output', i); // [N,T,V], [N,T]
       }
@@ -137,14 +142,14 @@ export class MhaBackend implements MlaBackend<tf.Tensor> {
     return this.faults.has('v-unpadded-before-merge') ? readUnpaddedAsDense(a, qkHeadDim(this.layer.config)) : a;
   }
 
-  /** lse (with its bounds), attn_out_heads, attn_out, o_proj_out; attention probabilities without context only. */
+  /** lse (with its bounds), attn_out_heads, attn_out, o_proj_out; attention probabilities without context only. out is [N,T,V], or [T,N,V] when tokenMajor. */
   private finish(
-    piece: PieceInput, probe: TensorProbe, out: Attended, masked: tf.Tensor3D | null, plain: Attended | null, T: number, N: number, V: number,
+    piece: PieceInput, probe: TensorProbe, out: Attended, masked: tf.Tensor3D | null, plain: Attended | null, T: number, N: number, V: number, tokenMajor = false,
   ): tf.Tensor2D {
     if (masked && plain && probe.wants('attn_probs')) probe.tap('attn_probs', tf.exp(tf.sub(masked, tf.expandDims(plain.lse, -1)))); // [N,T,S]
     probe.tap('lse', out.lse); // [N,T] (FA layout)
     if (probe.wants('lse')) probe.check('lse', 'lse_bounds', lseBoundViolations(out.lse, out.max, tf.expandDims(causalKeyCounts(piece), 0), 0, undefined, this.layer.lseBounds));
-    const attn_out_heads = probe.tap('attn_out_heads', swap01(out.out)); // [T,N,V]
+    const attn_out_heads = probe.tap('attn_out_heads', tokenMajor ? out.out : swap01(out.out)); // [T,N,V]
     const attn_out = probe.tap('attn_out', tf.reshape(attn_out_heads, [T, N * V]) as tf.Tensor2D); // [T,N·V]
     return oProj(this.layer, attn_out, probe, this.rd); // [T,H]
   }

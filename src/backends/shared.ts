@@ -132,9 +132,14 @@ export function fusedFor(layer: DeviceLayer, probe: TensorProbe, rd: Rounding, s
  */
 export function blockAttention(layer: DeviceLayer, probe: TensorProbe, rd: Rounding, args: FlashArgs, sampled = false): Attended {
   const f = fusedFor(layer, probe, rd, sampled);
+  if (args.tokens && !f?.tokenMajor) { // token-major in and out, through a kernel or tiling that takes heads first
+    const swap = (x: tf.Tensor3D) => tf.transpose(x, [1, 0, 2]) as tf.Tensor3D;
+    const heads = blockAttention(layer, probe, rd, { ...args, tokens: false, q: swap(args.q), k: swap(args.k), v: args.v && swap(args.v) }, sampled);
+    return { ...heads, out: swap(heads.out) }; // [B,A,E]
+  }
   if (!f) return tiledAttention(tf, args, { batched: layer.batched });
   const e = args.v ? args.v.shape[2] : args.vDim!;
-  return f({ q: args.q, k: args.k, v: args.v, e, scale: args.scale, mask: args.mask, emptyLse: args.emptyLse ?? '-inf' });
+  return f({ q: args.q, k: args.k, v: args.v, e, scale: args.scale, mask: args.mask, emptyLse: args.emptyLse ?? '-inf', ...(args.tokens ? { tokens: true } : {}) });
 }
 
 /** The LSE as a kernel reports it: natural log, or base 2 under the `lse-base-2` fault. */

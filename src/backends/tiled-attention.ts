@@ -25,6 +25,11 @@ export interface FlashArgs {
   emptyLse: EmptyLse;
   /** Where the kernel stores P in the input dtype before P·V (see attend). */
   castP?: (p: tfc.Tensor3D) => tfc.Tensor3D;
+  /**
+   * Token-major q [B,A,D], k [S,A|1,D], v [S,A|1,E] and out [B,A,E] (lse, max [A,B]): blockAttention
+   * hands them to a kernel that reads them so (AttentionFn.tokenMajor), else transposes around it.
+   */
+  tokens?: boolean;
 }
 
 export interface TileOptions {

@@ -42,9 +42,19 @@ function withTensors<T>(shapes: { q: number[]; k: number[]; v: number[] | null }
 describe('planFlash', () => {
   it('plans the MHA form (per-head K, V) and the MQA form (one latent head, V = its first 512 columns)', () => {
     expect(withTensors({ q: [64, 40, 256], k: [64, 50, 256], v: [64, 50, 256] }, (r) => planFlash(r, LIMITS)))
-      .toEqual({ A: 64, B: 40, S: 50, D: 256, E: 256, vFromK: false, tiles: defaultTiles(256, 256, LIMITS), splits: 1, splitKeys: 64 });
+      .toEqual({ A: 64, B: 40, S: 50, D: 256, E: 256, vFromK: false, tokens: false, Ak: 64, Av: 64, tiles: defaultTiles(256, 256, LIMITS), splits: 1, splitKeys: 64 });
     expect(withTensors({ q: [1, 64 * 8, 576], k: [1, 100, 576], v: null }, (r) => planFlash(r, LIMITS)))
-      .toEqual({ A: 1, B: 512, S: 100, D: 576, E: 512, vFromK: true, tiles: defaultTiles(576, 512, LIMITS), splits: 1, splitKeys: 128 });
+      .toEqual({ A: 1, B: 512, S: 100, D: 576, E: 512, vFromK: true, tokens: false, Ak: 1, Av: 1, tiles: defaultTiles(576, 512, LIMITS), splits: 1, splitKeys: 128 });
+  });
+
+  it('reads token-major q [B,A,D], k [S,A|1,D], v [S,A|1,E] with layout tokens, and checks them in that layout', () => {
+    expect(withTensors({ q: [40, 64, 256], k: [50, 64, 256], v: [50, 64, 256] }, (r) => planFlash({ ...r, layout: 'tokens' }, LIMITS)))
+      .toMatchObject({ A: 64, B: 40, S: 50, D: 256, E: 256, tokens: true, Ak: 64, Av: 64 });
+    expect(withTensors({ q: [20, 3, 24], k: [20, 1, 24], v: [20, 1, 16] }, (r) => planFlash({ ...r, layout: 'tokens' }, LIMITS)))
+      .toMatchObject({ A: 3, B: 20, S: 20, D: 24, E: 16, Ak: 1, Av: 1 });
+    // The same tensors read head-major disagree: k would have 50 heads against q's 40.
+    expect(() => withTensors({ q: [40, 64, 256], k: [50, 64, 256], v: [50, 64, 256] }, (r) => planFlash(r, LIMITS))).toThrow(/k has 50 heads; q has 40/);
+    expect(() => withTensors({ q: [40, 64, 256], k: [50, 64, 256], v: [49, 64, 256] }, (r) => planFlash({ ...r, layout: 'tokens' }, LIMITS))).toThrow(/v has 49 keys; k has 50/);
   });
 
   it('splits the keys of a decode (few row blocks, many keys) into parts of whole key tiles; never for a prefill', () => {
@@ -107,10 +117,10 @@ describe('the WGSL', () => {
     expect(flashShader({ ...wide, unroll: false }, 576, 512, true)).toMatch(/for \(var d = 0; d < 16; d\+\+\)/);
     const src = flashShader(wide, 576, 512, true);
     expect(src).toContain('const FA_D = 576;');
-    expect(src).toContain('K[kBase + s * FA_D + col + 0]'); // V read out of K
+    expect(src).toContain('K[kBase + s * kRow + col + 0]'); // V read out of K, through K's row stride
     expect(src).not.toMatch(/\bV\[/);
     expect(src).not.toMatch(/\b[so]\[/); // registers are named, never dynamically indexed arrays
-    expect(flashShader(H200_MHA, 256, 256, false)).toContain('V[vBase + s * FA_E + col + 0]');
+    expect(flashShader(H200_MHA, 256, 256, false)).toContain('V[vBase + s * vRow + col + 0]');
   });
 
   it.each([['H200 (48 KiB)', H200], ['lavapipe (32 KiB)', LAVAPIPE], ['WebGPU defaults (16 KiB, 256 threads)', LIMITS]])(

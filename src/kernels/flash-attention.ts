@@ -13,11 +13,13 @@ import { FLASH_UNIFORMS, defaultTiles, flashShader, flashShaderKey, tileBytes, t
  * online softmax over key tiles, never forming the [A,B,S] scores. Same results as the unfused
  * `attend` of backends/attention.ts on masked logits (the oracle), within fp32 rounding.
  *
- * Inputs (float32, row-major, contiguous):
+ * Inputs (float32, row-major, contiguous), layout 'heads' (the default):
  *   q [A,B,D]        A heads (MHA) or 1 (MQA: rows b = t·N + h, the N heads of token t packed)
  *   k [A|1,S,D]      keys; a leading 1 is shared by every head
  *   v [A|1,S,E]      values, or null: V = the first E columns of k (the MLA latent, D = L+R,
  *                    E = L; no separate V tensor is read)
+ * or layout 'tokens' (the MHA path's own [T,N,·] tensors, no transposes around the kernel):
+ *   q [B,A,D], k [S,A|1,D], v [S,A|1,E] or null; out [B,A,E] (lse and max stay [A,B]).
  * Mask: null = every key visible (a context chunk); { offset, rowsPerToken }: row b sees keys
  *   s ≤ offset + floor(b / rowsPerToken) (MHA: rowsPerToken 1, offset = the piece's first key
  *   index; MQA: rowsPerToken N). offset may be negative (a key range past some queries).
@@ -48,12 +50,14 @@ export interface FlashRequest {
   mask: FlashMask | null;
   emptyLse?: EmptyLse;
   tiles?: FlashTiles;
+  /** 'heads' (default): q [A,B,D], k [A|1,S,D], v [A|1,S,E], out [A,B,E]; 'tokens': q [B,A,D], k [S,A|1,D], v [S,A|1,E], out [B,A,E]. */
+  layout?: 'heads' | 'tokens';
   /** Split-KV parts (flash-decoding): absent = chosen by splitKv; 1 = none. */
   splits?: number;
 }
 
 export interface FlashResult {
-  out: tfc.Tensor3D; // [A,B,E]
+  out: tfc.Tensor3D; // [A,B,E] ([B,A,E] for layout 'tokens')
   lse: tfc.Tensor2D; // [A,B]
   max: tfc.Tensor2D; // [A,B]
 }
@@ -69,6 +73,9 @@ export interface FlashLimits {
 export interface FlashPlan {
   A: number; B: number; S: number; D: number; E: number;
   vFromK: boolean;
+  tokens: boolean;
+  /** Heads of k and of v (1: shared). */
+  Ak: number; Av: number;
   tiles: FlashTiles;
   /** Split-KV parts and the keys of each (a multiple of tiles.keys). */
   splits: number;
@@ -80,14 +87,18 @@ const tooBig = (message: string, hint: string): MlaDiffError => new MlaDiffError
 
 /** Shapes and limits checked up front; pure (no GPU), so every error path is testable anywhere. */
 export function planFlash(req: FlashRequest, limits: FlashLimits): FlashPlan {
-  const [A, B, D] = req.q.shape;
-  const [Ak, S, Dk] = req.k.shape;
+  const tokens = req.layout === 'tokens';
+  // [heads, rows, width] of a tensor in the request's layout.
+  const hrw = (t: tfc.Tensor3D): [number, number, number] => (tokens ? [t.shape[1], t.shape[0], t.shape[2]] : t.shape);
+  const [A, B, D] = hrw(req.q);
+  const [Ak, S, Dk] = hrw(req.k);
   if (Dk !== D) throw bad(`k's width ${Dk} differs from q's ${D}`);
   if (Ak !== A && Ak !== 1) throw bad(`k has ${Ak} heads; q has ${A} (k may have 1, shared)`);
   const vFromK = req.v === null;
   const E = req.v ? req.v.shape[2] : req.valueWidth ?? -1;
+  const Av = req.v ? hrw(req.v)[0] : Ak;
   if (req.v) {
-    const [Av, Sv] = req.v.shape;
+    const [, Sv] = hrw(req.v);
     if (Av !== A && Av !== 1) throw bad(`v has ${Av} heads; q has ${A}`);
     if (Sv !== S) throw bad(`v has ${Sv} keys; k has ${S}`);
     if (req.valueWidth !== undefined && req.valueWidth !== E) throw bad(`valueWidth ${req.valueWidth} differs from v's width ${E}`);
@@ -122,7 +133,7 @@ export function planFlash(req: FlashRequest, limits: FlashLimits): FlashPlan {
   if (splits > 1 && 4 * splits * A * B * (E + 2) > limits.maxStorageBufferBindingSize) {
     throw tooBig(`${splits} split-KV partials need ${4 * splits * A * B * (E + 2)} bytes, over the binding limit ${limits.maxStorageBufferBindingSize}`, hint);
   }
-  return { A, B, S, D, E, vFromK, tiles, splits, splitKeys };
+  return { A, B, S, D, E, vFromK, tokens, Ak, Av, tiles, splits, splitKeys };
 }
 
 /** Fused attention on the webgpu backend; see the header for layouts, mask and limits. */
@@ -131,10 +142,10 @@ export function flashAttention(tf: typeof tfc, req: FlashRequest): FlashResult {
     throw new MlaDiffError('device-unavailable', `flashAttention runs on webgpu; the backend is ${tf.getBackend()}`, { field: 'flashAttention' });
   }
   const backend = tf.backend() as unknown as WebgpuBackend;
-  const { A, B, S, D, E, vFromK, tiles, splits, splitKeys } = planFlash(req, backend.device.limits as unknown as FlashLimits);
+  const { A, B, S, D, E, vFromK, tokens, Ak, Av, tiles, splits, splitKeys } = planFlash(req, backend.device.limits as unknown as FlashLimits);
   if (S === 0 || A * B === 0) {
     const empty = S === 0 && req.emptyLse === '+inf' ? Infinity : -Infinity;
-    return { out: tf.zeros([A, B, E]), lse: tf.fill([A, B], empty), max: tf.fill([A, B], -Infinity) };
+    return { out: tf.zeros(tokens ? [B, A, E] : [A, B, E]), lse: tf.fill([A, B], empty), max: tf.fill([A, B], -Infinity) };
   }
   const program: WebgpuProgram = {
     outputShape: [splits * A * B * (E + 2)],
@@ -149,15 +160,22 @@ export function flashAttention(tf: typeof tfc, req: FlashRequest): FlashResult {
   const info = (t: tfc.Tensor): tfc.TensorInfo => ({ dataId: t.dataId, shape: t.shape, dtype: 'float32' });
   const inputs = [info(req.q), info(req.k), ...(req.v ? [info(req.v)] : [])];
   const int = (x: number): WebgpuUniform => ({ type: 'int32', data: [x] });
-  const heads = (t: tfc.Tensor3D, width: number) => (t.shape[0] === 1 ? 0 : S * width);
+  // Per-head and per-row strides: head-major [H,R,W] → (R·W, W); token-major [R,H,W] → (W, H·W); one shared head → 0.
+  const strides = (heads: number, rows: number, width: number): [number, number] =>
+    (tokens ? [heads === 1 ? 0 : width, heads * width] : [heads === 1 ? 0 : rows * width, width]);
+  // Split-KV partials stay head-major (the merge pairs each out row with its lse row); out is transposed after.
+  const outTokens = tokens && splits === 1;
   const uniforms = [int(A), int(B), int(S), int(req.mask?.offset ?? 0), int(req.mask?.rowsPerToken ?? 1), int(req.mask ? 1 : 0),
-    int(heads(req.k, D)), int(req.v ? heads(req.v, E) : 0), int(splitKeys), { type: 'float32' as const, data: [req.scale] }];
+    ...[...(tokens ? strides(A, B, D) : [B * D, D]), ...strides(Ak, S, D), ...(req.v ? strides(Av, S, E) : [0, 0]), ...(outTokens ? [E, A * E] : [B * E, E])].map(int),
+    int(splitKeys), { type: 'float32' as const, data: [req.scale] }];
   const n = A * B;
   const parts = tf.engine().makeTensorFromTensorInfo(backend.runWebGPUProgram(program, inputs, 'float32', uniforms)) as tfc.Tensor1D; // [splits·A·B·(E+2)]
   const packed = splits > 1 ? mergeFlashParts(tf, parts, splits, n, E) : parts; // [A·B·(E+2)]
   if (splits > 1) parts.dispose();
   const result = tf.tidy(() => ({
-    out: tf.reshape(tf.slice(packed, [0], [n * E]), [A, B, E]) as tfc.Tensor3D, // [A,B,E]
+    out: (outTokens ? tf.reshape(tf.slice(packed, [0], [n * E]), [B, A, E]) // [B,A,E]
+      : tokens ? tf.transpose(tf.reshape(tf.slice(packed, [0], [n * E]), [A, B, E]), [1, 0, 2]) // split-KV: [A,B,E] → [B,A,E]
+        : tf.reshape(tf.slice(packed, [0], [n * E]), [A, B, E])) as tfc.Tensor3D, // [A,B,E]
     lse: tf.reshape(tf.slice(packed, [n * E], [n]), [A, B]) as tfc.Tensor2D, // [A,B]
     max: tf.reshape(tf.slice(packed, [n * E + n], [n]), [A, B]) as tfc.Tensor2D, // [A,B]
   }));

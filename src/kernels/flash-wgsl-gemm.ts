@@ -83,7 +83,7 @@ export function storeOutput(t: FlashTiles, l: FlashLayout): string {
       let l${i} = faAlpha[oy * ${t.outRows} + ${i}];
       var inv${i} = 0.0;
       if (l${i} > 0.0) { inv${i} = 1.0 / l${i}; }
-      let row${i} = zOff + (a * B + bo${i}) * FA_E;
+      let row${i} = zOff + a * uniforms.oHead + bo${i} * uniforms.oRow;
 ${cols}
     }`;
   });

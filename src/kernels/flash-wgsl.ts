@@ -18,8 +18,10 @@
  * No ±inf arithmetic in the loop; the epilogue writes out = O / l, lse = ln 2·(m + log2 l) (natural
  * log), max = ln 2·m (the largest visible scaled logit), and 0 / −inf / −inf for a row that saw no key.
  *
- * The output is one flat f32 array [out A·B·E | lse A·B | max A·B] (a tfjs program has one output);
- * with split-KV, workgroup z covers keys [z·splitKeys, (z+1)·splitKeys) and writes the z-th such
+ * Q, K, V and the output are addressed through per-head and per-row strides (uniforms), so the
+ * same program reads and writes head-major [A,B,·] or token-major [B,A,·] tensors.
+ * The output is one flat f32 array [out A·B·E | lse A·B | max A·B] (a tfjs program has one output;
+ * out in the request's layout, lse and max [A,B]); with split-KV, workgroup z covers keys [z·splitKeys, (z+1)·splitKeys) and writes the z-th such
  * partial, merged by flash-merge.ts.
  */
 import type { FlashTiles } from './flash-tiles';
@@ -31,14 +33,15 @@ export type { FlashTiles } from './flash-tiles';
 export { defaultTiles, flashShaderKey, tileBytes, tilesProblem } from './flash-tiles';
 
 /** Program uniforms, in the order of the WGSL struct fields below. */
-export const FLASH_UNIFORMS = 'A : i32, B : i32, S : i32, offset : i32, rpt : i32, causal : i32, kHeadStride : i32, vHeadStride : i32, splitKeys : i32, scale : f32,';
+/** Strides (elements): q, k, v and out per head and per row (query, key, output row); head-major or token-major. */
+export const FLASH_UNIFORMS = 'A : i32, B : i32, S : i32, offset : i32, rpt : i32, causal : i32, qHead : i32, qRow : i32, kHead : i32, kRow : i32, vHead : i32, vRow : i32, oHead : i32, oRow : i32, splitKeys : i32, scale : f32,';
 
 /** The user code for tfjs's makeShader: inputs Q, K (and V unless vFromK), output `result`. */
 export function flashShader(t: FlashTiles, D: number, E: number, vFromK: boolean): string {
   const l = flashLayout(t, E);
-  const q = transposedChunk(t, 'qv', '0', l.qs4, t.rows / 4, (r, d) => `Q[qBase + (${r}) * FA_D + ${d}]`, 'b0', 'B');
-  const k = transposedChunk(t, 'kv', 'FA_KOFF', l.ks4, t.keys / 4, (r, d) => `K[kBase + (${r}) * FA_D + ${d}]`, 's0', 'S');
-  const vLoad = (c: number) => (vFromK ? `K[kBase + s * FA_D + col + ${c}]` : `V[vBase + s * FA_E + col + ${c}]`);
+  const q = transposedChunk(t, 'qv', '0', l.qs4, t.rows / 4, (r, d) => `Q[qBase + (${r}) * qRow + ${d}]`, 'b0', 'B');
+  const k = transposedChunk(t, 'kv', 'FA_KOFF', l.ks4, t.keys / 4, (r, d) => `K[kBase + (${r}) * kRow + ${d}]`, 's0', 'S');
+  const vLoad = (c: number) => (vFromK ? `K[kBase + s * kRow + col + ${c}]` : `V[vBase + s * vRow + col + ${c}]`);
   const vLoads = [0, 1, 2, 3].map((c) => `          if (col + ${c} < FA_E) { v.${'xyzw'[c]} = ${vLoad(c)}; }`).join('\n');
   const v = valueStage(t, l, vLoads);
   // The micro-GEMM loops over a chunk's columns and a V sub-chunk's keys, as loops or unrolled.
@@ -91,9 +94,12 @@ fn main(index: i32) {
   }
   let nTiles = workgroupUniformLoad(&faTiles);
   let tile0 = workgroupUniformLoad(&faTile0); // the split's first key tile (uniform, for the barriers)
-  let qBase = a * B * FA_D;
-  let kBase = a * uniforms.kHeadStride;
-  let vBase = a * uniforms.vHeadStride;
+  let qBase = a * uniforms.qHead;
+  let qRow = uniforms.qRow;
+  let kBase = a * uniforms.kHead;
+  let kRow = uniforms.kRow;
+  let vBase = a * uniforms.vHead;
+  let vRow = uniforms.vRow;
   let scale2 = uniforms.scale * FA_LOG2E;
   let sx = t % ${l.tx};
   let sy = t / ${l.tx};

@@ -3,6 +3,7 @@ import { MlaDiffError } from '../errors';
 import { webgpuRound } from '../precision/wgsl-round';
 import { adapterInfo, describeAdapter, isSoftwareAdapter, requestDawnAdapter } from './adapter';
 import type { Runtime } from './device';
+import type { AttentionRequest } from '../backends/attention-kernel';
 import { flashAttention } from '../kernels/flash-attention';
 import { webgpuStats } from '../kernels/stats-kernel';
 import { gemm } from '../kernels/gemm';
@@ -69,7 +70,8 @@ export async function createWebgpuRuntime(reason: string): Promise<Runtime> {
     makeFilled: (shape, fill) => hostFilled(tf, shape, fill),
     hostView: () => null,
     // Fused causal flash attention (src/kernels/flash-attention.ts): no [N,T,S] score tensor.
-    attention: (req) => flashAttention(tf, { q: req.q, k: req.k, v: req.v, valueWidth: req.e, scale: req.scale, mask: req.mask, emptyLse: req.emptyLse }),
+    // Token-major too: the MHA path's own [T,N,·] q, k, v and output without transposes around it.
+    attention: Object.assign((req: AttentionRequest) => flashAttention(tf, { q: req.q, k: req.k, v: req.v, valueWidth: req.e, scale: req.scale, mask: req.mask, emptyLse: req.emptyLse, layout: req.tokens ? 'tokens' : 'heads' }), { tokenMajor: true }),
     // The projections through the register-tiled GEMM (src/kernels/gemm.ts) rather than tf.matMul's 32×32-tile packed kernel.
     gemm: (x, w) => gemm(tf, x, w),
     // The absorbed MQA products per head, token-major (src/kernels/gemm-heads.ts): no transposes around them.

@@ -2,6 +2,7 @@ import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileS
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import execa from 'execa';
+import { itWebgpu, skipReason } from './webgpu-checks';
 
 /**
  * End to end: the built CLI (dist/cli/main.js) as a user runs it. Every case is a tiny layer on
@@ -458,6 +459,16 @@ describe('mla-diff CLI (e2e)', () => {
         expect(r.stderr).toContain('error [device-unavailable]');
         expect(jsStackLines(r.stderr)).toEqual([]);
       }
+    });
+
+    itWebgpu(`tiny-smoke with schedule.attention fused on webgpu: the WGSL flash kernel in both paths (MHA token-major) agrees with the reference${skipReason}`, async () => {
+      const scenario = file('tiny-fused.yaml');
+      writeFileSync(scenario, `${readFileSync(TINY_SMOKE, 'utf8').replace('name: tiny-smoke', 'name: tiny-smoke-fused')}schedule:\n  attention: fused\n`);
+      const r = await mla(['run', scenario, '--device', 'webgpu']);
+      expect({ exit: r.exitCode, err: r.stderr.split('\n').filter((l) => /error|internal/i.test(l)) }).toEqual({ exit: 0, err: [] });
+      expect(r.stdout).toContain('note: attention: fused on webgpu');
+      expect(r.stdout).toMatch(/^PASS all-heads: mha ≡ mqa ≡ reference/m);
+      expect(r.stdout).toMatch(/^PASS tp1-of-2/m);
     });
 
     it('without a Vulkan driver: exit 2, device-unavailable, no crash, no stack trace', async () => {

@@ -15,10 +15,10 @@ interface FlashJson { passed: boolean; tolerance: number; device: { name: string
 const outDir = checkDir('mla-flash-', 'kernels/flash-attention.js');
 
 // The default tiles (V through registers, loops unrolled), and both switched off: each code path of the two flags.
-itWebgpu.each(['1', '0'])(`webgpu: flashAttention (V through registers and unrolled loops: %s) equals the unfused attend within 1e-5 on 21 MHA/MQA edge cases (3 with split-KV), no leak${skipReason}`, async (flags) => {
+itWebgpu.each(['1', '0'])(`webgpu: flashAttention (V through registers and unrolled loops: %s) equals the unfused attend within 1e-5 on 26 MHA/MQA edge cases (4 with split-KV, 5 token-major), no leak${skipReason}`, async (flags) => {
   const j = await runCheck<FlashJson>('flash-check.mjs', outDir(), 'flash-check.json', ['--time', '0', '--prefetch-v', flags, '--unroll', flags]);
   expect(j.tolerance).toBeLessThanOrEqual(1e-5);
-  expect(j.checks.length).toBe(21);
+  expect(j.checks.length).toBe(26);
   for (const c of j.checks) {
     expect({ name: c.name, ok: c.ok, leaked: c.leakedTensors, mismatched: c.out.mismatched + c.lse.mismatched + c.max.mismatched })
       .toEqual({ name: c.name, ok: true, leaked: 0, mismatched: 0 });
