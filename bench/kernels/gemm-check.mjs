@@ -2,7 +2,7 @@
 // (M=1, N=5, K=3, scalar and vec4 paths), real-shaped small products of the MLA layer's linears,
 // batched and broadcast b, each tile set of the ladder (default, mid, fallback: k-steps in pairs, odd
 // and even counts) and a deep bk, the k-steps one per loop iteration, and
-// the empty products; then gemmHeads (src/kernels/gemm-heads.ts): per-head products in token-major
+// the empty products, split-K (few output tiles over a long K); then gemmHeads (src/kernels/gemm-heads.ts): per-head products in token-major
 // layouts ([T,N,K]·[N,K,E] → [T,N,E], and a [T,K] shared by every head) against tf.matMul on the
 // heads-major transposes.
 // Tolerance: max |gemm − matMul| / max |matMul| ≤ 1e-5 (the k-sum order differs), and the same
@@ -16,7 +16,8 @@ import { join } from 'node:path';
 const require = createRequire(import.meta.url);
 const dist = (m) => require(new URL(`../../dist/${m}.js`, import.meta.url).pathname);
 const { selectRuntime } = dist('runtime/select');
-const { gemm } = dist('kernels/gemm');
+const { gemm, planGemm } = dist('kernels/gemm');
+const { chooseSplitK } = dist('kernels/gemm-split');
 const { gemmHeads } = dist('kernels/gemm-heads');
 const { DEFAULT_GEMM_TILES, MID_GEMM_TILES, FALLBACK_GEMM_TILES } = dist('kernels/gemm-wgsl');
 
@@ -60,6 +61,10 @@ const CASES = [
   bmm('batched 3×[19×24·24×28]', 3, 3, 19, 24, 28),
   bmm('broadcast b 4×[33×64]·[64×20]', 4, 1, 33, 64, 20),
   bmm('broadcast [1,K,N] b 2×[5×7]·[7×9]', 2, 1, 5, 7, 9, { bRank3: true }),
+  // Split-K (gemm-split.ts): few output tiles over a long K, chosen by gemm without explicit tiles.
+  mm('split-K: 64×2048·2048×128', 64, 2048, 128, { split: true }),
+  mm('split-K, scalar B: 3×6144·6144×9', 3, 6144, 9, { split: true }),
+  mm('split-K, o_proj-like 40×16384·16384×96', 40, 16384, 96, { split: true }),
 ];
 
 /** The float64 product on the host, [batch·M, N] flattened (b broadcast when it has one entry). */
@@ -91,6 +96,7 @@ for (const [i, c] of CASES.entries()) {
   const bv = values(bShape.reduce((x, y) => x * y, 1), 12 + 7 * i);
   const a = tf.tensor(av, aShape);
   const b = tf.tensor(bv, bShape);
+  const split = c.K && !c.tiles && !c.batch ? chooseSplitK(planGemm(a, b, tf.backend().device.limits)) : 1;
   const got = gemm(tf, a, b, c.tiles);
   const want = c.K ? tf.matMul(a, b) : tf.zeros(got.shape); // tfjs-webgpu's matMul cannot bind an empty operand
   const [g, w] = [await got.data(), await want.data()];
@@ -99,10 +105,10 @@ for (const [i, c] of CASES.entries()) {
   const leaked = tf.memory().numTensors - before;
   const rel = relErr(g, w);
   const host = relErr(g, hostProduct(c, av, bv));
-  const ok = shapeOk && rel <= TOL && host <= TOL && leaked === 0;
+  const ok = shapeOk && rel <= TOL && host <= TOL && leaked === 0 && (!c.split || split > 1); // a split case must split
   const shape = `[${aShape}]·[${bShape}]`;
-  checks.push({ name: c.name, shape, tiles: c.tiles ?? null, rel, host, shapeOk, leakedTensors: leaked, ok });
-  console.log(`${ok ? 'ok  ' : 'FAIL'} ${c.name.padEnd(50)} ${shape.padEnd(26)} vs matMul ${rel.toExponential(2)} vs float64 ${host.toExponential(2)}${shapeOk ? '' : ' SHAPE'} leaked ${leaked}`);
+  checks.push({ name: c.name, shape, tiles: c.tiles ?? null, split, rel, host, shapeOk, leakedTensors: leaked, ok });
+  console.log(`${ok ? 'ok  ' : 'FAIL'} ${c.name.padEnd(50)} ${shape.padEnd(26)} vs matMul ${rel.toExponential(2)} vs float64 ${host.toExponential(2)}${split > 1 ? ` split ${split}` : ''}${shapeOk ? '' : ' SHAPE'} leaked ${leaked}`);
 }
 
 /** Per-head cases: x [T,N,K] (or [T,K] when shared), w [N,K,E]. */

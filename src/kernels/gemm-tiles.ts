@@ -39,6 +39,12 @@ export const MID_GEMM_TILES: GemmTiles = { bm: 64, bn: 64, bk: 16, tm: 4, tn: 4,
 /** Where neither fits the device (16 KiB of workgroup memory is WebGPU's default): 64×64, BK 8, 4×8 per thread, 128 threads, 8 KiB. */
 export const FALLBACK_GEMM_TILES: GemmTiles = { bm: 64, bn: 64, bk: 8, tm: 4, tn: 8, pairs: true };
 
+/**
+ * Workgroups below which a product takes the next smaller tiles: two per SM of the H200 (132 SMs), so
+ * that a small product (few tokens, or kv_a_proj's 576 columns) still fills the GPU.
+ */
+export const MIN_GEMM_WORKGROUPS = 264;
+
 /** Threads per workgroup for `t`. */
 export const gemmThreads = (t: GemmTiles): number => (t.bm / t.tm) * (t.bn / t.tn);
 

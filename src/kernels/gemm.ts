@@ -2,6 +2,8 @@ import type * as tfc from '@tensorflow/tfjs-core';
 import { MlaDiffError } from '../errors';
 import type { GemmTiles, GemmVec } from './gemm-wgsl';
 import type { WebgpuBackend, WebgpuProgram, WebgpuUniform } from './webgpu-program';
+import { chooseSplitK, splitPlan } from './gemm-split';
+import { MIN_GEMM_WORKGROUPS } from './gemm-tiles';
 import { DEFAULT_GEMM_TILES, FALLBACK_GEMM_TILES, GEMM_UNIFORMS, MID_GEMM_TILES, gemmShader, gemmShaderKey, gemmThreads, gemmTileBytes, gemmTilesProblem } from './gemm-wgsl';
 
 /**
@@ -17,7 +19,7 @@ import { DEFAULT_GEMM_TILES, FALLBACK_GEMM_TILES, GEMM_UNIFORMS, MID_GEMM_TILES,
  * maxStorageBufferBindingSize (2 GiB − 4 on the H200, 128 MiB on lavapipe): the caller splits rows
  * or columns; ceil(M/bm), ceil(N/bn) and Bt at most maxComputeWorkgroupsPerDimension; explicit
  * tiles within the workgroup memory and thread limits (without tiles: chooseGemmTiles).
- * Cost: one dispatch.
+ * Cost: one dispatch; two for a 2-D product split over K (gemm-split.ts: few output tiles, long K).
  */
 
 /** The device limits the kernel checks (GPUDevice.limits). */
@@ -59,11 +61,7 @@ const fits = (t: GemmTiles, l: GemmLimits): boolean =>
 
 export type Operand = Pick<tfc.Tensor, 'shape' | 'dtype'>;
 
-/**
- * Workgroups below which a product takes the next smaller tiles: two per SM of the H200 (132 SMs), so
- * that a small product (few tokens, or kv_a_proj's 576 columns) still fills the GPU.
- */
-export const MIN_GEMM_WORKGROUPS = 264;
+export { MIN_GEMM_WORKGROUPS };
 const TILE_LADDER: readonly GemmTiles[] = [DEFAULT_GEMM_TILES, MID_GEMM_TILES];
 
 /** The largest tiles of the ladder that fit the device and give MIN_GEMM_WORKGROUPS, else the smallest that fits, else FALLBACK. */
@@ -137,7 +135,14 @@ export function gemm<T extends tfc.Tensor2D | tfc.Tensor3D>(tf: typeof tfc, a: T
     throw new MlaDiffError('device-unavailable', `gemm runs on webgpu; the backend is ${tf.getBackend()}`, { field: 'gemm' });
   }
   const backend = tf.backend() as unknown as WebgpuBackend;
-  return runGemm(tf, planGemm(a, b, backend.device.limits as unknown as GemmLimits, tiles), a, b) as T;
+  const limits = backend.device.limits as unknown as GemmLimits;
+  const plan = planGemm(a, b, limits, tiles);
+  const s = tiles ? 1 : chooseSplitK(plan); // explicit tiles: exactly that program
+  if (s === 1) return runGemm(tf, plan, a, b) as T;
+  const parts = runGemm(tf, splitPlan(plan, s, limits), a, b); // [s,M,N]
+  const c = tf.sum(parts, 0); // [M,N]
+  parts.dispose();
+  return c as T;
 }
 
 /** Dispatches a plan over a and b (zeros for an empty product). */
