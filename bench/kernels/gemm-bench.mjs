@@ -5,7 +5,8 @@
 // --sweep also times a set of tile configs (each first checked against tf.matMul on a small
 // off-tile product; configs the device's limits refuse are listed as skipped).
 // Plain node on dist/. Usage: node bench/kernels/gemm-bench.mjs [--device webgpu]
-//   [--tokens 512,2048,8192] [--shapes q_a_proj,o_proj] [--reps 5] [--sweep | --pairs] [--out DIR]
+//   [--tokens 512,2048,8192] [--shapes q_a_proj,o_proj] [--reps 5] [--sweep | --pairs | --split] [--out DIR]
+// --split: gemm as chosen (split-K where gemm-split.ts splits) against the same tiles in one program.
 import { createRequire } from 'node:module';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -14,6 +15,7 @@ const require = createRequire(import.meta.url);
 const dist = (m) => require(new URL(`../../dist/${m}.js`, import.meta.url).pathname);
 const { selectRuntime } = dist('runtime/select');
 const { gemm, planGemm } = dist('kernels/gemm');
+const { chooseSplitK } = dist('kernels/gemm-split');
 
 const arg = (name, dflt) => { const i = process.argv.indexOf(`--${name}`); return i > 0 ? process.argv[i + 1] : dflt; };
 const outDir = arg('out');
@@ -21,6 +23,7 @@ const reps = Number(arg('reps', '5'));
 const tokens = arg('tokens', '512,2048,8192').split(',').map(Number);
 const sweep = process.argv.includes('--sweep');
 const pairs = process.argv.includes('--pairs'); // the default tiles and others with their k-steps in pairs (GemmTiles.pairs)
+const split = process.argv.includes('--split'); // auto (split over K where chooseSplitK says so) against the same tiles unsplit
 
 const SHAPES = { q_a_proj: [6144, 2048], q_b_proj: [2048, 16384], kv_a_proj_with_mqa: [6144, 576], kv_b_proj: [512, 28672], o_proj: [16384, 6144] };
 const wanted = arg('shapes', Object.keys(SHAPES).join(',')).split(',');
@@ -62,11 +65,12 @@ async function check(tiles) {
 }
 
 const configs = [];
-if (sweep || pairs) { // the GPU's clocks ramp up under load: 3 s of products before the first timing
+if (sweep || pairs || split) { // the GPU's clocks ramp up under load: 3 s of products before the first timing
   const w = tf.randomNormal([4096, 4096]);
   for (const t0 = performance.now(); performance.now() - t0 < 3000;) { const c = tf.matMul(w, w); await tf.slice(c, [0, 0], [1, 1]).data(); c.dispose(); }
   w.dispose();
 }
+if (split) configs.push({ tiles: null, tag: 'unsplit', unsplit: true });
 for (const tiles of sweep ? [null, ...SWEEP] : pairs ? [null, ...PAIRS] : [null]) {
   if (!tiles) { configs.push({ tiles: null, tag: 'auto' }); continue; }
   try {
@@ -89,15 +93,17 @@ for (const T of tokens) {
     const matMulMs = await timeIt(() => tf.matMul(x, w));
     const row = { T, name, K, N, matMulMs, matMulTflops: tflops(T, K, N, matMulMs), gemm: [] };
     for (const c of configs.filter((c) => !c.skipped)) {
-      const ms = await timeIt(() => gemm(tf, x, w, c.tiles ?? undefined));
-      const chosen = c.tiles ? c.tag : `auto ${tag(planGemm(x, w, tf.backend().device.limits).tiles)}`;
+      const plan = planGemm(x, w, tf.backend().device.limits);
+      const ms = await timeIt(() => gemm(tf, x, w, c.unsplit ? plan.tiles : c.tiles ?? undefined)); // explicit tiles: one program, no split
+      const parts = chooseSplitK(plan);
+      const chosen = c.tiles ? c.tag : `${c.unsplit ? 'unsplit' : 'auto'} ${tag(plan.tiles)}${!c.unsplit && parts > 1 ? ` split ${parts}` : ''}`;
       row.gemm.push({ tiles: chosen, ms, tflops: tflops(T, K, N, ms) });
     }
     tf.dispose([x, w]);
     rows.push(row);
     const best = row.gemm.reduce((a, b) => (b.ms < a.ms ? b : a));
     console.log(`T=${String(T).padEnd(5)} ${name.padEnd(19)} [${T},${K}]·[${K},${N}]  matMul ${matMulMs.toFixed(2)} ms ${row.matMulTflops.toFixed(1)} TFLOP/s  ` +
-      row.gemm.map((g) => `gemm ${g.tiles} ${g.ms.toFixed(2)} ms ${g.tflops.toFixed(1)}`).join('  ') + (sweep || pairs ? `  best ${best.tiles}` : ''));
+      row.gemm.map((g) => `gemm ${g.tiles} ${g.ms.toFixed(2)} ms ${g.tflops.toFixed(1)}`).join('  ') + (sweep || pairs || split ? `  best ${best.tiles}` : ''));
   }
 }
 

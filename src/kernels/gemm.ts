@@ -2,7 +2,7 @@ import type * as tfc from '@tensorflow/tfjs-core';
 import { MlaDiffError } from '../errors';
 import type { GemmTiles, GemmVec } from './gemm-wgsl';
 import type { WebgpuBackend, WebgpuProgram, WebgpuUniform } from './webgpu-program';
-import { chooseSplitK, splitPlan } from './gemm-split';
+import { chooseSplitK, splitPlan, sumParts } from './gemm-split';
 import { MIN_GEMM_WORKGROUPS } from './gemm-tiles';
 import { DEFAULT_GEMM_TILES, FALLBACK_GEMM_TILES, GEMM_UNIFORMS, MID_GEMM_TILES, gemmShader, gemmShaderKey, gemmThreads, gemmTileBytes, gemmTilesProblem } from './gemm-wgsl';
 
@@ -140,7 +140,7 @@ export function gemm<T extends tfc.Tensor2D | tfc.Tensor3D>(tf: typeof tfc, a: T
   const s = tiles ? 1 : chooseSplitK(plan); // explicit tiles: exactly that program
   if (s === 1) return runGemm(tf, plan, a, b) as T;
   const parts = runGemm(tf, splitPlan(plan, s, limits), a, b); // [s,M,N]
-  const c = tf.sum(parts, 0); // [M,N]
+  const c = sumParts(tf, parts); // [M,N]
   parts.dispose();
   return c as T;
 }
