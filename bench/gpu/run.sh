@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # `npm run bench:gpu`, on the device machine (README "GPU"): one GLM-5 layer (64 heads) through both
-# paths at T = 512, 2048, 8192 (one piece; and where a step's time goes, bench/gpu/phases.mjs) and 32768 (prefilled in 4 chunks of 8192: one piece of
+# paths at T = 512, 2048, 8192 (one piece, per path and both pipelined as the CLI runs them; where a step's time goes, bench/gpu/phases.mjs;
+# GPU time per program, profile.mjs) and 32768 (prefilled in 4 chunks of 8192: one piece of
 # 32768 would need a 2 GiB q, over the binding limit), probes off and on, beside PyTorch eager fp32
 # (../shared/anchors/mla_torch.py) on the same GPU in the same call, with the ratio; the WGSL kernels
 # checked on the GPU first; three scenarios through the CLI (the last 32768 tokens, keys in parts). Writes everything under $OUT (or ./out).
@@ -15,9 +16,13 @@ step() { echo "## $*"; timeout "${LIMIT:-120}" "$@"; echo "exit $?"; }
   step node bench/kernels/gemm-check.mjs --device webgpu --out "$out"
   step node bench/kernels/stats-check.mjs --device webgpu --out "$out" --time 1
   step node bench/kernels/norm-rope-check.mjs --device webgpu --out "$out"
-  LIMIT=150 step node bench/gpu/attention.mjs --device webgpu --tokens 512,2048,8192 --chunk 8192 --attention fused --probes both --out "$out/layer.json"
+  step node bench/kernels/lse-bounds-check.mjs --device webgpu --out "$out"
+  step node bench/kernels/upload-check.mjs --device webgpu --out "$out"
+  step node bench/kernels/gemm-bench.mjs --device webgpu --tokens 1,64,512,2048 --reps 9 --split --out "$out"
+  step node bench/gpu/profile.mjs --device webgpu --tokens 512,8192 --probes on --out "$out/profile-on.json"
+  LIMIT=240 step node bench/gpu/attention.mjs --device webgpu --tokens 512,2048,8192 --chunk 8192 --attention fused --probes both --out "$out/layer.json"
   LIMIT=150 step node bench/gpu/phases.mjs --device webgpu --tokens 512,2048,8192 --out "$out/phases.json"
-  LIMIT=150 step node bench/gpu/attention.mjs --device webgpu --tokens 32768 --chunk 8192 --attention fused --probes both --out "$out/layer-32768.json"
+  LIMIT=240 step node bench/gpu/attention.mjs --device webgpu --tokens 32768 --chunk 8192 --attention fused --probes both --out "$out/layer-32768.json"
   if [[ -f .device/anchors/mla_torch.py ]]; then
     echo "## python3 .device/anchors/mla_torch.py"; timeout 90 env PYTHONUNBUFFERED=1 python3 .device/anchors/mla_torch.py | tee "$out/torch.log"; echo "exit $?"
   fi
