@@ -4,7 +4,7 @@
 // context chunks, in key parts where a chunk's kv_b_proj output would pass the 2 GiB binding limit);
 // every piece runs through mha and mqa, one warm-up piece first; then through both as the CLI runs a
 // piece (stepPaths: the MQA step enqueued while the GPU runs the MHA step), recorders finished per piece.
-// Prints per T and path: wall ms (all pieces, median of 5 runs for T ≤ 8192 (a ~30 ms host pause, V8's
+// Prints per T and path: wall ms (all pieces, median of 9 runs for T ≤ 2048, 5 for T ≤ 8192 (a ~30 ms host pause, V8's
 // major GC, hits one run in a few), 1 above, after
 // 1 s of GPU warm-up per T and, for one piece, an untimed run per mode; the
 // embeddings already on the device, o_proj_out left there), effective TFLOP/s of the layer (projections
@@ -62,7 +62,7 @@ for (const T of tokens) {
         };
         if (pieces.length === 1) await once(); // untimed: the buffer pool grows to what this mode holds (a recorder keeps its taps' stats)
         const times = [];
-        for (let r = 0; r < (T <= 8192 ? 5 : 1); r++) times.push(await once());
+        for (let r = 0; r < (T <= 2048 ? 9 : T <= 8192 ? 5 : 1); r++) times.push(await once());
         const ms = times.sort((x, y) => x - y)[Math.floor(times.length / 2)]; // the median
         const flop = layerFlop(s.config, name, T);
         const mem = rt.tf.memory();
@@ -97,7 +97,7 @@ for (const T of tokens) {
       };
       if (pieces.length === 1) await once();
       const times = [];
-      for (let r = 0; r < (T <= 8192 ? 5 : 1); r++) times.push(await once());
+      for (let r = 0; r < (T <= 2048 ? 9 : T <= 8192 ? 5 : 1); r++) times.push(await once());
       const ms = [...times].sort((x, y) => x - y)[Math.floor(times.length / 2)];
       row[`both_${mode}`] = { ms, runs: times };
       console.log(`T=${T} chunk=${c} ${row.attention} both paths pipelined, probes ${mode}: ${ms.toFixed(1)} ms (median of ${times.length}: ${times.map((x) => x.toFixed(1)).join(', ')})`);
