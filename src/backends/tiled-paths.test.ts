@@ -1,14 +1,11 @@
 import * as tf from '@tensorflow/tfjs-core';
-import type { Runtime } from '../runtime/device';
-import { testRuntime } from '../test-utils/runtime';
+import { layerFixture } from '../test-utils/layer';
 import { preset } from '../model/presets';
 import { SyntheticWeights } from '../weights/synthetic';
 import { pathOutputs, prefillPiece, relL2 } from '../test-utils/pieces';
 import type { MlaBackend } from './backend';
 import { DEFAULT_KERNELS } from './backend';
 import { ColdBackend } from './cold';
-import type { DeviceLayer } from './layer';
-import { disposeLayer, uploadLayer } from './layer';
 import { MhaBackend } from './mha';
 import { MqaBackend } from './mqa';
 
@@ -24,23 +21,17 @@ const pieces = () => [prefillPiece(source, 0, 11, [], id), prefillPiece(source, 
 const outputs = (make: () => MlaBackend<tf.Tensor>, recorded: boolean) => pathOutputs(tf, make(), pieces(), recorded);
 
 describe.each(['wasm', 'cpu'] as const)('tiled attention inside the paths on %s', (device) => {
-  let rt: Runtime;
-  let layer: DeviceLayer;
-  beforeAll(async () => {
-    rt = await testRuntime(device);
-    layer = uploadLayer(rt, source, { start: 0, count: cfg.num_attention_heads }, 16);
-  });
-  afterAll(() => disposeLayer(layer));
+  const f = layerFixture(device, source);
 
   it.each<[string, () => MlaBackend<tf.Tensor>]>([
-    ['mha', () => new MhaBackend(layer, new Set(), 16, DEFAULT_KERNELS)],
-    ['mqa, 3 KV splits', () => new MqaBackend(layer, new Set(), 16, { ...DEFAULT_KERNELS, kvSplits: 3 })],
-    ['cold', () => new ColdBackend(layer)],
+    ['mha', () => new MhaBackend(f.layer, new Set(), 16, DEFAULT_KERNELS)],
+    ['mqa, 3 KV splits', () => new MqaBackend(f.layer, new Set(), 16, { ...DEFAULT_KERNELS, kvSplits: 3 })],
+    ['cold', () => new ColdBackend(f.layer)],
   ])('%s: probes off ≡ every stage recorded', async (_name, make) => {
-    const before = rt.tf.memory().numTensors;
+    const before = f.rt.tf.memory().numTensors;
     const [off, on] = [await outputs(make, false), await outputs(make, true)];
-    layer.rope?.clear(); // the layer's rotary tables (kept per positions array until the layer goes)
-    expect(rt.tf.memory().numTensors).toBe(before);
+    f.layer.rope?.clear(); // the layer's rotary tables (kept per positions array until the layer goes)
+    expect(f.rt.tf.memory().numTensors).toBe(before);
     for (const [k, o] of off.entries()) expect(relL2(o, on[k]!)).toBeLessThan(1e-6);
   });
 });

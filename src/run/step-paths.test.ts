@@ -1,14 +1,11 @@
 import * as tf from '@tensorflow/tfjs-core';
-import type { Runtime } from '../runtime/device';
-import { testRuntime } from '../test-utils/runtime';
+import { layerFixture } from '../test-utils/layer';
 import { preset } from '../model/presets';
 import { SyntheticWeights } from '../weights/synthetic';
 import { prefillPiece } from '../test-utils/pieces';
 import type { MlaBackend, PieceInput } from '../backends/backend';
 import { DEFAULT_KERNELS } from '../backends/backend';
 import { ColdBackend } from '../backends/cold';
-import type { DeviceLayer } from '../backends/layer';
-import { disposeLayer, uploadLayer } from '../backends/layer';
 import { MhaBackend } from '../backends/mha';
 import { MqaBackend } from '../backends/mqa';
 import type { Recording } from '../probes/recorder';
@@ -30,18 +27,12 @@ const pieces = (): PieceInput[] => [
 ];
 
 describe.each(['wasm', 'cpu'] as const)('stepPaths on %s', (device) => {
-  let rt: Runtime;
-  let layer: DeviceLayer;
-  beforeAll(async () => {
-    rt = await testRuntime(device);
-    layer = uploadLayer(rt, source, { start: 0, count: cfg.num_attention_heads }, 16);
-  });
-  afterAll(() => disposeLayer(layer));
+  const f = layerFixture(device, source);
 
-  const paths = (): MlaBackend<tf.Tensor>[] => [new MhaBackend(layer, new Set(), 16, DEFAULT_KERNELS), new MqaBackend(layer, new Set(), 16, DEFAULT_KERNELS), new ColdBackend(layer)];
+  const paths = (): MlaBackend<tf.Tensor>[] => [new MhaBackend(f.layer, new Set(), 16, DEFAULT_KERNELS), new MqaBackend(f.layer, new Set(), 16, DEFAULT_KERNELS), new ColdBackend(f.layer)];
   const record = async (run: (ps: MlaBackend<tf.Tensor>[], recs: TensorRecorder[], piece: PieceInput) => Promise<void>): Promise<Recording[]> => {
     const ps = paths();
-    const recs = ps.map(() => new TensorRecorder(rt.tf, {}, () => null));
+    const recs = ps.map(() => new TensorRecorder(f.rt.tf, {}, () => null));
     for (const piece of pieces()) await run(ps, recs, piece);
     const out = await Promise.all(recs.map((r, i) => r.finish(ps[i]!.name)));
     for (const p of ps) p.dispose();
@@ -50,7 +41,7 @@ describe.each(['wasm', 'cpu'] as const)('stepPaths on %s', (device) => {
   };
 
   it('records what the paths record one after another, bit for bit, and leaks nothing', async () => {
-    const before = rt.tf.memory().numTensors;
+    const before = f.rt.tf.memory().numTensors;
     const seconds: number[][] = [];
     const piped = await record(async (ps, recs, piece) => { seconds.push(await stepPaths(ps, recs, piece)); });
     const serial = await record(async (ps, recs, piece) => {
@@ -59,8 +50,8 @@ describe.each(['wasm', 'cpu'] as const)('stepPaths on %s', (device) => {
         else { recs[i]!.at(piece); await p.step(piece, recs[i]!); }
       }
     });
-    layer.rope?.clear();
-    expect(rt.tf.memory().numTensors).toBe(before);
+    f.layer.rope?.clear();
+    expect(f.rt.tf.memory().numTensors).toBe(before);
     expect(seconds).toHaveLength(3);
     for (const s of seconds) expect(s.every((x) => x >= 0)).toBe(true);
     for (const [i, r] of piped.entries()) {
