@@ -12,7 +12,7 @@ import { join } from 'node:path';
 const require = createRequire(import.meta.url);
 const dist = (m) => require(new URL(`../../dist/${m}.js`, import.meta.url).pathname);
 const { selectRuntime } = dist('runtime/select');
-const { lseBoundViolations } = dist('backends/attention');
+const { lseBoundViolations, LSE_SLACK } = dist('backends/attention');
 const { lseBoundsKernel } = dist('kernels/lse-bounds');
 
 const arg = (name, dflt) => { const i = process.argv.indexOf(`--${name}`); return i > 0 ? process.argv[i + 1] : dflt; };
@@ -58,14 +58,14 @@ for (const c of cases) {
   const { lse, max } = values(n, keyOf);
   const [l, m, k] = [tf.tensor2d(lse, c.shape), tf.tensor2d(max, c.shape), c.keys.length ? tf.tensor(kv, c.keys) : tf.scalar(kv[0])];
   const want = tf.tidy(() => lseBoundViolations(l, m, k, c.relSlack ?? 0));
-  const got = lseBoundsKernel(tf, l, m, k, c.relSlack ?? 0, 1e-4);
+  const got = lseBoundsKernel(tf, l, m, k, c.relSlack ?? 0, LSE_SLACK);
   const [w, g] = [(await want.data())[0], (await got.data())[0]];
   tf.dispose([l, m, k, want, got]);
   const leaked = tf.memory().numTensors - before;
   // Elements within 3e-7 (relative, ~2 ulp) of a bound: GPU logs and sums may round them either way.
   let nearBound = 0;
   for (let i = 0; i < n; i++) {
-    const s = 1e-4 + (c.relSlack ?? 0) * Math.abs(lse[i]);
+    const s = LSE_SLACK + (c.relSlack ?? 0) * Math.abs(lse[i]);
     const k = keyOf(i);
     const near = (b) => Number.isFinite(b) && Math.abs(lse[i] - b) <= 3e-7 * Math.max(1, Math.abs(b));
     if (Number.isFinite(lse[i]) && (near(max[i] - s) || (k > 0 && near(max[i] + Math.log(k) + s)))) nearBound++;

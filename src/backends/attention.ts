@@ -72,12 +72,16 @@ export function mergeAttnStates(prefix: Attended, suffix: Attended, fixInf = tru
   };
 }
 
+/** The LSE bounds' absolute slack (fp32 rounding of the logits and the sum). */
+export const LSE_SLACK = 1e-4;
+
 /**
  * Count of rows breaking max logit ≤ lse ≤ max logit + ln n (n = keys the row saw), with slack:
- * 1e-4 plus `relSlack`·|lse| for an LSE stored in a narrower dtype (its unit roundoff).
+ * LSE_SLACK plus `relSlack`·|lse| for an LSE stored in a narrower dtype (its unit roundoff).
  */
-export function lseBoundViolations(lse: tf.Tensor, max: tf.Tensor, keys: tf.Tensor, relSlack = 0, slack = 1e-4, kernel?: LseBoundsKernel): tf.Scalar {
-  if (kernel) return kernel(lse, max, keys, relSlack, slack);
+export function lseBoundViolations(lse: tf.Tensor, max: tf.Tensor, keys: tf.Tensor, relSlack = 0, kernel?: LseBoundsKernel): tf.Scalar {
+  const slack = LSE_SLACK;
+  if (kernel) return kernel(lse, max, keys, relSlack, slack); // the device's one-program check (webgpu)
   const s = relSlack ? tf.add(slack, tf.mul(tf.abs(lse), relSlack)) : slack;
   const lo = tf.less(lse, tf.sub(max, s));
   const hi = tf.greater(lse, tf.add(tf.add(max, tf.log(keys)), s));

@@ -118,7 +118,7 @@ export class ColdBackend implements MlaBackend<tf.Tensor> {
       if (sampled) tapSampledRows(probe, { layout: 'h t s', q: qh, k: ks, scale, batched: mm, rows: sampled, offset: piece.start, lse: out.lse }); // [N,r,S]
     }
     probe.tap('lse', out.lse); // [N,T]
-    if (probe.wants('lse')) probe.check('lse', 'lse_bounds', lseBoundViolations(out.lse, out.max, tf.expandDims(causalKeyCounts(piece), 0), 0, undefined, this.layer.lseBounds));
+    if (probe.wants('lse')) probe.check('lse', 'lse_bounds', lseBoundViolations(out.lse, out.max, tf.expandDims(causalKeyCounts(piece), 0), 0, this.layer.lseBounds));
     const attn_out_heads = probe.tap('attn_out_heads', this.rd.at('attn_out_heads', tf.transpose(out.out, [1, 0, 2]), probe)); // [T,N,V]
     const attn_out = probe.tap('attn_out', tf.reshape(attn_out_heads, [T, N * V]) as tf.Tensor2D); // [T,N·V]
     return oProj(this.layer, attn_out, probe, this.rd); // [T,H]

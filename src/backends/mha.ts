@@ -100,7 +100,7 @@ export class MhaBackend implements MlaBackend<tf.Tensor> {
     const suffix_output = probe.tap('suffix_output', swap01(suffix.out)); // [T,N,V]
     const lse16 = (l: tf.Tensor2D, stage: 'suffix_lse' | 'chunk_lse', i?: number) => (this.faults.has('lse-bf16-merge') ? rd.as(l, 'bfloat16', probe, stage, i) : l); // [N,T]
     const suffixLse = probe.tap('suffix_lse', lse16(reportedLse(suffix.lse, this.faults), 'suffix_lse')); // [N,T]: what the kernel hands to the merge, base 2 under lse-base-2
-    if (probe.wants('suffix_lse')) probe.check('suffix_lse', 'lse_bounds', lseBoundViolations(suffixLse, suffix.max, tf.expandDims(tf.tensor1d(piece.positions.map((_, t) => t + 1)), 0), 0, undefined, this.layer.lseBounds));
+    if (probe.wants('suffix_lse')) probe.check('suffix_lse', 'lse_bounds', lseBoundViolations(suffixLse, suffix.max, tf.expandDims(tf.tensor1d(piece.positions.map((_, t) => t + 1)), 0), 0, this.layer.lseBounds));
     let running: Attended | null = null;
     piece.chunks.forEach(([a, b], i) => {
       const len = b - a;
@@ -126,7 +126,7 @@ export class MhaBackend implements MlaBackend<tf.Tensor> {
       const kernelLse = transposed ? (tf.transpose(reported) as tf.Tensor2D) : reported; // [T,N] under the fault
       const chunk_output = probe.tap('chunk_output', swap01(part.out), undefined, i); // [T,N,V]
       const chunk_lse = probe.tap('chunk_lse', kernelLse, transposed ? 't h' : 'h t', i); // [N,T] ([T,N] under the fault)
-      if (len && probe.wants('chunk_lse')) probe.check('chunk_lse', 'lse_bounds', lseBoundViolations(reported, part.max, tf.scalar(len), 0, undefined, this.layer.lseBounds), i);
+      if (len && probe.wants('chunk_lse')) probe.check('chunk_lse', 'lse_bounds', lseBoundViolations(reported, part.max, tf.scalar(len), 0, this.layer.lseBounds), i);
       const merged: Attended = { out: swap01(chunk_output), lse: transposed ? (tf.reshape(chunk_lse, [N, T]) as tf.Tensor2D) : chunk_lse, max: part.max };
       const next: Attended = running === null ? merged : kernel(mergeAttnStates(i === 1 ? this.mergeIn(running) : running, this.mergeIn(merged), !this.faults.has('merge-inf-unhandled')), 'context_output', i);
       const context_output = probe.tap('context_output', swap01(next.out), undefined, i); // [T,N,V]
@@ -148,7 +148,7 @@ export class MhaBackend implements MlaBackend<tf.Tensor> {
   ): tf.Tensor2D {
     if (masked && plain && probe.wants('attn_probs')) probe.tap('attn_probs', tf.exp(tf.sub(masked, tf.expandDims(plain.lse, -1)))); // [N,T,S]
     probe.tap('lse', out.lse); // [N,T] (FA layout)
-    if (probe.wants('lse')) probe.check('lse', 'lse_bounds', lseBoundViolations(out.lse, out.max, tf.expandDims(causalKeyCounts(piece), 0), 0, undefined, this.layer.lseBounds));
+    if (probe.wants('lse')) probe.check('lse', 'lse_bounds', lseBoundViolations(out.lse, out.max, tf.expandDims(causalKeyCounts(piece), 0), 0, this.layer.lseBounds));
     const attn_out_heads = probe.tap('attn_out_heads', tokenMajor ? out.out : swap01(out.out)); // [T,N,V]
     const attn_out = probe.tap('attn_out', tf.reshape(attn_out_heads, [T, N * V]) as tf.Tensor2D); // [T,N·V]
     return oProj(this.layer, attn_out, probe, this.rd); // [T,H]

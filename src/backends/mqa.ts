@@ -125,7 +125,7 @@ export class MqaBackend implements MlaBackend<tf.Tensor> {
       probe.tap('attn_probs', tf.reshape(tf.exp(tf.sub(masked, tf.expandDims(lse, -1))), [T, N, S]), 't h s');
     }
     const lseTN = probe.tap('lse', rd.at('lse', reportedLse(tf.reshape(lse, [T, N]), this.faults), probe), 't h'); // [T,N] (Triton MLA layout; a bf16 tensor there)
-    if (probe.wants('lse')) probe.check('lse', 'lse_bounds', lseBoundViolations(lseTN, tf.reshape(max, [T, N]), tf.expandDims(causalKeyCounts(piece), 1), rd.slack('lse'), undefined, this.layer.lseBounds));
+    if (probe.wants('lse')) probe.check('lse', 'lse_bounds', lseBoundViolations(lseTN, tf.reshape(max, [T, N]), tf.expandDims(causalKeyCounts(piece), 1), rd.slack('lse'), this.layer.lseBounds));
     const attn_out_latent = probe.tap('attn_out_latent', rd.at('attn_out_latent', tf.reshape(o_lat, [T, N, L]), probe)); // [T,N,L]
     const heads = headMatmul(this.layer, attn_out_latent as tf.Tensor3D, W_UV); // [T,N,V] (_v_up_proj bmm)
     const attn_out_heads = probe.tap('attn_out_heads', rd.at('attn_out_heads', heads, probe)); // [T,N,V]
