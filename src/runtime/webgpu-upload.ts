@@ -28,10 +28,9 @@ export interface UploadingBackend {
 /** GPUBufferUsage STORAGE | COPY_SRC | COPY_DST, as tfjs allocates tensor buffers. */
 const TENSOR_USAGE = 0x0080 | 0x0004 | 0x0008;
 
-/** Replaces backend.uploadToGPU; returns the number of uploads it has taken over so far (for tests and benches). */
-export function pooledUploads(backend: UploadingBackend, maxBytes = 1 << 20): () => number {
+/** Replaces backend.uploadToGPU (bench/kernels/upload-check.mjs checks it on the device). */
+export function pooledUploads(backend: UploadingBackend, maxBytes = 1 << 20): void {
   const tfjsUpload = backend.uploadToGPU.bind(backend);
-  let count = 0;
   backend.uploadToGPU = (dataId: object) => {
     const d = backend.tensorMap.get(dataId);
     const n = d?.values?.length ?? 0;
@@ -45,7 +44,5 @@ export function pooledUploads(backend: UploadingBackend, maxBytes = 1 << 20): ()
     backend.queue.writeBuffer(buffer, 0, data);
     d.values = null; // once uploaded, the values live on the GPU only (as tfjs does)
     d.resource = buffer;
-    count++;
   };
-  return () => count;
 }
