@@ -11,7 +11,8 @@ import { tapSampledRows } from './logits-rows';
 import { mergeParts } from './key-parts';
 import { matmul } from './matmul';
 import type { DeviceLayer } from './layer';
-import { causalBias, causalKeyCounts, queryIndices, linear, onHost, oProj, pathScale, pieceScalars, blockAttention, preAttention } from './shared';
+import { causalBias, causalKeyCounts, queryIndices, linear, onHost, oProj, pathScale, pieceScalars, blockAttention } from './shared';
+import { preAttention } from './pre-attention';
 
 /** A request's keys so far: K and V in key parts of at most keyPart keys (one part unless the device's binding limit asks). */
 interface History {

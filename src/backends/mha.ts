@@ -14,7 +14,8 @@ import { tapSampledRows } from './logits-rows';
 import { matmul } from './matmul';
 import { PagedLatentCache } from './paged-cache';
 import { keyParts, mergeParts } from './key-parts';
-import { causalBias, causalKeyCounts, linear, onHost, oProj, pathScale, pieceScalars, blockAttention, preAttention, reportedLse, scoped } from './shared';
+import { causalBias, causalKeyCounts, linear, onHost, oProj, pathScale, pieceScalars, blockAttention, reportedLse, scoped } from './shared';
+import { preAttention } from './pre-attention';
 
 /** [N,T,E] ↔ [T,N,E]. */
 const swap01 = (x: tf.Tensor): tf.Tensor3D => tf.transpose(x, [1, 0, 2]) as tf.Tensor3D;

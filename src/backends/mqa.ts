@@ -2,7 +2,6 @@ import * as tf from '@tensorflow/tfjs-core';
 import type { FaultSet } from '../faults/catalogue';
 import type { Rounding } from '../precision/rounding';
 import { fp32Rounding } from '../precision/rounding';
-import type { MlaConfig } from '../model/config';
 import { latentWidth } from '../model/config';
 import type { TensorProbe } from '../probes/probe';
 import { NULL_PROBE } from '../probes/probe';
@@ -16,7 +15,8 @@ import { tapSampledRows } from './logits-rows';
 import { headMatmul } from './head-matmul';
 import { matmul } from './matmul';
 import { PagedLatentCache } from './paged-cache';
-import { causalBias, causalKeyCounts, queryIndices, linear, onHost, oProj, pathScale, pieceScalars, blockAttention, preAttention, reportedLse, scoped } from './shared';
+import { causalBias, causalKeyCounts, queryIndices, linear, onHost, oProj, pathScale, pieceScalars, blockAttention, reportedLse, scoped } from './shared';
+import { preAttention } from './pre-attention';
 import { splitRanges } from './splits';
 
 /**
@@ -54,7 +54,7 @@ export class MqaBackend implements MlaBackend<tf.Tensor> {
     const c = this.layer.config;
     const T = piece.positions.length;
     const S = piece.historySlots.length; // every key up to the piece's last token
-    const [N, P, L, V] = [c.num_attention_heads, c.qk_nope_head_dim, c.kv_lora_rank, c.v_head_dim];
+    const [N, L, V] = [c.num_attention_heads, c.kv_lora_rank, c.v_head_dim];
     const C = latentWidth(c);
     const scale = pathScale(c, this.faults);
     pieceScalars(probe, piece, scale, this.faults);

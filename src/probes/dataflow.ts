@@ -27,7 +27,7 @@ const of = (...stages: (StageName | [StageName, ChunkRef])[]): StageInput[] =>
 const flow = (inputs: StageInput[], history?: StageName[]): StageFlow => (history ? { inputs, history } : { inputs });
 const LATENT_ROWS: StageName[] = ['kv_c_normed', 'k_pe'];
 
-/** shared.ts preAttention, the same in every path. */
+/** pre-attention.ts preAttention, the same in every path. */
 const PRE: Dataflow = {
   hidden_in: flow([]),
   q_c_raw: flow(of('hidden_in')),
