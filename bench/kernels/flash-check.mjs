@@ -6,7 +6,7 @@
 // token-major inputs and output (layout 'tokens'). Then a timing of both on a few
 // larger shapes (a sanity number on lavapipe; the H200 numbers come from the GPU bench).
 // Plain node on dist/. Usage: node bench/kernels/flash-check.mjs [--device webgpu] [--out DIR] [--prefetch-v 0|1]
-//   [--time 1|0] [--reps 3] [--prefetch-v 0|1] [--unroll 0|1]. Exit status 1 when an error exceeds the tolerance or a tensor leaks.
+//   [--time 1|0] [--reps 3] [--prefetch-v 0|1] [--unroll 0|1] [--tiles JSON]. Exit status 1 when an error exceeds the tolerance or a tensor leaks.
 import { createRequire } from 'node:module';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -105,11 +105,13 @@ function inputs(c, seed) {
 
 // --prefetch-v 0|1: the default tiles with V staged directly or through registers (default: as defaultTiles has it).
 // --unroll 0|1: the default tiles with the Q·Kᵀ and P·V loops unrolled or not (default: as defaultTiles has it).
+// --tiles '{"narrow": {...}, "wide": {...}}': fields over the default tiles of the MHA-like (E ≤ 256) and the MQA (E > 256) cases.
 const prefetchV = arg('prefetch-v', null);
 const unroll = arg('unroll', null);
+const forced = JSON.parse(arg('tiles', '{}'));
 const flag = (name, v) => (v === null ? {} : { [name]: v === '1' });
-const tilesFor = (c) => (prefetchV === null && unroll === null ? {} : {
-  tiles: { ...defaultTiles(c.D, c.E, tf.backend().device.limits), ...flag('prefetchV', prefetchV), ...flag('unroll', unroll) },
+const tilesFor = (c) => (prefetchV === null && unroll === null && !Object.keys(forced).length ? {} : {
+  tiles: { ...defaultTiles(c.D, c.E, tf.backend().device.limits), ...flag('prefetchV', prefetchV), ...flag('unroll', unroll), ...(forced[c.E > 256 ? 'wide' : 'narrow'] ?? {}) },
 });
 const request = (c, x) => ({ q: x.q, k: x.k, v: x.v, valueWidth: c.E, scale: x.scale, mask: c.mask, emptyLse: c.emptyLse, ...(c.splits ? { splits: c.splits } : {}), ...tilesFor(c) });
 const swap01 = (t) => tf.transpose(t, [1, 0, 2]);

@@ -1,5 +1,5 @@
 // Tile sweep of the fused attention (src/kernels/flash-tiles.ts, flash-wgsl.ts) on one device: the MHA form
-// (64 heads, D = E = 256, T = S = 2048, causal) and the MQA form (T = 512 tokens × 64 heads packed
+// (64 heads, D = E = 256, T = S = 2048 or --tokens, causal) and the MQA form (T = 512 tokens × 64 heads packed
 // as rows, S = 2048 latent keys of 576, V = its first 512, causal after 1536 keys). The GPU's clocks
 // ramp up under load, so: 3 s of the default first, then two passes over the sets (the second in
 // reverse order), each a compile run and the median of --reps runs ending with a 1-element
@@ -11,6 +11,8 @@
 // Usage: node bench/kernels/flash-tiles.mjs --device webgpu [--reps 3] [--out f.json] [--list 1: only print the sets]
 //   [--defaults 1: only the default tiles and their twin with prefetchV flipped]
 //   [--unroll 1: the default, unrolled, unrolled with chunk 32, chunk 32, unrolled with twice the valueKeys]
+//   [--fast 1: every set as the defaults run (prefetchV and unroll on), chunks 8/16/32]
+//   [--forms mha,mqa] [--acc N: at most N output floats per thread in both forms] [--tokens T: the MHA form at T = S (2048)]
 import { createRequire } from 'node:module';
 import { writeFileSync } from 'node:fs';
 
@@ -25,19 +27,23 @@ const reps = Number(arg('reps', '3'));
 const rt = await selectRuntime(arg('device', 'webgpu'));
 const { tf } = rt;
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+const T = Number(arg('tokens', '2048')); // the MHA form's T = S
 const FORMS = [
-  { name: 'mha', A: 64, B: 2048, S: 2048, D: 256, E: 256, vFromK: false, mask: { offset: 0, rowsPerToken: 1 }, flop: 2 * 64 * (2048 * 2048 / 2) * 512 },
+  { name: 'mha', A: 64, B: T, S: T, D: 256, E: 256, vFromK: false, mask: { offset: 0, rowsPerToken: 1 }, flop: 2 * 64 * (T * T / 2) * 512 },
   { name: 'mqa', A: 1, B: 512 * 64, S: 2048, D: 576, E: 512, vFromK: true, mask: { offset: 1536, rowsPerToken: 64 }, flop: 2 * 64 * 512 * (1536 + 256) * 1088 },
 ];
+const forms = arg('forms', 'mha,mqa').split(',');
+const fast = arg('fast', '0') === '1';
 const limits = tf.backend().device.limits;
 function tileSets(D, E) {
   const sets = [];
   for (const rows of [32, 64, 128]) for (const keys of [32, 64, 128]) for (const [scoreRows, scoreKeys] of [[4, 4], [8, 4], [4, 8]]) {
-    for (const outRows of [4, 8]) for (const chunk of [16, 32]) {
+    for (const outRows of [4, 8]) for (const chunk of fast ? [8, 16, 32] : [16, 32]) {
       const threads = (rows / scoreRows) * (keys / scoreKeys);
-      const t = [32, 16, 8, 4].map((valueKeys) => ({ rows, keys, chunk, threads, scoreRows, scoreKeys, outRows, valueKeys }))
+      const t = [32, 16, 8, 4].map((valueKeys) => ({ rows, keys, chunk, threads, scoreRows, scoreKeys, outRows, valueKeys, ...(fast ? { prefetchV: true, unroll: true } : {}) }))
         .find((c) => !tilesProblem(c) && tileBytes(c, E) <= limits.maxComputeWorkgroupStorageSize);
-      if (t && threads >= 128 && threads <= limits.maxComputeInvocationsPerWorkgroup && accumulatorFloats(t, E) <= (E > 256 ? 128 : 64)) sets.push(t);
+      const acc = Number(arg('acc', E > 256 ? '128' : '64'));
+      if (t && threads >= 128 && threads <= limits.maxComputeInvocationsPerWorkgroup && accumulatorFloats(t, E) <= acc) sets.push(t);
     }
   }
   const dflt = defaultTiles(D, E, limits);
@@ -52,7 +58,7 @@ function tileSets(D, E) {
 }
 const label = (t) => `rows ${t.rows} keys ${t.keys} chunk ${t.chunk} threads ${t.threads} score ${t.scoreRows}x${t.scoreKeys} outRows ${t.outRows} valueKeys ${t.valueKeys}${t.prefetchV ? ' prefetchV' : ''}${t.unroll ? ' unroll' : ''}`;
 const rows = [];
-for (const f of FORMS) {
+for (const f of FORMS.filter((x) => forms.includes(x.name))) {
   const q = tf.randomNormal([f.A, f.B, f.D]);
   const k = tf.randomNormal([f.vFromK ? 1 : f.A, f.S, f.D]);
   const v = f.vFromK ? null : tf.randomNormal([f.A, f.S, f.E]);
