@@ -12,7 +12,7 @@
 //   [--defaults 1: only the default tiles and their twin with prefetchV flipped]
 //   [--unroll 1: the default, unrolled, unrolled with chunk 32, chunk 32, unrolled with twice the valueKeys]
 //   [--fast 1: every set as the defaults run (prefetchV and unroll on), chunks 8/16/32]
-//   [--forms mha,mqa] [--acc N: at most N output floats per thread in both forms] [--tokens T: the MHA form at T = S (2048)]
+//   [--sets '[{...}, ...]': the default and these (fields over it)] [--forms mha,mqa] [--acc N: at most N output floats per thread in both forms] [--tokens T: the MHA form at T = S (2048), the MQA form a causal prefill of T]
 import { createRequire } from 'node:module';
 import { writeFileSync } from 'node:fs';
 
@@ -30,7 +30,9 @@ const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const T = Number(arg('tokens', '2048')); // the MHA form's T = S
 const FORMS = [
   { name: 'mha', A: 64, B: T, S: T, D: 256, E: 256, vFromK: false, mask: { offset: 0, rowsPerToken: 1 }, flop: 2 * 64 * (T * T / 2) * 512 },
-  { name: 'mqa', A: 1, B: 512 * 64, S: 2048, D: 576, E: 512, vFromK: true, mask: { offset: 1536, rowsPerToken: 64 }, flop: 2 * 64 * 512 * (1536 + 256) * 1088 },
+  arg('tokens', null) === null // the MQA form: 512 queries after 1536 keys, or with --tokens a causal prefill of T
+    ? { name: 'mqa', A: 1, B: 512 * 64, S: 2048, D: 576, E: 512, vFromK: true, mask: { offset: 1536, rowsPerToken: 64 }, flop: 2 * 64 * 512 * (1536 + 256) * 1088 }
+    : { name: 'mqa', A: 1, B: T * 64, S: T, D: 576, E: 512, vFromK: true, mask: { offset: 0, rowsPerToken: 64 }, flop: 2 * 64 * (T * T / 2) * 1088 },
 ];
 const forms = arg('forms', 'mha,mqa').split(',');
 const fast = arg('fast', '0') === '1';
@@ -53,6 +55,7 @@ function tileSets(D, E) {
     const u = { ...dflt, unroll: !dflt.unroll };
     return [dflt, u, { ...u, chunk: 32 }, { ...dflt, chunk: 32 }, { ...u, valueKeys: 2 * dflt.valueKeys }].filter((t) => !tilesProblem(t) && tileBytes(t, E) <= limits.maxComputeWorkgroupStorageSize);
   }
+  if (arg('sets', null)) return [dflt, ...JSON.parse(arg('sets', '[]')).map((o) => ({ ...dflt, ...o }))]; // fields over the default
   const same = (a, b) => Object.keys(a).every((k) => a[k] === b[k]);
   return [dflt, twin, ...sets.filter((t) => !same(t, dflt))];
 }

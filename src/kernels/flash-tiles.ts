@@ -87,21 +87,22 @@ export interface TileLimits {
 // the micro-GEMM loops (and the row max/sum over the key groups) unrolled: 16.3 against 15.7 (MHA), 19.2 against 17.9 (MQA)
 // (bench/gpu/2026-11-29/issue8-s3/6-double-buffer, which also has two Q/K chunk buffers at 13.6 / 15.2: not taken).
 // The compiler does not unroll these loops itself: chunk 32 as a loop ran the MQA form at 7.4 (5-unroll).
-const tiles = (rows: number, keys: number, threads: number, valueKeys: number, chunk = 16, scoreRows = 4): FlashTiles =>
-  ({ rows, keys, chunk, threads, scoreRows, scoreKeys: 4, outRows: 4, valueKeys, prefetchV: true, unroll: true });
+const tiles = (rows: number, keys: number, threads: number, valueKeys: number, o: Partial<FlashTiles> = {}): FlashTiles =>
+  ({ rows, keys, chunk: 16, threads, scoreRows: 4, scoreKeys: 4, outRows: 4, valueKeys, prefetchV: true, unroll: true, ...o });
 
 /**
  * Candidates per form, fastest first (the H200's 48 KiB first, then ones within 32 KiB, then the
- * WebGPU default 16 KiB / 256 threads). Wide values (E > 256, the MLA latent): 64 rows (O at 128
- * floats per thread) were 17.1 TFLOP/s in the H200 sweep against 13.1 for 32 rows × 128 keys (64
- * floats), bench/gpu/2026-11-29/issue8-tune/tiles.json, and stayed the best of 33 sets with every
- * set unrolled (bench/gpu/2026-11-30/issue8-s5/1-tiles-fast). NARROW: in that unrolled sweep 64
- * rows × 128 keys with 8×4 logits per thread (chunk 8, 4 V keys per stage, 47.9 KB) ran the MHA
- * form at 17.8 TFLOP/s against 16.3 for the earlier default, 64 × 64 with 4×4 (the next entry);
- * at T = 512 it took 1.33 against 2.84 ms and at T = 8192 96.9 against 108.3 ms (3-tiles-mha).
+ * WebGPU default 16 KiB / 256 threads). H200 sweeps, every set unrolled (bench/gpu/2026-11-30/issue8-s5):
+ * - NARROW (MHA, E = 256): 64 rows × 128 keys with 8×4 logits per thread (chunk 8, 4 V keys per
+ *   stage, 47.9 KB): 1.33 against 2.84 ms at T = 512, 7.7 against 8.4 at 2048, 96.9 against 108.3
+ *   at 8192 for the earlier default, 64 × 64 with 4×4 (the next entry; 1-tiles-fast, 3-tiles-mha).
+ * - WIDE (MQA, the 512-wide latent): 64 rows × 64 keys (O at 128 floats per thread; 32 rows were
+ *   13.1 against 17.1 TFLOP/s, bench/gpu/2026-11-29/issue8-tune), Q and K staged 32 columns at a
+ *   time, each thread's output 8 rows × 16 columns: 185.0 against 209.4 ms at T = 8192 and faster
+ *   at every T from 512 (5-mqa-candidates) than chunk 16 with 4 rows × 32 columns (the next entry).
  */
-const NARROW = [tiles(64, 128, 256, 4, 8, 8), tiles(64, 64, 256, 16), tiles(64, 64, 256, 8), tiles(32, 64, 128, 8), tiles(32, 64, 128, 4, 8), tiles(16, 32, 32, 8)];
-const WIDE = [tiles(64, 64, 256, 8), tiles(64, 64, 256, 4), tiles(32, 128, 256, 8), tiles(32, 128, 256, 4), tiles(32, 64, 128, 4), tiles(16, 32, 32, 4)];
+const NARROW = [tiles(64, 128, 256, 4, { chunk: 8, scoreRows: 8 }), tiles(64, 64, 256, 16), tiles(64, 64, 256, 8), tiles(32, 64, 128, 8), tiles(32, 64, 128, 4, { chunk: 8 }), tiles(16, 32, 32, 8)];
+const WIDE = [tiles(64, 64, 256, 8, { chunk: 32, outRows: 8 }), tiles(64, 64, 256, 8), tiles(64, 64, 256, 4), tiles(32, 128, 256, 8), tiles(32, 128, 256, 4), tiles(32, 64, 128, 4), tiles(16, 32, 32, 4)];
 
 /** The default tiles for D×E within `limits` (the H200's when none given); the smallest if none fits. */
 export function defaultTiles(D: number, E: number, limits?: TileLimits): FlashTiles {
