@@ -5,7 +5,7 @@ import type { FlashLimits, FlashRequest } from './flash-attention';
 import { flashAttention, planFlash } from './flash-attention';
 import { defaultTiles, flashShader, flashShaderKey, tileBytes, tilesProblem } from './flash-wgsl';
 import type { FlashTiles } from './flash-tiles';
-import { accumulatorFloats, splitKv } from './flash-tiles';
+import { accumulatorFloats, LONG_ROWS, splitKv } from './flash-tiles';
 
 /**
  * The kernel's checks, shader key and tile plan, without a GPU (Dawn cannot load under jest). The
@@ -105,7 +105,7 @@ describe('flashAttention', () => {
 describe('the WGSL', () => {
   it('bakes every compile-time constant into the shader key and the source', () => {
     const wide = defaultTiles(576, 512, H200);
-    expect(flashShaderKey({ ...wide, prefetchV: false }, 576, 512, true)).toBe('mlaFlashAttn2_r64_k64_c32_w256_sr4_sk4_or8_vk8_pv0_u1_d576_e512_vk');
+    expect(flashShaderKey({ ...wide, prefetchV: false }, 576, 512, true)).toBe('mlaFlashAttn2_r64_k64_c32_w256_sr4_sk4_or8_vk4_pv0_u1_d576_e512_vk');
     const flags = ['prefetchV', 'unroll'];
     const fields = Object.keys(wide).filter((f) => !flags.includes(f)) as Exclude<keyof FlashTiles, 'prefetchV' | 'unroll'>[];
     for (const f of fields) expect(flashShaderKey({ ...wide, [f]: wide[f] * 2 }, 576, 512, true)).not.toBe(flashShaderKey(wide, 576, 512, true));
@@ -124,23 +124,34 @@ describe('the WGSL', () => {
   });
 
   it.each([['H200 (48 KiB)', H200], ['lavapipe (32 KiB)', LAVAPIPE], ['WebGPU defaults (16 KiB, 256 threads)', LIMITS]])(
-    'picks default tiles per form that fit %s', (_, limits) => {
+    'picks default tiles per form (short and long) that fit %s', (_, limits) => {
       for (const [D, E] of [[24, 16], [256, 256], [576, 512]] as const) {
-        const t = defaultTiles(D, E, limits);
-        expect(tilesProblem(t)).toBeNull();
-        expect(tileBytes(t, E)).toBeLessThanOrEqual(limits.maxComputeWorkgroupStorageSize);
-        expect(t.threads).toBeLessThanOrEqual(limits.maxComputeInvocationsPerWorkgroup);
+        for (const rows of [1, 512, LONG_ROWS]) {
+          const t = defaultTiles(D, E, limits, rows);
+          expect(tilesProblem(t)).toBeNull();
+          expect(tileBytes(t, E)).toBeLessThanOrEqual(limits.maxComputeWorkgroupStorageSize);
+          expect(t.threads).toBeLessThanOrEqual(limits.maxComputeInvocationsPerWorkgroup);
+        }
       }
     });
 
   it('the H200 defaults keep O at 64 floats per thread (128 for the latent) and use at least 256 threads, 32 rows', () => {
     for (const [D, E] of [[256, 256], [576, 512]] as const) {
-      const t = defaultTiles(D, E, H200);
-      expect(accumulatorFloats(t, E)).toBe(E > 256 ? 128 : 64);
-      expect(t.threads).toBeGreaterThanOrEqual(256);
-      expect(t.rows).toBeGreaterThanOrEqual(32);
-      expect(defaultTiles(D, E)).toEqual(t);
+      for (const rows of [512, LONG_ROWS]) {
+        const t = defaultTiles(D, E, H200, rows);
+        expect(accumulatorFloats(t, E)).toBe(E > 256 ? 128 : 64);
+        expect(t.threads).toBeGreaterThanOrEqual(256);
+        expect(t.rows).toBeGreaterThanOrEqual(32);
+        expect(defaultTiles(D, E, undefined, rows)).toEqual(t);
+      }
     }
+  });
+
+  it('gives the MHA form 128-row tiles from LONG_ROWS query rows per head where 512 threads fit; the latent form keeps its tiles', () => {
+    expect(defaultTiles(256, 256, H200, LONG_ROWS)).toMatchObject({ rows: 128, keys: 64, threads: 512 });
+    expect(defaultTiles(256, 256, H200, LONG_ROWS - 1)).toMatchObject({ rows: 64, keys: 128, threads: 256 });
+    expect(defaultTiles(256, 256, LAVAPIPE, LONG_ROWS)).toEqual(defaultTiles(256, 256, LAVAPIPE));
+    expect(defaultTiles(576, 512, H200, LONG_ROWS)).toEqual(defaultTiles(576, 512, H200));
   });
 
   it('explains each invalid tile set', () => {

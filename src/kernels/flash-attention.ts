@@ -32,7 +32,7 @@ export { planFlash } from './flash-plan';
  *   128 MiB on lavapipe): the caller chunks by heads or rows; ceil(B / tiles.rows) and A at most
  *   maxComputeWorkgroupsPerDimension (65535); the tiles' workgroup memory and threads within the
  *   device's limits. Logits below −1e38 count as masked. Tiles: req.tiles, else defaultTiles(D, E,
- *   the device's limits) (flash-tiles.ts).
+ *   the device's limits, B) (flash-tiles.ts).
  * Split-KV: with few row blocks over many keys (a decode) the keys are cut into parts, one
  *   workgroup each, merged by LSE in a second program (splitKv, flash-merge.ts); `splits` forces it.
  * Cost: one dispatch (two with split-KV) and three slices (out/lse/max are copies out of the packed output).

@@ -86,7 +86,7 @@ export function planFlash(req: FlashRequest, limits: FlashLimits): FlashPlan {
   for (const [name, t] of [['q', req.q], ['k', req.k], ['v', req.v]] as const) {
     if (t && t.dtype !== 'float32') throw bad(`${name} must be float32, got ${t.dtype}`);
   }
-  const tiles = req.tiles ?? defaultTiles(D, E, limits);
+  const tiles = req.tiles ?? defaultTiles(D, E, limits, B);
   const problem = tilesProblem(tiles);
   if (problem) throw bad(problem);
   const hint = 'split the call by heads or query rows (and merge key ranges by LSE)';

@@ -96,18 +96,25 @@ const tiles = (rows: number, keys: number, threads: number, valueKeys: number, o
  * - NARROW (MHA, E = 256): 64 rows × 128 keys with 8×4 logits per thread (chunk 8, 4 V keys per
  *   stage, 47.9 KB): 1.33 against 2.84 ms at T = 512, 7.7 against 8.4 at 2048, 96.9 against 108.3
  *   at 8192 for the earlier default, 64 × 64 with 4×4 (the next entry; 1-tiles-fast, 3-tiles-mha).
+ * - NARROW_LONG, from LONG_ROWS query rows per head: 128 rows × 64 keys, 512 threads, 8 output rows
+ *   each: 91.7 against 97.1 ms at T = 8192, 7.63 against 7.71 at 2048, but 1.37 against 1.16 at 512
+ *   (7-ab-candidates).
  * - WIDE (MQA, the 512-wide latent): 64 rows × 64 keys (O at 128 floats per thread; 32 rows were
  *   13.1 against 17.1 TFLOP/s, bench/gpu/2026-11-29/issue8-tune), Q and K staged 32 columns at a
- *   time, each thread's output 8 rows × 16 columns: 185.0 against 209.4 ms at T = 8192 and faster
- *   at every T from 512 (5-mqa-candidates) than chunk 16 with 4 rows × 32 columns (the next entry).
+ *   time, each thread's output 8 rows × 16 columns, V staged 4 keys at a time: 180.8 ms at T = 8192
+ *   (7-ab-candidates; 184.5 with 8 V keys, 209.4 for chunk 16 with 4 rows × 32 columns, 5-mqa-candidates).
  */
 const NARROW = [tiles(64, 128, 256, 4, { chunk: 8, scoreRows: 8 }), tiles(64, 64, 256, 16), tiles(64, 64, 256, 8), tiles(32, 64, 128, 8), tiles(32, 64, 128, 4, { chunk: 8 }), tiles(16, 32, 32, 8)];
-const WIDE = [tiles(64, 64, 256, 8, { chunk: 32, outRows: 8 }), tiles(64, 64, 256, 8), tiles(64, 64, 256, 4), tiles(32, 128, 256, 8), tiles(32, 128, 256, 4), tiles(32, 64, 128, 4), tiles(16, 32, 32, 4)];
+const NARROW_LONG = [tiles(128, 64, 512, 4, { chunk: 8, outRows: 8 }), ...NARROW];
+const WIDE = [tiles(64, 64, 256, 4, { chunk: 32, outRows: 8 }), tiles(64, 64, 256, 8), tiles(64, 64, 256, 4), tiles(32, 128, 256, 8), tiles(32, 128, 256, 4), tiles(32, 64, 128, 4), tiles(16, 32, 32, 4)];
 
-/** The default tiles for D×E within `limits` (the H200's when none given); the smallest if none fits. */
-export function defaultTiles(D: number, E: number, limits?: TileLimits): FlashTiles {
+/** Query rows per head from which the MHA form takes NARROW_LONG. */
+export const LONG_ROWS = 4096;
+
+/** The default tiles for D×E (and `rows` query rows per head) within `limits` (the H200's when none given); the smallest if none fits. */
+export function defaultTiles(D: number, E: number, limits?: TileLimits, rows = 0): FlashTiles {
   void D; // the logit side fits any D (it is staged in chunks); E sizes the output registers and V stage
-  const list = E > 256 ? WIDE : NARROW;
+  const list = E > 256 ? WIDE : rows >= LONG_ROWS ? NARROW_LONG : NARROW;
   const fits = (t: FlashTiles) => !limits ||
     (tileBytes(t, E) <= limits.maxComputeWorkgroupStorageSize && t.threads <= limits.maxComputeInvocationsPerWorkgroup);
   return list.find(fits) ?? list[list.length - 1]!;

@@ -16,15 +16,18 @@ const outDir = checkDir('mla-flash-', 'kernels/flash-attention.js');
 
 // The default tiles (V through registers, loops unrolled), both switched off (each code path of the two flags), and
 // the shapes of the H200's defaults within lavapipe's 32 KiB: 8×4 logits per thread (MHA: 64×128 with 8×4, 48 KiB),
-// Q/K chunks of 32 columns and 8 output rows per thread (MQA, 38 KiB).
+// Q/K chunks of 32 columns and 8 output rows per thread (MQA, 38 KiB); 128 rows with 8 output rows per thread
+// (MHA from LONG_ROWS query rows: 128×64, 512 threads, 47 KiB).
 const H200_SHAPES = JSON.stringify({
   narrow: { rows: 32, keys: 64, threads: 64, scoreRows: 8, chunk: 8, valueKeys: 4 },
   wide: { rows: 32, keys: 64, threads: 128, chunk: 32, outRows: 8, valueKeys: 4 },
 });
+const H200_LONG = JSON.stringify({ narrow: { rows: 128, keys: 32, threads: 256, scoreRows: 4, outRows: 8, chunk: 8, valueKeys: 4 } });
 itWebgpu.each([
   ['V through registers and unrolled loops', ['--prefetch-v', '1', '--unroll', '1']],
   ['V staged directly, loops rolled', ['--prefetch-v', '0', '--unroll', '0']],
   ['8×4 logits per thread; 32-column chunks, 8 output rows per thread', ['--tiles', H200_SHAPES]],
+  ['128 rows, 8 output rows per thread', ['--tiles', H200_LONG]],
 ])(`webgpu: flashAttention (%s) equals the unfused attend within 1e-5 on 26 MHA/MQA edge cases (4 with split-KV, 5 token-major), no leak${skipReason}`, async (_, args) => {
   const j = await runCheck<FlashJson>('flash-check.mjs', outDir(), 'flash-check.json', ['--time', '0', ...(args as string[])]);
   expect(j.tolerance).toBeLessThanOrEqual(1e-5);
