@@ -15,13 +15,16 @@ describe('batched stats on cpu', () => {
   const wave = (n: number, k: number) => Float32Array.from({ length: n }, (_, i) => Math.sin(i * k) * (i % 11 === 0 ? 6 : 1));
 
   /** Three taps out of pipeline order, one check before its tap and one after, kv_c retained. */
-  async function record(stats: StatsKernel | undefined, view: (t: tfc.Tensor) => Float32Array | null = () => null): Promise<StageRecord[]> {
+  async function record(stats: StatsKernel | undefined, view: (t: tfc.Tensor) => Float32Array | null = () => null, settle = false): Promise<StageRecord[]> {
     const { tf } = rt;
     const rec = new TensorRecorder(tf, { stats, retain: new Set(['kv_c']) }, view);
     tf.tidy(() => {
       rec.check('lse', 'lse_bounds', tf.scalar(2, 'int32'));
       rec.tap('lse', tf.tensor(wave(300, 0.7), [3, 100]));
       rec.tap('kv_c', tf.tensor(wave(5000, 1.1), [5, 1000]));
+      if (settle) rec.settle(); // inside a tidy: what it reads must outlive it
+    });
+    tf.tidy(() => {
       rec.check('kv_c', 'overflow', 7);
       rec.tap('q_c', tf.tensor(wave(130, 2.3), [130]));
     });
@@ -56,6 +59,24 @@ describe('batched stats on cpu', () => {
     const many = await expectNoLeak(rt, () => record(batched));
     expect([single.launches, batched.launches]).toEqual([3, 2]); // 3 taps: a batch of 2 at the second tap, 1 at finish
     expect(many).toEqual(one);
+  });
+
+  it('settle launches the taps so far (a partial batch too) and starts reading them back; later taps go at finish; records as without it, no leak', async () => {
+    const reads: number[] = [];
+    const counted = (k: StatsKernel & { launches: number }): StatsKernel => ({
+      groupSize: k.groupSize, maxBatch: 4,
+      launch: (x) => k.launch(x),
+      launchMany: (xs) => {
+        const p = k.launchMany!(xs);
+        const data = p.data.bind(p);
+        p.data = (() => { reads.push(xs.length); return data(); }) as typeof p.data;
+        return p;
+      },
+    });
+    const plain = await expectNoLeak(rt, () => record(hostStatsKernel(rt.tf, 64, 4)));
+    const settled = await expectNoLeak(rt, () => record(counted(hostStatsKernel(rt.tf, 64, 4)), undefined, true));
+    expect(settled).toEqual(plain);
+    expect(reads).toEqual([2, 1]); // lse and kv_c read at settle (a batch of 2 of 4), q_c at finish
   });
 
   it('dispose frees the taps still waiting for a batch', async () => {

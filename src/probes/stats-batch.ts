@@ -36,7 +36,7 @@ export async function settleStats(tf: typeof tfc, launched: readonly LaunchedSta
   try {
     const reads = [...new Set(launched.flatMap((s) => (isJob(s) ? s.reads : [])))]; // batched jobs share one partials tensor
     const floats = reads.filter((t) => t.dtype === 'float32' && t.size > 0);
-    const joined = floats.length > 1 ? tf.tidy(() => tf.concat(floats.map((t) => tf.reshape(t, [t.size])))) : null; // [Σ sizes]
+    const joined = floats.length > 1 ? tf.keep(tf.tidy(() => tf.concat(floats.map((t) => tf.reshape(t, [t.size]))))) : null; // [Σ sizes]: kept, read after any enclosing tidy ends
     const values = new Map<tfc.Tensor, ArrayLike<number>>();
     try {
       const all = joined ? ((await joined.data()) as Float32Array) : null;

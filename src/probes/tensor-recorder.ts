@@ -5,6 +5,7 @@ import { BaseRecorder, record } from './recorder';
 import type { LaunchedStats } from './stats-batch';
 import { disposeLaunched, launchStats, settleStats } from './stats-batch';
 import { PARTIAL_WIDTH, partialRows, statsFromPartials } from './stats-partials';
+import type { TensorStats } from './stats';
 
 /** Elements [from, to) of read-back values: a view of a typed array (what a float32 read gives), else a copy. */
 const rowsOf = (p: ArrayLike<number>, from: number, to: number): ArrayLike<number> =>
@@ -22,6 +23,10 @@ export class TensorRecorder extends BaseRecorder<tfc.Tensor> {
   private readonly jobs = new Map<string, LaunchedStats>();
   /** Taps waiting for a batched launch (the device kernel's launchMany), their values still held. */
   private pending: { key: string; t: Tap<tfc.Tensor> }[] = [];
+  /** Read-backs started by `settle`: the stats of these keys, in flight. */
+  private settling: { keys: string[]; stats: Promise<TensorStats[]> }[] = [];
+  /** Violation counts being read, per check (started by `settle`, else by `finish`). */
+  private readonly counting = new Map<object, Promise<number>>();
 
   constructor(private readonly tf: typeof tfc, opts: RecorderOptions = {}, private readonly view: HostView = () => null) {
     super(opts);
@@ -79,26 +84,57 @@ export class TensorRecorder extends BaseRecorder<tfc.Tensor> {
   }
 
   /**
-   * Reads the stats of every tap and the violation counts of every check, all at once (one device
-   * round trip, not one per record), then assembles the records in execution order. On failure
-   * everything stays held for `dispose`.
+   * Launches the stats of every tap so far and starts reading them back (one joined read-back) with
+   * the violation counts of their checks, without waiting: called once a step is enqueued, so the
+   * read travels with the step's own (a read-back through Dawn in Node is a ~2 ms round trip) rather
+   * than after it. `finish` awaits it.
+   */
+  settle(): void {
+    this.flush();
+    const keys = [...this.jobs.keys()];
+    if (keys.length) {
+      const stats = settleStats(this.tf, keys.map((k) => this.jobs.get(k)!));
+      stats.catch(() => undefined); // awaited (and thrown) by finish
+      this.settling.push({ keys, stats });
+      this.jobs.clear();
+    }
+    for (const [, t] of this.ordered()) for (const c of t.checks) this.count(c);
+  }
+
+  private count(c: Tap<tfc.Tensor>['checks'][number]): Promise<number> {
+    if (typeof c.violations === 'number') return Promise.resolve(c.violations);
+    let n = this.counting.get(c);
+    if (!n) {
+      n = c.violations.data().then((d) => d[0] as number);
+      n.catch(() => undefined);
+      this.counting.set(c, n);
+    }
+    return n;
+  }
+
+  /**
+   * Reads the stats of every tap and the violation counts of every check (those `settle` has not
+   * started, all at once: one device round trip, not one per record), then assembles the records in
+   * execution order. On failure everything stays held for `dispose`.
    */
   async finish(path: PathName): Promise<Recording> {
-    this.flush();
+    this.settle();
     const taps = this.ordered();
-    const launched = taps.map(([key]) => this.jobs.get(key)!);
-    this.jobs.clear();
-    const counts = Promise.all(taps.map(([, t]) => Promise.all(t.checks.map(async (c) =>
-      (typeof c.violations === 'number' ? c.violations : ((await c.violations.data())[0] as number))))));
-    const [stats, violations] = await Promise.all([settleStats(this.tf, launched), counts]);
+    const byKey = new Map<string, TensorStats>();
+    const [settled, violations] = await Promise.all([
+      Promise.all(this.settling.splice(0).map(async ({ keys, stats }) => ({ keys, stats: await stats }))),
+      Promise.all(taps.map(([, t]) => Promise.all(t.checks.map((c) => this.count(c))))),
+    ]);
+    for (const { keys, stats } of settled) keys.forEach((k, i) => byKey.set(k, stats[i]!));
     const stages: StageRecord[] = [];
     const captured = new Map<string, Captured>();
     for (const [i, [key, t]] of taps.entries()) {
       const checks = t.checks.map((c, j) => ({ name: c.name, violations: violations[i]![j]! }));
       for (const c of t.checks) if (typeof c.violations !== 'number') c.violations.dispose();
-      stages.push(record(t, stats[i]!, checks));
+      stages.push(record(t, byKey.get(key)!, checks));
       if (this.retained(t.stage)) captured.set(key, { where: 'device', tensor: t.x, layout: t.layout });
     }
+    this.counting.clear();
     this.taps.clear();
     this.dropEarly();
     return { trace: this.trace(path, 'float32', stages), captured };
@@ -115,6 +151,8 @@ export class TensorRecorder extends BaseRecorder<tfc.Tensor> {
     for (const { t } of this.pending.splice(0)) if (!this.retained(t.stage)) t.x.dispose();
     disposeLaunched(this.tf, [...this.jobs.values()]);
     this.jobs.clear();
+    this.settling = []; // each frees what it read when it settles
+    this.counting.clear();
     for (const t of this.taps.values()) {
       if (this.retained(t.stage)) t.x.dispose();
       for (const c of t.checks) if (typeof c.violations !== 'number') c.violations.dispose();

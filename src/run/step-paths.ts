@@ -5,8 +5,9 @@ import type { TensorRecorder } from '../probes/tensor-recorder';
 
 /**
  * One piece through every device path, pipelined: each path's step is encoded (its programs
- * enqueued and its taps' statistics launched) before any path is awaited, so the GPU runs one
- * path while the host encodes the next; then every step's one-element read is awaited. A path's
+ * enqueued and its taps' statistics launched, their read-back started: TensorRecorder.settle)
+ * before any path is awaited, so the GPU runs one path while the host encodes the next; then
+ * every step's one-element read is awaited. A path's
  * seconds run from the start of its encoding to its completion, which waits for the paths
  * enqueued before it (the GPU runs them in order): they add up to more than the wall time.
  * A `cached` piece only fills each path's cache; a null recorder records nothing.
@@ -24,7 +25,9 @@ export async function stepPaths(
     const t0 = performance.now();
     const rec = recorders[i] ?? null;
     rec?.at(piece);
-    return path.step(piece, rec ?? NULL_PROBE).then(since(t0)); // enqueued here, synchronously; its read is awaited below
+    const step = path.step(piece, rec ?? NULL_PROBE).then(since(t0)); // enqueued here, synchronously; its read is awaited below
+    rec?.settle(); // the stats' read-back travels with the step's read, not after it
+    return step;
   });
   return Promise.all(steps);
 }
