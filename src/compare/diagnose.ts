@@ -6,7 +6,6 @@ import { ropeMscale } from '../model/rope';
 import type { StageName } from '../probes/stages';
 import type { CaseDetail, CaseTrace } from '../run/trace';
 import type { CaseComparison } from './compare';
-import type { Facts } from './diagnose-facts';
 import { facts, fmt, near } from './diagnose-facts';
 import type { Signature } from './diagnose-detail';
 import { narrowStorageSig, rangeSig } from './diagnose-precision';
