@@ -52,9 +52,8 @@ for (const T of tokens) {
           let ms = 0;
           for (const piece of pieces) {
             const rec = mode === 'on' ? new TensorRecorder(rt.tf, { stats: rt.stats, ...(filter ? { filter } : {}) }, (x) => rt.hostView(x)) : null;
-            rec?.at(piece);
             const t0 = performance.now();
-            await path.step(piece, rec ?? NULL_PROBE);
+            await stepPaths([path], [rec], piece); // as the CLI runs one path: the recorder's read-back starts with the step's
             if (rec) await rec.finish(name);
             ms += performance.now() - t0;
           }

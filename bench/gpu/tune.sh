@@ -13,7 +13,7 @@ step() { echo "## $*"; timeout "${LIMIT:-120}" "$@"; echo "exit $?"; }
   step node bench/kernels/stats-check.mjs --device webgpu --out "$out" --time 1
   step node bench/kernels/gemm-check.mjs --device webgpu --out "$out"
   LIMIT=150 step node bench/kernels/gemm-bench.mjs --device webgpu --sweep --tokens 512,2048,8192 --out "$out"
-  LIMIT=150 step node bench/kernels/flash-tiles.mjs --device webgpu --reps 3 --out "$out/tiles.json"
+  LIMIT=150 step node bench/kernels/flash-tiles.mjs --device webgpu --fast 1 --reps 3 --out "$out/tiles.json"
   step node bench/gpu/profile.mjs --device webgpu --tokens 2048,8192 --out "$out/profile.json"
   LIMIT=150 step node bench/gpu/attention.mjs --device webgpu --tokens 512,2048,8192 --chunk 8192 --attention fused --probes both --out "$out/layer.json"
   [[ -f .device/anchors/mla_torch.py ]] && LIMIT=90 step env PYTHONUNBUFFERED=1 python3 .device/anchors/mla_torch.py > "$out/torch.log"
