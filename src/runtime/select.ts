@@ -8,6 +8,7 @@ import type { AdapterInfo, DeviceRequest, Log, Runtime } from './device';
 import { createCpuRuntime } from './cpu';
 import { createTensorflowRuntime, loadTfjsNode } from './tensorflow';
 import { createWasmRuntime } from './wasm';
+import { parseBlasRequest } from './host-blas';
 import { createWebgpuRuntime } from './webgpu';
 
 const ICD_DIRS = ['/usr/share/vulkan/icd.d', '/etc/vulkan/icd.d', '/usr/local/share/vulkan/icd.d'];
@@ -65,12 +66,13 @@ async function webgpuIfAvailable(reason: string): Promise<Runtime> {
  * auto = webgpu on a hardware adapter; else tfjs-node(-gpu) if it loads; else wasm.
  * A software adapter (lavapipe) is used only when webgpu is asked for by name.
  */
-export async function selectRuntime(request: DeviceRequest, log: Log = () => {}): Promise<Runtime> {
+export async function selectRuntime(request: DeviceRequest, log: Log = () => {}, env: NodeJS.ProcessEnv = process.env): Promise<Runtime> {
   tf.enableProdMode();
+  const blas = parseBlasRequest(env['MLA_DIFF_BLAS']); // wasm only
   switch (request) {
     case 'webgpu': return webgpuIfAvailable('requested');
     case 'tensorflow': return createTensorflowRuntime('requested');
-    case 'wasm': return createWasmRuntime('requested');
+    case 'wasm': return createWasmRuntime('requested', blas);
     case 'cpu': return createCpuRuntime('requested');
     case 'auto': break;
     default: {
@@ -90,5 +92,5 @@ export async function selectRuntime(request: DeviceRequest, log: Log = () => {})
     notes.push('tfjs-node-gpu not loadable');
     log(`device auto: ${e instanceof Error ? e.message : String(e)}`);
   }
-  return createWasmRuntime(`auto: ${notes.join('; ')}`);
+  return createWasmRuntime(`auto: ${notes.join('; ')}`, blas);
 }

@@ -5,8 +5,6 @@ interface WasmBackend {
   typedArrayFromHeap(info: tf.TensorInfo): Float32Array | Int32Array | Uint8Array;
 }
 
-const MARK = Symbol.for('mla-diff.zero-copy-slice');
-
 /** Copies the block begin..begin+size of a row-major `src` of `shape` into `dst`, run by run. */
 export function copyBlock(
   src: { subarray(a: number, b: number): ArrayLike<number> }, shape: readonly number[], begin: readonly number[],
@@ -37,7 +35,7 @@ export function copyBlock(
  * reads the heap in place and copies only the block. Strings keep the original kernel.
  */
 export function installZeroCopySlice(): void {
-  replaceWasmKernel('Slice', (args, original) => {
+  swapWasmKernel('Slice', (args, original) => {
     const x = args.inputs['x'] as tf.TensorInfo;
     if (x.dtype === 'string') return original.kernelFunc(args);
     const backend = args.backend as unknown as WasmBackend;
@@ -56,7 +54,7 @@ export function installZeroCopySlice(): void {
  * cost of the per-batch products on wasm). This one copies each entry once.
  */
 function installZeroCopyUnpack(): void {
-  replaceWasmKernel('Unpack', (args, original) => {
+  swapWasmKernel('Unpack', (args, original) => {
     const x = args.inputs['value'] as tf.TensorInfo;
     if (x.dtype === 'string') return original.kernelFunc(args);
     const backend = args.backend as unknown as WasmBackend;
@@ -72,12 +70,20 @@ function installZeroCopyUnpack(): void {
   });
 }
 
-/** Registers `kernelFunc` for a wasm kernel in place of tfjs's own (kept for what it does not handle), once. */
-function replaceWasmKernel(kernelName: string, kernelFunc: (args: Parameters<tf.KernelFunc>[0], original: tf.KernelConfig) => ReturnType<tf.KernelFunc>): void {
-  const original = tf.getKernel(kernelName, 'wasm');
-  if (!original || (original as unknown as Record<symbol, boolean>)[MARK]) return;
+const ORIGINAL = Symbol.for('mla-diff.original-kernel');
+type Replacement = (args: Parameters<tf.KernelFunc>[0], original: tf.KernelConfig) => ReturnType<tf.KernelFunc>;
+
+/**
+ * Registers `kernelFunc` for a wasm kernel in place of tfjs's own (kept, for what it does not
+ * handle, on the registered config), or with null puts tfjs's own back. Idempotent.
+ */
+export function swapWasmKernel(kernelName: string, kernelFunc: Replacement | null): void {
+  const current = tf.getKernel(kernelName, 'wasm');
+  if (!current) return;
+  const original = (current as unknown as Record<symbol, tf.KernelConfig | undefined>)[ORIGINAL] ?? current;
   tf.unregisterKernel(kernelName, 'wasm');
+  if (!kernelFunc) { tf.registerKernel(original); return; }
   const config: tf.KernelConfig = { kernelName, backendName: 'wasm', kernelFunc: (args) => kernelFunc(args, original) };
-  (config as unknown as Record<symbol, boolean>)[MARK] = true;
+  (config as unknown as Record<symbol, tf.KernelConfig>)[ORIGINAL] = original;
   tf.registerKernel(config);
 }

@@ -4,6 +4,9 @@ import { roundInto } from '../precision/formats';
 import { tiledAttention } from '../backends/tiled-attention';
 import type { Runtime } from './device';
 import { installZeroCopySlice } from './wasm-slice';
+import type { BlasRequest } from './host-blas';
+import { loadHostBlas } from './host-blas';
+import { installBlasMatMul } from './wasm-blas';
 
 // The parts of tfjs-backend-wasm's BackendWasm that kernels themselves use to write outputs.
 interface WasmBackend {
@@ -12,10 +15,13 @@ interface WasmBackend {
 }
 
 /**
- * tfjs-backend-wasm (XNNPACK, SIMD, one thread in Node). Weights are generated straight into
- * the wasm heap: a second copy of 660 MB of GLM-5 weights would cost seconds of page faults.
+ * tfjs-backend-wasm (XNNPACK, SIMD, one thread in Node), its matrix products through the host's
+ * BLAS where one loads (host-blas.ts; MLA_DIFF_BLAS=off keeps XNNPACK's). Weights are generated
+ * straight into the wasm heap: a second copy of 660 MB of GLM-5 weights would cost seconds of
+ * page faults.
  */
-export async function createWasmRuntime(reason: string): Promise<Runtime> {
+export async function createWasmRuntime(reason: string, blasRequest: BlasRequest = { kind: 'auto' }): Promise<Runtime> {
+  const { blas, why } = loadHostBlas(blasRequest); // before the backend: a bad MLA_DIFF_BLAS path stops here
   require('@tensorflow/tfjs-backend-wasm');
   if (!(await tf.setBackend('wasm'))) {
     throw new MlaDiffError('device-unavailable', 'the wasm backend failed to initialise', { field: '--device' },
@@ -23,21 +29,24 @@ export async function createWasmRuntime(reason: string): Promise<Runtime> {
   }
   await tf.ready();
   installZeroCopySlice();
+  installBlasMatMul(blas);
+  const batched = blas ? 'native' : 'per-batch';
   const backend = tf.backend() as unknown as WasmBackend;
   return {
     tf,
     device: {
       name: 'wasm',
       backend: tf.getBackend(),
-      description: 'wasm: tfjs-backend-wasm (XNNPACK, SIMD) on the CPU',
+      description: blas ? `wasm: tfjs-backend-wasm on the CPU, products through ${blas.description}` : 'wasm: tfjs-backend-wasm (XNNPACK, SIMD) on the CPU',
       software: false,
-      reason,
+      reason: `${reason}; matrix products: ${blas ? why : `XNNPACK (${why})`}`,
     },
     maxTensorBytes: 2 ** 31 - 1,
-    // tfjs-wasm sends a matMul to XNNPACK only without transposes, and XNNPACK repacks its right
-    // operand (~19 ns/element for a GLM-5 weight, strided); its fallback loop runs ~1.5 ns/MAC.
-    // (W·xᵀ)ᵀ with W as [out, in] packs only xᵀ and streams W: 5-8× faster for prompt-sized T.
-    linearPlan: () => ({ layout: 'out_in', product: 'swapped', batched: 'per-batch' }),
+    // BLAS: x·Wᵀ in one sgemm, batches in place. Else: tfjs-wasm sends a matMul to XNNPACK only
+    // without transposes, and XNNPACK repacks its right operand (~19 ns/element for a GLM-5 weight,
+    // strided); its fallback loop runs ~1.5 ns/MAC. (W·xᵀ)ᵀ with W as [out, in] packs only xᵀ and
+    // streams W: 5-8× faster for prompt-sized T.
+    linearPlan: () => (blas ? { layout: 'out_in', product: 'direct', batched } : { layout: 'out_in', product: 'swapped', batched }),
     makeFilled(shape, fill) {
       const info = backend.makeOutput(shape, 'float32');
       fill(backend.typedArrayFromHeap(info));
@@ -45,7 +54,7 @@ export async function createWasmRuntime(reason: string): Promise<Runtime> {
     },
     hostView: (t) => (t.dtype === 'float32' ? backend.typedArrayFromHeap(t) : null),
     // Attention in query blocks (no [N,T,S] score tensor), as the paths use it when no probe records the scores.
-    attention: (req) => tiledAttention(tf, { q: req.q, k: req.k, v: req.v, vDim: req.e, scale: req.scale, mask: req.mask, emptyLse: req.emptyLse }, { batched: 'per-batch' }),
+    attention: (req) => tiledAttention(tf, { q: req.q, k: req.k, v: req.v, vDim: req.e, scale: req.scale, mask: req.mask, emptyLse: req.emptyLse }, { batched }),
     // Rounded from the wasm heap straight into a new heap tensor: no host copy either way.
     round(x, dtype) {
       const info = backend.makeOutput(x.shape, 'float32');
