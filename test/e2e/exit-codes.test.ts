@@ -32,3 +32,20 @@ it('--help documents the exit codes', async () => {
   const r = await mla(['--help']);
   expect(r.stdout).toMatch(/exit codes: 0 .*1 .*2 .*\n3 runtime or device failure/s);
 });
+
+it('bad input: MLA_DIFF_BLAS naming no BLAS → exit 2, one line naming it and a hint', async () => {
+  const r = await execa('node', [CLI, 'run', 'scenarios/tiny-smoke.yaml', '--device', 'wasm'],
+    { cwd: ROOT, reject: false, env: { NO_COLOR: '1', MLA_DIFF_BLAS: '/nonexistent/libopenblas.so.0' } });
+  expect(r.exitCode).toBe(2);
+  expect(r.stderr).toContain('error [device-unavailable]');
+  expect(r.stderr).toMatch(/MLA_DIFF_BLAS: \/nonexistent\/libopenblas\.so\.0 does not load as a BLAS/);
+  expect(r.stderr).toMatch(/hint: .*cblas_sgemm/);
+  expect(r.stderr).not.toMatch(/^\s+at /m);
+});
+
+it('MLA_DIFF_BLAS=off runs on XNNPACK and says so in the report', async () => {
+  const r = await execa('node', [CLI, 'run', 'scenarios/tiny-smoke.yaml', '--device', 'wasm', '--format', 'json'],
+    { cwd: ROOT, reject: false, env: { NO_COLOR: '1', MLA_DIFF_BLAS: 'off' } });
+  expect(r.exitCode).toBe(0);
+  expect(JSON.stringify(JSON.parse(r.stdout).device ?? JSON.parse(r.stdout))).toMatch(/XNNPACK \(MLA_DIFF_BLAS=off\)/);
+});
