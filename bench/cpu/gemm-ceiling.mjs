@@ -3,8 +3,9 @@
 // thread: the threaded build does not initialise in Node) beside numpy's `@` (its BLAS, all
 // cores), each the median of --reps after a warm-up. Prints GFLOP/s per shape and the layer's
 // projection total; writes --out JSON. This bounds how close a wasm run of the layer can come to
-// ../shared/anchors/mla_numpy.py, whatever the attention does.
-// Usage: node bench/cpu/gemm-ceiling.mjs [--tokens 512] [--reps 3] [--out f.json]
+// ../shared/anchors/mla_numpy.py, whatever the attention does. With a host BLAS (src/runtime/host-blas.ts;
+// not with --blas off), the same x·Wᵀ as mla-diff's wasm runtime then forms it, through that BLAS.
+// Usage: npm run build && node bench/cpu/gemm-ceiling.mjs [--tokens 512] [--reps 3] [--blas auto|off] [--out f.json]
 import { spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -21,15 +22,18 @@ const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 await tf.setBackend('wasm');
 await tf.ready();
+const { loadHostBlas } = require('../../dist/runtime/host-blas.js');
+const { installBlasMatMul } = require('../../dist/runtime/wasm-blas.js');
+const { blas } = arg('blas', 'auto') === 'off' ? { blas: null } : loadHostBlas({ kind: 'auto' });
 const rows = [];
 for (const [name, [K, N]] of Object.entries(SHAPES)) {
   // Both operand orders: x·W with W [K,N] (XNNPACK repacks W each call) and W·xᵀ with W [N,K] (it
   // packs only xᵀ and streams W: the form mla-diff's wasm runtime uses); the faster counts.
-  const timed = async (a, b) => {
+  const timed = async (a, b, transposeB = false) => {
     const times = [];
     for (let r = 0; r <= reps; r++) {
       const t0 = performance.now();
-      const y = tf.matMul(a, b);
+      const y = tf.matMul(a, b, false, transposeB);
       await y.data();
       times.push(performance.now() - t0);
       y.dispose();
@@ -39,8 +43,11 @@ for (const [name, [K, N]] of Object.entries(SHAPES)) {
   const [x, w, wt, xt] = [tf.randomNormal([T, K]), tf.randomNormal([K, N]), tf.randomNormal([N, K]), tf.randomNormal([K, T])];
   const direct = await timed(x, w); // [T,K]·[K,N]
   const swapped = await timed(wt, xt); // [N,K]·[K,T]
+  installBlasMatMul(blas);
+  const blasMs = blas ? await timed(x, wt, true) : null; // [T,K]·[N,K]ᵀ in one sgemm
+  installBlasMatMul(null);
   tf.dispose([x, w, wt, xt]);
-  rows.push({ name, M: T, K, N, flop: 2 * T * K * N, directMs: direct, swappedMs: swapped, wasmMs: Math.min(direct, swapped) });
+  rows.push({ name, M: T, K, N, flop: 2 * T * K * N, directMs: direct, swappedMs: swapped, wasmMs: Math.min(direct, swapped), blasMs });
 }
 const py = `
 import numpy as np, time, json, sys
@@ -57,10 +64,10 @@ const np = spawnSync('python3', ['-c', py, JSON.stringify(rows.map((r) => [r.M, 
 const npMs = np.status === 0 ? JSON.parse(np.stdout) : rows.map(() => null);
 rows.forEach((r, i) => { r.numpyMs = npMs[i]; });
 const g = (flop, ms) => (ms ? (flop / (ms / 1000) / 1e9).toFixed(1) : '—');
-console.log(`T=${T}: shape, wasm (tf.matMul) and numpy ms, GFLOP/s`);
-for (const r of rows) console.log(`  ${r.name.padEnd(20)} [${r.M},${r.K}]·[${r.K},${r.N}]  wasm ${r.wasmMs.toFixed(1)} ms ${g(r.flop, r.wasmMs)} (x·W ${r.directMs.toFixed(0)}, W·xᵀ ${r.swappedMs.toFixed(0)})  numpy ${r.numpyMs?.toFixed(1) ?? '—'} ms ${g(r.flop, r.numpyMs)}`);
+console.log(`T=${T}: shape, wasm (tf.matMul: XNNPACK; host BLAS: ${blas?.description ?? 'none'}) and numpy ms, GFLOP/s`);
+for (const r of rows) console.log(`  ${r.name.padEnd(20)} [${r.M},${r.K}]·[${r.K},${r.N}]  wasm ${r.wasmMs.toFixed(1)} ms ${g(r.flop, r.wasmMs)} (x·W ${r.directMs.toFixed(0)}, W·xᵀ ${r.swappedMs.toFixed(0)})  host BLAS ${r.blasMs?.toFixed(1) ?? '—'} ms ${g(r.flop, r.blasMs)}  numpy ${r.numpyMs?.toFixed(1) ?? '—'} ms ${g(r.flop, r.numpyMs)}`);
 const sum = (k) => rows.reduce((s, r) => s + (r[k] ?? NaN), 0);
 const flop = rows.reduce((s, r) => s + r.flop, 0);
-console.log(`  projections total: wasm ${sum('wasmMs').toFixed(0)} ms (${g(flop, sum('wasmMs'))} GFLOP/s), numpy ${sum('numpyMs').toFixed(0)} ms (${g(flop, sum('numpyMs'))} GFLOP/s): ratio ${(sum('wasmMs') / sum('numpyMs')).toFixed(1)}×`);
+console.log(`  projections total: wasm ${sum('wasmMs').toFixed(0)} ms (${g(flop, sum('wasmMs'))} GFLOP/s), host BLAS ${sum('blasMs').toFixed(0)} ms (${g(flop, sum('blasMs'))} GFLOP/s), numpy ${sum('numpyMs').toFixed(0)} ms (${g(flop, sum('numpyMs'))} GFLOP/s): ratio ${(sum('wasmMs') / sum('numpyMs')).toFixed(1)}×`);
 const out = arg('out', null);
-if (out) writeFileSync(out, JSON.stringify({ tokens: T, reps, threads: 'wasm 1, numpy all cores', rows }, null, 1));
+if (out) writeFileSync(out, JSON.stringify({ command: `node bench/cpu/gemm-ceiling.mjs ${process.argv.slice(2).join(' ')}`, date: new Date().toISOString(), tokens: T, reps, threads: 'wasm 1, host BLAS and numpy all cores', blas: blas?.description ?? null, rows }, null, 1));
