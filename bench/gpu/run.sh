@@ -7,11 +7,15 @@
 # checked on the GPU first; three scenarios through the CLI (the last 32768 tokens, keys in parts). Writes everything under $OUT (or ./out).
 #   npm run build && bash ../shared/device/bundle.sh && mkdir -p .device/anchors && cp ../shared/anchors/*.py .device/anchors/
 #   device run, carry [".device"]:  source .device/prologue.sh && bash bench/gpu/run.sh
+# PART=kernels or PART=layer runs half (the kernel checks and benches; the rest) where one device
+# call's 10 minutes do not hold both; unset, both.
 set -uo pipefail
 out=${OUT:-out}; mkdir -p "$out"
 step() { echo "## $*"; timeout "${LIMIT:-120}" "$@"; echo "exit $?"; }
+part=${PART:-all}
 {
   echo "## machine"; nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader; nproc; node --version
+  if [[ $part != layer ]]; then
   step node bench/kernels/flash-check.mjs --device webgpu --out "$out" --time 1
   step node bench/kernels/gemm-check.mjs --device webgpu --out "$out"
   step node bench/kernels/stats-check.mjs --device webgpu --out "$out" --time 1
@@ -20,6 +24,8 @@ step() { echo "## $*"; timeout "${LIMIT:-120}" "$@"; echo "exit $?"; }
   step node bench/kernels/upload-check.mjs --device webgpu --out "$out"
   step node bench/kernels/gemm-bench.mjs --device webgpu --tokens 1,64,512,2048 --reps 9 --split --out "$out"
   step node bench/gpu/profile.mjs --device webgpu --tokens 512,8192 --probes on --out "$out/profile-on.json"
+  fi
+  if [[ $part != kernels ]]; then
   LIMIT=240 step node bench/gpu/attention.mjs --device webgpu --tokens 512,2048,8192 --chunk 8192 --attention fused --probes both --out "$out/layer.json"
   LIMIT=150 step node bench/gpu/phases.mjs --device webgpu --tokens 512,2048,8192 --out "$out/phases.json"
   LIMIT=240 step node bench/gpu/attention.mjs --device webgpu --tokens 32768 --chunk 8192 --attention fused --probes both --out "$out/layer-32768.json"
@@ -35,4 +41,5 @@ step() { echo "## $*"; timeout "${LIMIT:-120}" "$@"; echo "exit $?"; }
   sed 's/name: glm5-long-32768/name: glm5-long-32768-64/; s/count: 16 }/count: 64 }/; s/name: heads-0-15/name: all-heads/' scenarios/gpu/glm5-long-32768.yaml > "$out/glm5-long-32768-64.yaml"
   echo "## mla-diff run glm5-long-32768-64.yaml (expect device-limit, exit 3)"
   timeout 300 node dist/cli/main.js run "$out/glm5-long-32768-64.yaml" --device webgpu 2>&1 | grep -v '^ - \|^validation\|^\[Invalid\|vkAllocate\|CheckVkOOM\|^out of memory' | tail -4; echo "exit ${PIPESTATUS[0]}"
-} 2>&1 | tee "$out/log.txt"
+  fi
+} 2>&1 | tee "$out/log-$part.txt"
