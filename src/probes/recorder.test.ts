@@ -38,6 +38,37 @@ describe('probes', () => {
     });
   });
 
+  it('offload: retained values leave device memory as they are tapped, as host copies, with the same stats', async () => {
+    await expectNoLeak(rt, async () => {
+      const run = async (offload: boolean) => {
+        const rec = new TensorRecorder(rt.tf, { retain: new Set(['kv_c', 'q_c']), offload }, (t) => rt.hostView(t));
+        const before = rt.tf.memory().numTensors;
+        rt.tf.tidy(() => {
+          const a = rt.tf.tensor2d([[1, -2, 3], [4, 5, -6]]);
+          rec.tap('kv_c', a, 't c');
+          rec.tap('q_c', rt.tf.mul(a, 0.5));
+          rec.tap('kv_lora', rt.tf.neg(a), 't c'); // not retained: released either way
+        });
+        const held = rt.tf.memory().numTensors - before;
+        return { held, ...(await rec.finish('mqa')) };
+      };
+      const [kept, moved] = [await run(false), await run(true)];
+      expect(kept.held).toBe(2); // the two retained values, on the device
+      expect(moved.held).toBe(0); // nothing left in the wasm heap
+      expect(moved.trace.stages).toEqual(kept.trace.stages);
+      for (const [key, c] of moved.captured) {
+        const d = kept.captured.get(key)!;
+        expect(c.where).toBe('host');
+        if (c.where !== 'host' || d.where !== 'device') continue;
+        expect(c.shape).toEqual(d.tensor.shape);
+        expect(c.layout).toBe(d.layout);
+        expect(Array.from(c.data)).toEqual(Array.from(d.tensor.dataSync()));
+      }
+      expect([...moved.captured.keys()]).toEqual([...kept.captured.keys()]);
+      for (const c of kept.captured.values()) if (c.where === 'device') c.tensor.dispose();
+    });
+  });
+
   it('a filter limits what is recorded and `wants` says so', async () => {
     await expectNoLeak(rt, async () => {
       const rec = new TensorRecorder(rt.tf, { filter: (s) => s === 'lse' });

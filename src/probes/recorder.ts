@@ -46,6 +46,11 @@ export interface RecorderOptions {
   retain?: ReadonlySet<StageName>;
   /** The device's fused statistics kernel (Runtime.stats), where it has one. */
   stats?: StatsKernel | undefined;
+  /**
+   * Copy retained values out of device memory into host arrays as they are tapped, where the host
+   * view reaches them (Runtime.retainOnHost: wasm, whose heap stops at 4 GiB).
+   */
+  offload?: boolean | undefined;
 }
 
 /** Zero-copy host view of a device tensor, where the backend has one (Runtime.hostView). */

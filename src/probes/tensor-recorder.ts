@@ -27,6 +27,8 @@ export class TensorRecorder extends BaseRecorder<tfc.Tensor> {
   private settling: { keys: string[]; stats: Promise<TensorStats[]> }[] = [];
   /** Violation counts being read, per check (started by `settle`, else by `finish`). */
   private readonly counting = new Map<object, Promise<number>>();
+  /** Retained values copied to the host (opts.offload), by recordKey: their tensors are released at once. */
+  private readonly onHost = new Map<string, Float32Array>();
 
   constructor(private readonly tf: typeof tfc, opts: RecorderOptions = {}, private readonly view: HostView = () => null) {
     super(opts);
@@ -52,6 +54,11 @@ export class TensorRecorder extends BaseRecorder<tfc.Tensor> {
       const job = launchStats(this.tf, t.x, t.layout, this.view, this.opts.stats);
       if ('reads' in job) for (const r of job.reads) this.tf.keep(r);
       this.jobs.set(key, job);
+      const host = this.opts.offload && this.retained(t.stage) ? this.view(t.x) : null;
+      if (host) {
+        this.onHost.set(key, host.slice());
+        t.x.dispose(); // its shape stays readable for finish
+      }
     } finally {
       if (!this.retained(t.stage)) t.x.dispose();
     }
@@ -132,8 +139,11 @@ export class TensorRecorder extends BaseRecorder<tfc.Tensor> {
       const checks = t.checks.map((c, j) => ({ name: c.name, violations: violations[i]![j]! }));
       for (const c of t.checks) if (typeof c.violations !== 'number') c.violations.dispose();
       stages.push(record(t, byKey.get(key)!, checks));
-      if (this.retained(t.stage)) captured.set(key, { where: 'device', tensor: t.x, layout: t.layout });
+      const host = this.onHost.get(key);
+      if (host) captured.set(key, { where: 'host', data: host, shape: t.x.shape.slice(), layout: t.layout });
+      else if (this.retained(t.stage)) captured.set(key, { where: 'device', tensor: t.x, layout: t.layout });
     }
+    this.onHost.clear();
     this.counting.clear();
     this.taps.clear();
     this.dropEarly();
@@ -153,8 +163,9 @@ export class TensorRecorder extends BaseRecorder<tfc.Tensor> {
     this.jobs.clear();
     this.settling = []; // each frees what it read when it settles
     this.counting.clear();
+    this.onHost.clear();
     for (const t of this.taps.values()) {
-      if (this.retained(t.stage)) t.x.dispose();
+      if (this.retained(t.stage)) t.x.dispose(); // a no-op where offloaded
       for (const c of t.checks) if (typeof c.violations !== 'number') c.violations.dispose();
     }
     this.taps.clear();

@@ -23,7 +23,7 @@ export interface AcrossRun {
 
 async function record(rt: Runtime, make: () => MlaBackend<tfc.Tensor>, pieces: readonly PieceInput[]): Promise<Recording> {
   const path = make();
-  const rec = new TensorRecorder(rt.tf, { retain: RETAINED, stats: rt.stats }, (t) => rt.hostView(t));
+  const rec = new TensorRecorder(rt.tf, { retain: RETAINED, stats: rt.stats, offload: rt.retainOnHost }, (t) => rt.hostView(t));
   try {
     for (const piece of pieces) {
       if (piece.kind === 'cached') await path.fill(piece);

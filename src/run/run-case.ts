@@ -90,7 +90,7 @@ export async function runCase(rt: Runtime, s: Scenario, run: CaseRun): Promise<C
   ];
   // With fused attention the score tensor is never formed: the engine paths record no logits / attn_probs, unless sampled rows of them.
   const filter = run.layer.attention && !s.schedule.logitsRows ? (stage: StageName) => stage !== 'logits' && stage !== 'attn_probs' : undefined;
-  const recorders = paths.map(() => new TensorRecorder(rt.tf, { retain: RETAINED, stats: rt.stats, ...(filter ? { filter } : {}) }, (t) => rt.hostView(t)));
+  const recorders = paths.map(() => new TensorRecorder(rt.tf, { retain: RETAINED, stats: rt.stats, offload: rt.retainOnHost, ...(filter ? { filter } : {}) }, (t) => rt.hostView(t)));
   const rec: Partial<Record<PathName, Recording>> = {};
   const seconds: CaseTrace['seconds'] = {};
   try {

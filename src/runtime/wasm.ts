@@ -42,6 +42,7 @@ export async function createWasmRuntime(reason: string, blasRequest: BlasRequest
       reason: `${reason}; matrix products: ${blas ? why : `XNNPACK (${why})`}`,
     },
     maxTensorBytes: 2 ** 31 - 1,
+    retainOnHost: true,
     // BLAS: x·Wᵀ in one sgemm, batches in place. Else: tfjs-wasm sends a matMul to XNNPACK only
     // without transposes, and XNNPACK repacks its right operand (~19 ns/element for a GLM-5 weight,
     // strided); its fallback loop runs ~1.5 ns/MAC. (W·xᵀ)ᵀ with W as [out, in] packs only xᵀ and
