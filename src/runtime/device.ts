@@ -130,21 +130,4 @@ export function hostRound(tf: typeof tfc, x: tfc.Tensor, dtype: StorageDtype, re
   return tf.tensor(roundArray(read(x), dtype), x.shape, 'float32');
 }
 
-/** f inside the device's error scopes; throws device-limit (checkDevice) when the device reported an error meanwhile. */
-export async function guarded<T>(rt: Pick<Runtime, 'deviceError' | 'device' | 'scoped'>, f: () => Promise<T>): Promise<T> {
-  if (!rt.scoped) { const value = await f(); checkDevice(rt); return value; }
-  const { value, error } = await rt.scoped(f);
-  checkDevice(rt, error);
-  return value;
-}
-
-/** Throws device-limit (exit 2) when the device reported an error: its results since are not numbers to judge. */
-export function checkDevice(rt: Pick<Runtime, 'deviceError' | 'device'>, scoped: string | null = null): void {
-  const error = scoped ?? rt.deviceError?.();
-  if (!error) return;
-  const memory = /out of (device )?memory|OUT_OF_DEVICE_MEMORY/i.test(error);
-  throw new MlaDiffError('device-limit', `${rt.device.name}: the GPU reported ${memory ? 'running out of memory' : 'an error'} (${error.split('\n')[0]}); results after it are invalid, none is reported`,
-    { field: '--device' }, memory
-      ? 'the run keeps every stage of every piece of every path on the GPU for the comparison: fewer tokens, heads (cases: heads) or pieces'
-      : 'run with --verbose for the device log; check the adapter and driver');
-}
+export { checkDevice, guarded } from './device-errors';
