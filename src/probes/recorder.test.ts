@@ -41,7 +41,7 @@ describe('probes', () => {
   it('offload: retained values leave device memory as they are tapped, as host copies, with the same stats', async () => {
     await expectNoLeak(rt, async () => {
       const run = async (offload: boolean) => {
-        const rec = new TensorRecorder(rt.tf, { retain: new Set(['kv_c', 'q_c']), offload }, (t) => rt.hostView(t));
+        const rec = new TensorRecorder(rt.tf, { retain: new Set(['kv_c', 'q_c']), offload: () => offload }, (t) => rt.hostView(t));
         const before = rt.tf.memory().numTensors;
         rt.tf.tidy(() => {
           const a = rt.tf.tensor2d([[1, -2, 3], [4, 5, -6]]);

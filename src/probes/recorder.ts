@@ -47,10 +47,10 @@ export interface RecorderOptions {
   /** The device's fused statistics kernel (Runtime.stats), where it has one. */
   stats?: StatsKernel | undefined;
   /**
-   * Copy retained values out of device memory into host arrays as they are tapped, where the host
-   * view reaches them (Runtime.retainOnHost: wasm, whose heap stops at 4 GiB).
+   * Whether to copy a retained value out of device memory into a host array as it is tapped, where
+   * the host view reaches it (Runtime.retainOnHost: wasm, whose heap stops at 4 GiB), asked per tap.
    */
-  offload?: boolean | undefined;
+  offload?: (() => boolean) | undefined;
 }
 
 /** Zero-copy host view of a device tensor, where the backend has one (Runtime.hostView). */

@@ -54,7 +54,7 @@ export class TensorRecorder extends BaseRecorder<tfc.Tensor> {
       const job = launchStats(this.tf, t.x, t.layout, this.view, this.opts.stats);
       if ('reads' in job) for (const r of job.reads) this.tf.keep(r);
       this.jobs.set(key, job);
-      const host = this.opts.offload && this.retained(t.stage) ? this.view(t.x) : null;
+      const host = this.retained(t.stage) && this.opts.offload?.() ? this.view(t.x) : null;
       if (host) {
         this.onHost.set(key, host.slice());
         t.x.dispose(); // its shape stays readable for finish

@@ -75,10 +75,11 @@ export interface Runtime {
   /** A fused one-pass kernel for the probes' tensor stats (TensorRecorder), where the device has one. */
   readonly stats?: StatsKernel;
   /**
-   * Recorders copy the stage values kept for comparison out of the device's memory as they are
-   * tapped (wasm: its heap stops at 4 GiB, and a 64-head T = 2048 run keeps ~2.5 GB of them).
+   * Whether recorders should now copy the stage values kept for comparison out of the device's
+   * memory as they are tapped (wasm: its heap stops at 4 GiB, and a 64-head T = 2048 run keeps
+   * ~2.5 GB of them; copying costs page faults, so only once the heap has grown large).
    */
-  readonly retainOnHost?: boolean;
+  readonly retainOnHost?: () => boolean;
   /** x [T,in] · w [in,out] by this device's own GEMM kernel, where it has one faster than tf.matMul (webgpu). */
   readonly gemm?: (x: tfc.Tensor2D, w: tfc.Tensor2D) => tfc.Tensor2D;
   /** Per-head products x [T,N,K] (or [T,K] shared) · w [N,K,E] → [T,N,E] in one GEMM without transposes, where the device has one (webgpu). */

@@ -12,7 +12,15 @@ import { installBlasMatMul } from './wasm-blas';
 interface WasmBackend {
   makeOutput(shape: number[], dtype: 'float32'): tf.TensorInfo;
   typedArrayFromHeap(info: tf.TensorInfo): Float32Array;
+  wasm: { HEAPU8: Uint8Array };
 }
+
+/**
+ * Recorders keep stage values in the heap until it has grown past this, then copy them out: fresh
+ * host memory costs page faults (12 s for the ~3 GB of a 64-head T = 2048 run on this project's
+ * 2-core VM), so runs that fit the heap do not pay it.
+ */
+const OFFLOAD_FROM_BYTES = 1.5 * 2 ** 30;
 
 /**
  * tfjs-backend-wasm (XNNPACK, SIMD, one thread in Node), its matrix products through the host's
@@ -42,7 +50,7 @@ export async function createWasmRuntime(reason: string, blasRequest: BlasRequest
       reason: `${reason}; matrix products: ${blas ? why : `XNNPACK (${why})`}`,
     },
     maxTensorBytes: 2 ** 31 - 1,
-    retainOnHost: true,
+    retainOnHost: () => backend.wasm.HEAPU8.byteLength > OFFLOAD_FROM_BYTES,
     // BLAS: x·Wᵀ in one sgemm, batches in place. Else: tfjs-wasm sends a matMul to XNNPACK only
     // without transposes, and XNNPACK repacks its right operand (~19 ns/element for a GLM-5 weight,
     // strided); its fallback loop runs ~1.5 ns/MAC. (W·xᵀ)ᵀ with W as [out, in] packs only xᵀ and
