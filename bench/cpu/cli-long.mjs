@@ -1,0 +1,58 @@
+// A long scenario through the built CLI on wasm, as CI runs it: wall time and peak RSS of the whole
+// process, the verdict and the worst engine error, and each stage's L2 norm against the same scenario's
+// report from the H200 (webgpu) where one is committed. Writes bench/cpu/cli-long.{json,md}.
+// Usage: npm run build && node bench/cpu/cli-long.mjs [--scenario scenarios/gpu/glm5-long-2048.yaml]
+//   [--gpu-report bench/gpu/2026-11-30/issue8-s6/2-layer/glm5-long-2048.json]
+import { spawnSync } from 'node:child_process';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+
+const arg = (n, d) => { const i = process.argv.indexOf(`--${n}`); return i > 0 ? process.argv[i + 1] : d; };
+const scenario = arg('scenario', 'scenarios/gpu/glm5-long-2048.yaml');
+const gpuPath = arg('gpu-report', 'bench/gpu/2026-11-30/issue8-s6/2-layer/glm5-long-2048.json');
+const out = `${os.tmpdir()}/mla-diff-cli-long.json`;
+const t = performance.now();
+const r = spawnSync('/usr/bin/time', ['-f', 'MAXRSS_KB=%M', 'node', 'dist/cli/main.js', 'run', scenario, '--device', 'wasm', '--format', 'json', '--out', out], { encoding: 'utf8' });
+const wallS = (performance.now() - t) / 1000;
+const rssGiB = Number(/MAXRSS_KB=(\d+)/.exec(r.stderr)?.[1] ?? NaN) / 2 ** 20;
+if (r.status !== 0 && r.status !== 1) throw new Error(`mla-diff exited ${r.status}: ${r.stderr.slice(-600)}`);
+const report = JSON.parse(readFileSync(out, 'utf8'));
+const gpu = existsSync(gpuPath) ? JSON.parse(readFileSync(gpuPath, 'utf8')) : null;
+const stagesOf = (rep, path) => new Map(rep.cases[0].trace.paths[path].stages.map((s) => [`${s.step}/${s.stage}/${s.chunk ?? ''}`, s.stats]));
+const rows = [];
+for (const path of ['mha', 'mqa']) {
+  const cpu = stagesOf(report, path);
+  const g = gpu ? stagesOf(gpu, path) : new Map();
+  for (const [key, s] of cpu) {
+    const o = g.get(key);
+    rows.push({ path, stage: key.split('/')[1], l2: s.l2, gpuL2: o?.l2 ?? null, rel: o ? Math.abs(s.l2 - o.l2) / Math.max(Math.abs(o.l2), 1e-30) : null });
+  }
+}
+const worstCross = rows.filter((x) => x.rel !== null).reduce((a, b) => (b.rel > (a?.rel ?? -1) ? b : a), null);
+const c = report.cases[0];
+const result = {
+  command: `node bench/cpu/cli-long.mjs ${process.argv.slice(2).join(' ')}`.trim(), date: new Date().toISOString(), scenario,
+  machine: { cpus: os.cpus().length, cpu: os.cpus()[0]?.model, memGiB: Math.round(os.totalmem() / 2 ** 30), node: process.version },
+  device: report.device?.description, exit: r.status, wallS, rssGiB, verdict: report.verdict, seconds: report.seconds, pathSeconds: c.trace.seconds,
+  worstEngine: c.comparison.worstEngine, gpuReport: gpu ? gpuPath : null, worstCross, rows,
+};
+writeFileSync('bench/cpu/cli-long.json', JSON.stringify(result) + '\n');
+const md = [
+  `# CPU: \`${scenario}\` through the CLI on wasm`,
+  '',
+  `Command: \`${result.command}\` (${result.date.slice(0, 10)}), machine: ${result.machine.cpus} × ${result.machine.cpu}, ${result.machine.memGiB} GiB, Node ${process.version}.`,
+  `It runs \`mla-diff run ${scenario} --device wasm --format json\` under /usr/bin/time, as CI's scenario check does.`,
+  '',
+  `- Device: ${result.device}.`,
+  `- Exit ${r.status}, verdict **${result.verdict}**; wall **${wallS.toFixed(1)} s**, peak RSS **${rssGiB.toFixed(2)} GiB** (the machine: ${result.machine.memGiB} GiB).`,
+  `- The report's seconds (probes on): mha ${c.trace.seconds.mha.toFixed(1)}, mqa ${c.trace.seconds.mqa.toFixed(1)} (each from its step's start to its completion; both steps are encoded before either is awaited, and on wasm encoding is the computing, so MHA's includes MQA's), weights ${report.seconds.weights.toFixed(1)}.`,
+  `- Worst mha↔mqa relative error: ${c.comparison.worstEngine.relErr.toExponential(2)} at ${c.comparison.worstEngine.stage}.`,
+  ...(gpu ? [`- Against the H200's report of the same scenario (\`${gpuPath}\`), the largest relative difference of a stage's L2 norm: ${worstCross.rel.toExponential(2)} (${worstCross.path} ${worstCross.stage}), over ${rows.filter((x) => x.rel !== null).length} records.`] : []),
+  '',
+  '| path | stage | L2 (wasm) | L2 (H200) | rel |',
+  '|---|---|---|---|---|',
+  ...rows.map((x) => `| ${x.path} | ${x.stage} | ${x.l2.toPrecision(8)} | ${x.gpuL2?.toPrecision(8) ?? '—'} | ${x.rel?.toExponential(1) ?? '—'} |`),
+  '',
+].join('\n');
+writeFileSync('bench/cpu/cli-long.md', md);
+console.log(md.split('\n').slice(0, 12).join('\n'));
