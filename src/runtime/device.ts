@@ -1,7 +1,6 @@
 import type { LseBoundsKernel } from '../kernels/lse-bounds';
 import type { RopeStyle } from '../model/rope';
 import type * as tfc from '@tensorflow/tfjs-core';
-import { MlaDiffError } from '../errors';
 import type { Batched } from '../backends/matmul';
 import type { StorageDtype } from '../precision/formats';
 import type { AttentionFn } from '../backends/attention-kernel';

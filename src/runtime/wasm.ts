@@ -16,9 +16,9 @@ interface WasmBackend {
 }
 
 /**
- * Recorders keep stage values in the heap until it has grown past this, then copy them out: fresh
- * host memory costs page faults (12 s for the ~3 GB of a 64-head T = 2048 run on this project's
- * 2-core VM), so runs that fit the heap do not pay it.
+ * Recorders keep stage values in the heap until it has grown past this, then copy them out: the
+ * copies into fresh host memory are not free (12 s of a 64-head T = 2048 run's 56 s on this
+ * project's 2-core VM, by a CPU profile), so runs that fit the heap do not pay them.
  */
 const OFFLOAD_FROM_BYTES = 1.5 * 2 ** 30;
 
