@@ -3,7 +3,7 @@ import type { HostView } from './recorder';
 import type { StatsJob, TensorStats } from './stats';
 import { hostStats, launchDeviceStats } from './stats';
 import type { StatsKernel } from './stats-partials';
-import { statsFromPartials } from './stats-partials';
+import { PARTIAL_WIDTH, partialRows, statsFromPartials } from './stats-partials';
 
 /** A tensor's stats: known now (host view, empty tensor) or launched on the device. */
 export type LaunchedStats = TensorStats | StatsJob;
@@ -23,6 +23,24 @@ export function launchStats(tf: typeof tfc, x: tfc.Tensor, layout: string, view:
     return { reads: [partials], finish: ([p]) => statsFromPartials(p!, kernel.groupSize, shape, layout) };
   }
   return launchDeviceStats(tf, x, layout);
+}
+
+/** Elements [from, to) of read-back values: a view of a typed array (what a float32 read gives), else a copy. */
+const rowsOf = (p: ArrayLike<number>, from: number, to: number): ArrayLike<number> =>
+  (p instanceof Float32Array ? p.subarray(from, to) : Array.prototype.slice.call(p, from, to) as number[]);
+
+/**
+ * The stats of several float32 tensors from one dispatch of the kernel's launchMany: one partials
+ * tensor [ΣG·PARTIAL_WIDTH], kept, that every job reads its own rows of (settleStats frees it once).
+ */
+export function launchStatsMany(tf: typeof tfc, kernel: StatsKernel, xs: readonly { x: tfc.Tensor; layout: string }[]): StatsJob[] {
+  const partials = tf.keep(kernel.launchMany!(xs.map((t) => t.x))); // [ΣG·PARTIAL_WIDTH]
+  let row = 0;
+  return xs.map(({ x, layout }) => {
+    const [from, to, shape] = [row * PARTIAL_WIDTH, (row + partialRows(x.size, kernel.groupSize)) * PARTIAL_WIDTH, x.shape.slice()];
+    row = to / PARTIAL_WIDTH;
+    return { reads: [partials], finish: ([p]) => statsFromPartials(rowsOf(p!, from, to), kernel.groupSize, shape, layout) };
+  });
 }
 
 const isJob = (s: LaunchedStats): s is StatsJob => 'reads' in s;

@@ -3,13 +3,8 @@ import type { PathName, StageName } from './stages';
 import type { Captured, HostView, Recording, RecorderOptions, StageRecord, Tap } from './recorder';
 import { BaseRecorder, record } from './recorder';
 import type { LaunchedStats } from './stats-batch';
-import { disposeLaunched, launchStats, settleStats } from './stats-batch';
-import { PARTIAL_WIDTH, partialRows, statsFromPartials } from './stats-partials';
+import { disposeLaunched, launchStats, launchStatsMany, settleStats } from './stats-batch';
 import type { TensorStats } from './stats';
-
-/** Elements [from, to) of read-back values: a view of a typed array (what a float32 read gives), else a copy. */
-const rowsOf = (p: ArrayLike<number>, from: number, to: number): ArrayLike<number> =>
-  (p instanceof Float32Array ? p.subarray(from, to) : Array.prototype.slice.call(p, from, to) as number[]);
 
 /**
  * Records tfjs tensors. Each tap's stats start when it is tapped: from a zero-copy host view where
@@ -64,19 +59,12 @@ export class TensorRecorder extends BaseRecorder<tfc.Tensor> {
     }
   }
 
-  /** Launches the waiting taps' stats together; each job reads its own rows of the shared partials. */
+  /** Launches the waiting taps' stats together (one dispatch); each job reads its own rows of the shared partials. */
   private flush(): void {
     const batch = this.pending.splice(0);
     if (!batch.length) return;
-    const k = this.opts.stats!;
     try {
-      const partials = this.tf.keep(k.launchMany!(batch.map((b) => b.t.x))); // [ΣG·PARTIAL_WIDTH]
-      let row = 0;
-      for (const { key, t } of batch) {
-        const [from, to, shape, layout] = [row * PARTIAL_WIDTH, (row + partialRows(t.x.size, k.groupSize)) * PARTIAL_WIDTH, t.x.shape.slice(), t.layout];
-        this.jobs.set(key, { reads: [partials], finish: ([p]) => statsFromPartials(rowsOf(p!, from, to), k.groupSize, shape, layout) });
-        row = to / PARTIAL_WIDTH;
-      }
+      launchStatsMany(this.tf, this.opts.stats!, batch.map((b) => b.t)).forEach((job, i) => this.jobs.set(batch[i]!.key, job));
     } finally {
       for (const { t } of batch) if (!this.retained(t.stage)) t.x.dispose();
     }
