@@ -12,10 +12,10 @@ import { createRequire } from 'node:module';
 import { basename, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-const cli = fileURLToPath(new URL('../dist/cli/main.js', import.meta.url));
+const cli = fileURLToPath(new URL('../dist/surface/cli/main.js', import.meta.url));
 const require = createRequire(import.meta.url);
-const { renderJUnit } = require('../dist/reports/junit.js');
-const { renderMarkdown } = require('../dist/reports/markdown.js');
+const { renderJUnit } = require('../dist/surface/reports/junit.js');
+const { renderMarkdown } = require('../dist/surface/reports/markdown.js');
 const reportsDir = process.env.MLA_DIFF_CI_REPORTS || fileURLToPath(new URL('../out/ci/', import.meta.url));
 const reports = [];
 const errors = [];

@@ -4,8 +4,8 @@
 import { createRequire } from 'node:module';
 const require = createRequire(import.meta.url);
 const { RandomAccessFile } = require('../../dist/formats/file.js');
-const { openSource } = require('../../dist/weights/source.js');
-const { LINEAR_NAMES, NORM_NAMES, linearShape } = require('../../dist/weights/layer.js');
+const { openSource } = require('../../dist/checkpoints/checkpoint/source.js');
+const { LINEAR_NAMES, NORM_NAMES, linearShape } = require('../../dist/core/weights/layer.js');
 
 const [file, layer, kind] = [process.argv[2], Number(process.argv[3] ?? 0), process.argv[4] ?? 'gguf'];
 let bytes = 0;

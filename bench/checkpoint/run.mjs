@@ -31,7 +31,7 @@ for (const type of ['Q8_0', 'Q4_K']) {
         const cold = dropCaches();
         const m = JSON.parse(node(['bench/checkpoint/load-one.mjs', file, String(layer)]));
         const t = performance.now();
-        node(['dist/cli/main.js', 'inspect', file, '--format', 'json']);
+        node(['dist/surface/cli/main.js', 'inspect', file, '--format', 'json']);
         const inspectSeconds = (performance.now() - t) / 1000;
         rows.push({ type, layers, layer, round: i + 1, cold, fileBytes, writeSeconds: w.seconds, ...m, inspectSeconds });
         console.log(`  layer ${layer} round ${i + 1}${cold ? ' (cold cache)' : ''}: load ${m.loadSeconds.toFixed(2)} s (header ${m.openSeconds.toFixed(2)} s), ` +

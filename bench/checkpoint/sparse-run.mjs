@@ -19,7 +19,7 @@ const made = JSON.parse(node(['bench/checkpoint/sparse-glm5.mjs', file]).out);
 const rows = [];
 for (let i = 0; i < rounds; i++) {
   const cold = dropCaches();
-  rows.push({ what: 'inspect', round: i + 1, cold, seconds: node(['dist/cli/main.js', 'inspect', file]).seconds });
+  rows.push({ what: 'inspect', round: i + 1, cold, seconds: node(['dist/surface/cli/main.js', 'inspect', file]).seconds });
   for (const layer of [0, 40, 77]) {
     const coldL = dropCaches();
     rows.push({ what: `load layer ${layer}`, round: i + 1, cold: coldL, ...JSON.parse(node(['bench/checkpoint/load-one.mjs', file, String(layer)]).out) });

@@ -11,17 +11,17 @@ const require = createRequire(import.meta.url);
 const arg = (n, d) => { const i = process.argv.indexOf(`--${n}`); return i > 0 ? process.argv[i + 1] : d; };
 const distDir = resolve(arg('dist', new URL('../../dist', import.meta.url).pathname)); // --dist: another build (before/after)
 const dist = (m) => require(`${distDir}/${m}.js`);
-const { selectRuntime } = dist('runtime/select');
-const { SyntheticWeights } = dist('weights/synthetic');
-const { uploadLayer, disposeLayer } = dist('backends/layer');
-const { MhaBackend } = dist('backends/mha');
-const { MqaBackend } = dist('backends/mqa');
-const { DEFAULT_KERNELS } = dist('backends/backend');
-const { TensorRecorder } = dist('probes/tensor-recorder');
-const { NULL_PROBE } = dist('probes/probe');
-const { RETAINED } = dist('run/reference-job');
-const { preset } = dist('model/presets');
-const { syntheticIds } = dist('scenario/requests');
+const { selectRuntime } = dist('devices/select');
+const { SyntheticWeights } = dist('core/weights/synthetic');
+const { uploadLayer, disposeLayer } = dist('paths/layer');
+const { MhaBackend } = dist('paths/mha');
+const { MqaBackend } = dist('paths/mqa');
+const { DEFAULT_KERNELS } = dist('paths/backend');
+const { TensorRecorder } = dist('core/probes/tensor-recorder');
+const { NULL_PROBE } = dist('core/probes/probe');
+const { RETAINED } = dist('harness/run/reference-job');
+const { preset } = dist('core/model/presets');
+const { syntheticIds } = dist('harness/scenario/requests');
 
 const pathName = arg('path', 'mha');
 const T = Number(arg('tokens', '512'));

@@ -3,7 +3,7 @@
 // thread: the threaded build does not initialise in Node) beside numpy's `@` (its BLAS, all
 // cores), each the median of --reps after a warm-up. Prints GFLOP/s per shape and the layer's
 // projection total; writes --out JSON. This bounds how close a wasm run of the layer can come to
-// ../shared/anchors/mla_numpy.py, whatever the attention does. With a host BLAS (src/runtime/host-blas.ts;
+// ../shared/anchors/mla_numpy.py, whatever the attention does. With a host BLAS (src/devices/kernels/host-blas.ts;
 // not with --blas off), the same x·Wᵀ as mla-diff's wasm runtime then forms it, through that BLAS.
 // Usage: npm run build && node bench/cpu/gemm-ceiling.mjs [--tokens 512] [--reps 3] [--blas auto|off] [--out f.json]
 import { spawnSync } from 'node:child_process';
@@ -22,8 +22,8 @@ const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 await tf.setBackend('wasm');
 await tf.ready();
-const { loadHostBlas } = require('../../dist/runtime/host-blas.js');
-const { installBlasMatMul } = require('../../dist/runtime/wasm-blas.js');
+const { loadHostBlas } = require('../../dist/devices/kernels/host-blas.js');
+const { installBlasMatMul } = require('../../dist/devices/kernels/wasm-blas.js');
 const { blas } = arg('blas', 'auto') === 'off' ? { blas: null } : loadHostBlas({ kind: 'auto' });
 const rows = [];
 for (const [name, [K, N]] of Object.entries(SHAPES)) {

@@ -63,7 +63,7 @@ function meets() {
 ## What meets it: the host BLAS
 
 tfjs-backend-wasm keeps its tensors in the wasm heap, where \`cblas_sgemm\` can read and write them in place
-(src/runtime/host-blas.ts, wasm-blas.ts: koffi's FFI, no copy). Through ${ceiling.blas}, the same five
+(src/devices/kernels/host-blas.ts, wasm-blas.ts: koffi's FFI, no copy). Through ${ceiling.blas}, the same five
 projections take ${(blasMs / 1000).toFixed(2)} s: **${G(blasRate)} GFLOP/s**, ${(blasRate / wasmRate).toFixed(1)}× the wasm rate and ${(100 * blasRate / numpyRate).toFixed(0)} % of numpy's.
 The whole layer so run (\`${layer.command}\`, [issue8-${T}.md](issue8-${T}.md), ${layer.rows.length} alternating rounds, medians):
 both paths ${(m.blas.both / 1000).toFixed(2)} s against numpy's ${(m.numpy.both / 1000).toFixed(2)} s, **${(m.blas.both / m.numpy.both).toFixed(2)}×** (target ≤ 2×);

@@ -13,12 +13,12 @@
 import { writeFileSync } from 'node:fs';
 import { arg, dist, glmLayer, warmUp } from './layer-common.mjs';
 
-const { selectRuntime } = dist('runtime/select');
-const { MhaBackend } = dist('backends/mha');
-const { MqaBackend } = dist('backends/mqa');
-const { TensorRecorder } = dist('probes/tensor-recorder');
-const { NULL_PROBE } = dist('probes/probe');
-const { stepPaths } = dist('run/step-paths');
+const { selectRuntime } = dist('devices/select');
+const { MhaBackend } = dist('paths/mha');
+const { MqaBackend } = dist('paths/mqa');
+const { TensorRecorder } = dist('core/probes/tensor-recorder');
+const { NULL_PROBE } = dist('core/probes/probe');
+const { stepPaths } = dist('harness/run/step-paths');
 
 const tokens = arg('tokens', '512,2048').split(',').map(Number);
 const chunk = Number(arg('chunk', '4096'));
@@ -77,7 +77,7 @@ for (const T of tokens) {
       }
     }
   }
-  // Both paths as the CLI runs a piece (src/run/step-paths.ts): each path's step enqueued before either is awaited.
+  // Both paths as the CLI runs a piece (src/harness/run/step-paths.ts): each path's step enqueued before either is awaited.
   for (const mode of probes === 'both' ? ['off', 'on'] : [probes]) {
     const paths = [new MhaBackend(layer, new Set(), plan.tables.numSlots, kernels), new MqaBackend(layer, new Set(), plan.tables.numSlots, kernels)];
     const filter = attn.attention ? (st) => st !== 'logits' && st !== 'attn_probs' : undefined;

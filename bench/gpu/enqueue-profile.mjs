@@ -9,11 +9,11 @@ import { Session } from 'node:inspector/promises';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { arg, dist, glmLayer, warmUp } from './layer-common.mjs';
 
-const { selectRuntime } = dist('runtime/select');
-const { MhaBackend } = dist('backends/mha');
-const { MqaBackend } = dist('backends/mqa');
-const { TensorRecorder } = dist('probes/tensor-recorder');
-const { NULL_PROBE } = dist('probes/probe');
+const { selectRuntime } = dist('devices/select');
+const { MhaBackend } = dist('paths/mha');
+const { MqaBackend } = dist('paths/mqa');
+const { TensorRecorder } = dist('core/probes/tensor-recorder');
+const { NULL_PROBE } = dist('core/probes/probe');
 
 const T = Number(arg('tokens', '512'));
 const steps = Number(arg('steps', '40'));

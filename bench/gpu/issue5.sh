@@ -10,7 +10,7 @@ out=${OUT:-out}; mkdir -p "$out"
 part=${1:-paths}
 run() { # name, scenario file, extra flags
   echo "## mla-diff run $2 --device webgpu ${*:3}"
-  /usr/bin/time -f "wall %e s, max RSS %M KiB" node dist/cli/main.js run "$2" --device webgpu --format json --out "$out/$1.json" "${@:3}"
+  /usr/bin/time -f "wall %e s, max RSS %M KiB" node dist/surface/cli/main.js run "$2" --device webgpu --format json --out "$out/$1.json" "${@:3}"
   echo "exit $?"
   node bench/render.mjs "$out/$1.json" > "$out/$1.txt" && grep -E '^(PASS|FAIL)|first divergence|likely cause|external' "$out/$1.txt" | head -8
 }
@@ -28,7 +28,7 @@ paths() {
 checks() {
   node scripts/write-fixtures.mjs fixtures/checkpoints >/dev/null # the checkpoint scenarios read them
   echo "## selftest on webgpu (quick plan, default and {floor: 8} tolerances)"
-  /usr/bin/time -f "wall %e s" node dist/cli/main.js selftest --device webgpu --format json > "$out/selftest-webgpu.json"; echo "exit $?"
+  /usr/bin/time -f "wall %e s" node dist/surface/cli/main.js selftest --device webgpu --format json > "$out/selftest-webgpu.json"; echo "exit $?"
   echo "## every CI scenario on the GPU against its declared outcome (8 at a time; the float64 reference runs on the CPU)"
   ls scenarios/*.yaml | xargs -P 8 -I{} node scripts/check-scenarios.mjs {} -- --device webgpu | grep -v 'scenarios met'
 }

@@ -5,11 +5,11 @@ import { createRequire } from 'node:module';
 
 const require = createRequire(import.meta.url);
 export const dist = (m) => require(new URL(`../../dist/${m}.js`, import.meta.url).pathname);
-const { parseScenario } = dist('scenario/load');
-const { openSource } = dist('weights/source');
-const { planRun } = dist('run/pieces');
-const { planAttention, planKeyPart } = dist('run/plan');
-const { uploadLayer, disposeLayer } = dist('backends/layer');
+const { parseScenario } = dist('harness/scenario/load');
+const { openSource } = dist('checkpoints/checkpoint/source');
+const { planRun } = dist('harness/run/pieces');
+const { planAttention, planKeyPart } = dist('harness/run/plan');
+const { uploadLayer, disposeLayer } = dist('paths/layer');
 
 export const arg = (name, dflt) => { const i = process.argv.indexOf(`--${name}`); return i > 0 ? process.argv[i + 1] : dflt; };
 

@@ -11,12 +11,12 @@
 import { writeFileSync } from 'node:fs';
 import { arg, dist, glmLayer, warmUp } from './layer-common.mjs';
 
-const { selectRuntime } = dist('runtime/select');
-const { MhaBackend } = dist('backends/mha');
-const { MqaBackend } = dist('backends/mqa');
-const { TensorRecorder } = dist('probes/tensor-recorder');
-const { NULL_PROBE } = dist('probes/probe');
-const { SUBMIT_BATCH } = dist('runtime/webgpu');
+const { selectRuntime } = dist('devices/select');
+const { MhaBackend } = dist('paths/mha');
+const { MqaBackend } = dist('paths/mqa');
+const { TensorRecorder } = dist('core/probes/tensor-recorder');
+const { NULL_PROBE } = dist('core/probes/probe');
+const { SUBMIT_BATCH } = dist('devices/webgpu');
 
 const tokens = arg('tokens', '512,2048').split(',').map(Number);
 const rt = await selectRuntime(arg('device', 'auto'));

@@ -7,11 +7,11 @@
 import { writeFileSync } from 'node:fs';
 import { arg, dist, glmLayer, warmUp } from './layer-common.mjs';
 
-const { selectRuntime } = dist('runtime/select');
-const { MhaBackend } = dist('backends/mha');
-const { MqaBackend } = dist('backends/mqa');
-const { NULL_PROBE } = dist('probes/probe');
-const { TensorRecorder } = dist('probes/tensor-recorder');
+const { selectRuntime } = dist('devices/select');
+const { MhaBackend } = dist('paths/mha');
+const { MqaBackend } = dist('paths/mqa');
+const { NULL_PROBE } = dist('core/probes/probe');
+const { TensorRecorder } = dist('core/probes/tensor-recorder');
 
 const tokens = arg('tokens', '2048').split(',').map(Number);
 const probes = arg('probes', 'off') === 'on';

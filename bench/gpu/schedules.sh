@@ -6,7 +6,7 @@ set -uo pipefail
 out=${OUT:-out}; mkdir -p "$out"
 run() { # name, scenario file
   echo "## mla-diff run $2 --device webgpu"
-  /usr/bin/time -f "wall %e s, max RSS %M KiB" node dist/cli/main.js run "$2" --device webgpu --format json --out "$out/$1.json"
+  /usr/bin/time -f "wall %e s, max RSS %M KiB" node dist/surface/cli/main.js run "$2" --device webgpu --format json --out "$out/$1.json"
   echo "exit $?"
 }
 {

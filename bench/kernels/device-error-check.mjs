@@ -6,8 +6,8 @@ import { createRequire } from 'node:module';
 
 const require = createRequire(import.meta.url);
 const dist = (m) => require(new URL(`../../dist/${m}.js`, import.meta.url).pathname);
-const { selectRuntime } = dist('runtime/select');
-const { guarded } = dist('runtime/device');
+const { selectRuntime } = dist('devices/select');
+const { guarded } = dist('devices/device');
 
 const rt = await selectRuntime('webgpu');
 const { tf } = rt;

@@ -1,6 +1,6 @@
-// flashAttention (src/kernels/flash-attention.ts) against the unfused tfjs path on the same
+// flashAttention (src/devices/kernels/flash-attention.ts) against the unfused tfjs path on the same
 // backend: logits = scale·q·kᵀ (tf.matMul) + the causal −inf bias, then `attend` of
-// dist/backends/attention.js (the oracle the paths use). Small shapes covering the MHA form, the
+// dist/devices/kernels/attention.js (the oracle the paths use). Small shapes covering the MHA form, the
 // MQA form (V = the latent's first E columns), T = 1, T and S off the tile, context before the
 // piece, no mask, S = 0 under both emptyLse, fully masked rows, several row blocks and key tiles; and
 // token-major inputs and output (layout 'tokens'). Then a timing of both on a few
@@ -13,10 +13,10 @@ import { join } from 'node:path';
 
 const require = createRequire(import.meta.url);
 const dist = (m) => require(new URL(`../../dist/${m}.js`, import.meta.url).pathname);
-const { selectRuntime } = dist('runtime/select');
-const { attend } = dist('backends/attention');
-const { flashAttention } = dist('kernels/flash-attention');
-const { defaultTiles } = dist('kernels/flash-tiles');
+const { selectRuntime } = dist('devices/select');
+const { attend } = dist('devices/kernels/attention');
+const { flashAttention } = dist('devices/kernels/flash-attention');
+const { defaultTiles } = dist('devices/kernels/flash-tiles');
 
 const arg = (name, dflt) => { const i = process.argv.indexOf(`--${name}`); return i > 0 ? process.argv[i + 1] : dflt; };
 const outDir = arg('out');

@@ -1,4 +1,4 @@
-// Tile sweep of the fused attention (src/kernels/flash-tiles.ts, flash-wgsl.ts) on one device: the MHA form
+// Tile sweep of the fused attention (src/devices/kernels/flash-tiles.ts, flash-wgsl.ts) on one device: the MHA form
 // (64 heads, D = E = 256, T = S = 2048 or --tokens, causal) and the MQA form (T = 512 tokens × 64 heads packed
 // as rows, S = 2048 latent keys of 576, V = its first 512, causal after 1536 keys). The GPU's clocks
 // ramp up under load, so: 3 s of the default first, then two passes over the sets (the second in
@@ -18,9 +18,9 @@ import { writeFileSync } from 'node:fs';
 
 const require = createRequire(import.meta.url);
 const dist = (m) => require(new URL(`../../dist/${m}.js`, import.meta.url).pathname);
-const { selectRuntime } = dist('runtime/select');
-const { flashAttention } = dist('kernels/flash-attention');
-const { tilesProblem, tileBytes, accumulatorFloats, defaultTiles } = dist('kernels/flash-tiles');
+const { selectRuntime } = dist('devices/select');
+const { flashAttention } = dist('devices/kernels/flash-attention');
+const { tilesProblem, tileBytes, accumulatorFloats, defaultTiles } = dist('devices/kernels/flash-tiles');
 
 const arg = (name, dflt) => { const i = process.argv.indexOf(`--${name}`); return i > 0 ? process.argv[i + 1] : dflt; };
 const reps = Number(arg('reps', '3'));

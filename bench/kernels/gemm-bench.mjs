@@ -1,4 +1,4 @@
-// Times gemm (src/kernels/gemm.ts) against tf.matMul on the projections of one GLM-5 MLA layer,
+// Times gemm (src/devices/kernels/gemm.ts) against tf.matMul on the projections of one GLM-5 MLA layer,
 // [T,in]·[in,out]: q_a_proj 6144→2048, q_b_proj 2048→16384, kv_a_proj_with_mqa 6144→576,
 // kv_b_proj 512→28672, o_proj 16384→6144. Per T and shape: one warm-up, then the median of --reps
 // runs, each synced by a 1-element read-back of its result; ms and TFLOP/s (2·T·in·out).
@@ -13,9 +13,9 @@ import { join } from 'node:path';
 
 const require = createRequire(import.meta.url);
 const dist = (m) => require(new URL(`../../dist/${m}.js`, import.meta.url).pathname);
-const { selectRuntime } = dist('runtime/select');
-const { gemm, planGemm } = dist('kernels/gemm');
-const { chooseSplitK } = dist('kernels/gemm-split');
+const { selectRuntime } = dist('devices/select');
+const { gemm, planGemm } = dist('devices/kernels/gemm');
+const { chooseSplitK } = dist('devices/kernels/gemm-split');
 
 const arg = (name, dflt) => { const i = process.argv.indexOf(`--${name}`); return i > 0 ? process.argv[i + 1] : dflt; };
 const outDir = arg('out');

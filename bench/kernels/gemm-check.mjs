@@ -1,8 +1,8 @@
-// gemm (src/kernels/gemm.ts) against tf.matMul on the same backend: odd shapes off every tile edge
+// gemm (src/devices/kernels/gemm.ts) against tf.matMul on the same backend: odd shapes off every tile edge
 // (M=1, N=5, K=3, scalar and vec4 paths), real-shaped small products of the MLA layer's linears,
 // batched and broadcast b, each tile set of the ladder (default, mid, fallback: k-steps in pairs, odd
 // and even counts) and a deep bk, the k-steps one per loop iteration, and
-// the empty products, split-K (few output tiles over a long K); then gemmHeads (src/kernels/gemm-heads.ts): per-head products in token-major
+// the empty products, split-K (few output tiles over a long K); then gemmHeads (src/devices/kernels/gemm-heads.ts): per-head products in token-major
 // layouts ([T,N,K]·[N,K,E] → [T,N,E], and a [T,K] shared by every head) against tf.matMul on the
 // heads-major transposes.
 // Tolerance: max |gemm − matMul| / max |matMul| ≤ 1e-5 (the k-sum order differs), and the same
@@ -15,11 +15,11 @@ import { join } from 'node:path';
 
 const require = createRequire(import.meta.url);
 const dist = (m) => require(new URL(`../../dist/${m}.js`, import.meta.url).pathname);
-const { selectRuntime } = dist('runtime/select');
-const { gemm, planGemm } = dist('kernels/gemm');
-const { chooseSplitK } = dist('kernels/gemm-split');
-const { gemmHeads } = dist('kernels/gemm-heads');
-const { DEFAULT_GEMM_TILES, MID_GEMM_TILES, FALLBACK_GEMM_TILES } = dist('kernels/gemm-wgsl');
+const { selectRuntime } = dist('devices/select');
+const { gemm, planGemm } = dist('devices/kernels/gemm');
+const { chooseSplitK } = dist('devices/kernels/gemm-split');
+const { gemmHeads } = dist('devices/kernels/gemm-heads');
+const { DEFAULT_GEMM_TILES, MID_GEMM_TILES, FALLBACK_GEMM_TILES } = dist('devices/kernels/gemm-wgsl');
 
 const arg = (name, dflt) => { const i = process.argv.indexOf(`--${name}`); return i > 0 ? process.argv[i + 1] : dflt; };
 const outDir = arg('out');

@@ -1,4 +1,4 @@
-// The one-program LSE bounds check (src/kernels/lse-bounds.ts) against the tfjs ops it replaces
+// The one-program LSE bounds check (src/devices/kernels/lse-bounds.ts) against the tfjs ops it replaces
 // (attention.ts lseBoundViolations without a kernel) on the same webgpu backend: [N,T] LSEs with
 // [1,T] causal key counts (MHA, cold), [T,N] with [T,1] (MQA), a scalar count (a context chunk) and
 // keys as large as the LSE; values inside, on and past both bounds, NaN and ±inf in lse and max, a
@@ -11,9 +11,9 @@ import { join } from 'node:path';
 
 const require = createRequire(import.meta.url);
 const dist = (m) => require(new URL(`../../dist/${m}.js`, import.meta.url).pathname);
-const { selectRuntime } = dist('runtime/select');
-const { lseBoundViolations, LSE_SLACK } = dist('backends/attention');
-const { lseBoundsKernel } = dist('kernels/lse-bounds');
+const { selectRuntime } = dist('devices/select');
+const { lseBoundViolations, LSE_SLACK } = dist('devices/kernels/attention');
+const { lseBoundsKernel } = dist('devices/kernels/lse-bounds');
 
 const arg = (name, dflt) => { const i = process.argv.indexOf(`--${name}`); return i > 0 ? process.argv[i + 1] : dflt; };
 const rt = await selectRuntime(arg('device', 'webgpu'));

@@ -1,4 +1,4 @@
-// The single-program RMSNorm and RoPE (src/kernels/norm-rope.ts) against the tfjs ops they replace
+// The single-program RMSNorm and RoPE (src/devices/kernels/norm-rope.ts) against the tfjs ops they replace
 // (shared.ts rmsNorm / applyRope) on the same webgpu backend and against float64 on the host: rows
 // of the GLM-5 norms' widths, widths off the 256-thread stride, a row count past the 65 535
 // workgroups of one dispatch dimension (spilling into y), both pair styles on [T,N,R] and [T,R],
@@ -11,9 +11,9 @@ import { join } from 'node:path';
 
 const require = createRequire(import.meta.url);
 const dist = (m) => require(new URL(`../../dist/${m}.js`, import.meta.url).pathname);
-const { selectRuntime } = dist('runtime/select');
-const { rmsNormKernel, ropeKernel } = dist('kernels/norm-rope');
-const { rmsNorm, applyRope } = dist('backends/shared');
+const { selectRuntime } = dist('devices/select');
+const { rmsNormKernel, ropeKernel } = dist('devices/kernels/norm-rope');
+const { rmsNorm, applyRope } = dist('paths/shared');
 
 const arg = (name, dflt) => { const i = process.argv.indexOf(`--${name}`); return i > 0 ? process.argv[i + 1] : dflt; };
 const TOL = 1e-6;

@@ -1,4 +1,4 @@
-// The fused statistics kernel (dist/kernels/stats-kernel.js, Runtime.stats on webgpu) against
+// The fused statistics kernel (dist/devices/kernels/stats-kernel.js, Runtime.stats on webgpu) against
 // hostStats, the exact float64 oracle, on the same float32 values: random tensors with NaN, ±Inf,
 // ties of the largest |x| (within a thread, across threads, across workgroups), −0, values whose
 // float32 squares overflow or underflow, empty and 1-element tensors, sizes off the kernel's
@@ -15,12 +15,12 @@ import { join } from 'node:path';
 
 const require = createRequire(import.meta.url);
 const dist = (m) => require(new URL(`../../dist/${m}.js`, import.meta.url).pathname);
-const { selectRuntime } = dist('runtime/select');
-const { hostStats, deviceStats } = dist('probes/stats');
-const { launchStats, settleStats } = dist('probes/stats-batch');
-const { webgpuStats, STATS_GROUP: G } = dist('kernels/stats-kernel');
-const { TensorRecorder } = dist('probes/tensor-recorder');
-const STAGE_LAYOUT = (stage) => dist('probes/stages').STAGES[stage].layout;
+const { selectRuntime } = dist('devices/select');
+const { hostStats, deviceStats } = dist('core/probes/stats');
+const { launchStats, settleStats } = dist('core/probes/stats-batch');
+const { webgpuStats, STATS_GROUP: G } = dist('devices/kernels/stats-kernel');
+const { TensorRecorder } = dist('core/probes/tensor-recorder');
+const STAGE_LAYOUT = (stage) => dist('core/probes/stages').STAGES[stage].layout;
 
 const arg = (name, dflt) => { const i = process.argv.indexOf(`--${name}`); return i > 0 ? process.argv[i + 1] : dflt; };
 const outDir = arg('out');

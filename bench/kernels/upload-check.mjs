@@ -1,4 +1,4 @@
-// Host values to the GPU through tfjs's buffer pool (src/runtime/webgpu-upload.ts, installed by the
+// Host values to the GPU through tfjs's buffer pool (src/devices/webgpu-upload.ts, installed by the
 // webgpu runtime): tensors made from float32, int32 and bool host values of 1 to 300 000 elements
 // (int32 within ±2^23, which tfjs's webgpu ops carry through f32; and one past the 1 MiB cut-over, through tfjs's own upload) come back equal, bit for bit, after a
 // GPU op reads them; a tensor disposed while a recorded, unsubmitted command still reads it keeps its
@@ -11,7 +11,7 @@ import { join } from 'node:path';
 
 const require = createRequire(import.meta.url);
 const dist = (m) => require(new URL(`../../dist/${m}.js`, import.meta.url).pathname);
-const { selectRuntime } = dist('runtime/select');
+const { selectRuntime } = dist('devices/select');
 
 const arg = (name, dflt) => { const i = process.argv.indexOf(`--${name}`); return i > 0 ? process.argv[i + 1] : dflt; };
 const rt = await selectRuntime(arg('device', 'webgpu'));

@@ -50,7 +50,7 @@ export function renderMarkdown(res) {
     `${res.date.slice(0, 10)}, ${res.machine.cpus} × ${res.machine.cpu}, Node ${res.machine.node}, ${res.machine.device}; ${res.seconds.toFixed(0)} s.`,
     'Every run with the float64 reference and the fp32 cold path on. Floor of a record: relErr(cold, reference) there;',
     'records cold does not have (MQA-only, context stages) take the largest floor upstream in their piece (`↑`); weight',
-    'stages the fp32 unit roundoff (src/compare/floors.ts, docs/noise-floors.md). Ratios: relErr / floor of the record.',
+    'stages the fp32 unit roundoff (src/harness/compare/floors.ts, docs/noise-floors.md). Ratios: relErr / floor of the record.',
     res.skipped.length ? `Skipped (over the ~5 min budget on 2 cores; \`--all\` runs them): ${res.skipped.join(', ')}.` : 'Every clean scenario ran.',
     '',
     '## Calibration',

@@ -1,6 +1,6 @@
 // Noise-floor calibration (issue 5, point 2): runs the repository's clean scenarios and the
 // selftest plan (its clean runs and its planted faults) on wasm with the float64 reference and the
-// fp32 cold path on, and measures per record the noise floor (src/compare/floors.ts), each fp32
+// fp32 cold path on, and measures per record the noise floor (src/harness/compare/floors.ts), each fp32
 // path's relErr against float64, and every pair's relErr in units of the floor. Writes
 // bench/noise-floors/results.{json,md}.
 // Usage: npm run build && node bench/noise-floors/run.mjs [--all] [--k 8]
@@ -10,11 +10,11 @@ import os from 'node:os';
 import { createRequire } from 'node:module';
 
 const require = createRequire(import.meta.url);
-const { loadScenario, parseScenario } = require('../../dist/scenario/load.js');
-const { runScenario } = require('../../dist/run/run-scenario.js');
-const { selectRuntime } = require('../../dist/runtime/select.js');
-const { selftestCases, SELFTEST_FULL } = require('../../dist/selftest/cases.js');
-const { CALIBRATED_K } = require('../../dist/compare/floors.js');
+const { loadScenario, parseScenario } = require('../../dist/harness/scenario/load.js');
+const { runScenario } = require('../../dist/harness/run/run-scenario.js');
+const { selectRuntime } = require('../../dist/devices/select.js');
+const { selftestCases, SELFTEST_FULL } = require('../../dist/harness/selftest/cases.js');
+const { CALIBRATED_K } = require('../../dist/harness/compare/floors.js');
 const { finite, quantiles: q, recordsOf } = await import('./records.mjs');
 
 const all = process.argv.includes('--all');

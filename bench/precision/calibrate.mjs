@@ -10,19 +10,19 @@ import { createRequire } from 'node:module';
 import { finite, quantiles, recordsOf } from '../noise-floors/records.mjs';
 
 const require = createRequire(import.meta.url);
-const { loadScenario, parseScenario } = require('../../dist/scenario/load.js');
-const { runScenario } = require('../../dist/run/run-scenario.js');
-const { selectRuntime } = require('../../dist/runtime/select.js');
-const { selftestCases, SELFTEST_QUICK, SELFTEST_FULL } = require('../../dist/selftest/cases.js');
-const { PRECISION_K } = require('../../dist/scenario/precision.js');
-const { FAULTS } = require('../../dist/faults/catalogue.js');
+const { loadScenario, parseScenario } = require('../../dist/harness/scenario/load.js');
+const { runScenario } = require('../../dist/harness/run/run-scenario.js');
+const { selectRuntime } = require('../../dist/devices/select.js');
+const { selftestCases, SELFTEST_QUICK, SELFTEST_FULL } = require('../../dist/harness/selftest/cases.js');
+const { PRECISION_K } = require('../../dist/harness/scenario/precision.js');
+const { FAULTS } = require('../../dist/core/faults/catalogue.js');
 
 const arg = (n, d) => (process.argv.includes(n) ? process.argv[process.argv.indexOf(n) + 1] : d);
 const K = Number(arg('--k', PRECISION_K));
 const plan = arg('--plan', 'quick');
 const tensor = (k_scale) => ({ kind: 'per-tensor', k_scale });
 const triton = { mha: 'vllm-fa3-prefill', mqa: 'vllm-triton-mla' };
-/** The modes: PrecisionSpec as src/precision/plan.ts has it; per-token scales need kv_lora_rank % 128 = 0. */
+/** The modes: PrecisionSpec as src/core/precision/plan.ts has it; per-token scales need kv_lora_rank % 128 = 0. */
 export const MODES = {
   'bf16 vllm-triton-mla': { dtype: 'bfloat16', kvCache: 'auto', cacheScale: tensor(1), rounding: triton },
   'bf16 vllm-flashmla': { dtype: 'bfloat16', kvCache: 'auto', cacheScale: tensor(1), rounding: { mha: 'vllm-fa3-prefill', mqa: 'vllm-flashmla' } },

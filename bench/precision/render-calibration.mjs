@@ -36,7 +36,7 @@ export function renderCalibration(res) {
     `${res.date.slice(0, 10)}, ${res.machine.cpus} × ${res.machine.cpu}, Node ${res.machine.node}, ${res.machine.device}; ${res.seconds.toFixed(0)} s.`,
     'Each clean scenario (as bench/noise-floors/run.mjs selects them) loaded, its `precision` replaced by the mode, judged by',
     `\`{floor: ${res.k}}\`, the float64 reference and the cold path on. A record's floor: relErr(cold, float64), the cold path rounding`,
-    'where FlashAttention prefill does in the same dtype (src/compare/floors.ts). Ratio: a pair\'s relErr / the record\'s floor;',
+    'where FlashAttention prefill does in the same dtype (src/harness/compare/floors.ts). Ratio: a pair\'s relErr / the record\'s floor;',
     'per record the worst pair (mha↔mqa, each path vs float64). Activation records only (weight stages keep their exact rule).',
     `Skipped: ${res.skipped.join(', ')} (over 60 s each on 2 cores; capital-of-france.yaml is capital-of-france-bf16.yaml once its precision is replaced). Per-token fp8 scales only on models with kv_lora_rank % 128 = 0 (GLM-5, DeepSeek-V3).`,
     '',

@@ -1,4 +1,4 @@
-// Runtime.round on one device against the reference rounding (src/precision/oracle.ts) and the
+// Runtime.round on one device against the reference rounding (src/core/precision/oracle.ts) and the
 // host's roundInto, bit for bit, on the edge and random input sets of every storage format; then
 // the throughput of Runtime.round on a large tensor against a host round trip (download, roundArray,
 // upload). Plain node on dist/ (production dependencies only).
@@ -12,10 +12,10 @@ import os from 'node:os';
 
 const require = createRequire(import.meta.url);
 const dist = (m) => require(new URL(`../../dist/${m}.js`, import.meta.url).pathname);
-const { selectRuntime } = dist('runtime/select');
-const { STORAGE_DTYPES, FORMATS, roundArray, roundInto } = dist('precision/formats');
-const { buildOracle, oracleRoundArray } = dist('precision/oracle');
-const { edgeValues, randomValues, bitMismatches } = dist('precision/edge-values');
+const { selectRuntime } = dist('devices/select');
+const { STORAGE_DTYPES, FORMATS, roundArray, roundInto } = dist('core/precision/formats');
+const { buildOracle, oracleRoundArray } = dist('core/precision/oracle');
+const { edgeValues, randomValues, bitMismatches } = dist('core/precision/edge-values');
 
 const arg = (name, dflt) => { const i = process.argv.indexOf(`--${name}`); return i > 0 ? process.argv[i + 1] : dflt; };
 const device = arg('device', 'auto');

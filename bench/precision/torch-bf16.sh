@@ -14,7 +14,7 @@ set -uo pipefail
 out=${OUT:-out}; mkdir -p "$out"
 run() { # name, scenario file, extra flags
   echo "## mla-diff run $2 --device webgpu ${*:3}"
-  /usr/bin/time -f "wall %e s, max RSS %M KiB" node dist/cli/main.js run "$2" --device webgpu --format json --out "$out/$1.json" "${@:3}"
+  /usr/bin/time -f "wall %e s, max RSS %M KiB" node dist/surface/cli/main.js run "$2" --device webgpu --format json --out "$out/$1.json" "${@:3}"
   echo "exit $?" # the bf16 runs diverge (exit 1) from the fp32 built-in paths and the float64 reference: expected
 }
 kept() { node -e 'const r = JSON.parse(require("fs").readFileSync(process.argv[1], "utf8")); console.log(r.cases[0].trace.external.dir)' "$1"; }

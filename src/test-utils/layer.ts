@@ -1,7 +1,7 @@
-import type { DeviceLayer } from '../backends/layer';
-import { disposeLayer, uploadLayer } from '../backends/layer';
-import type { Runtime } from '../runtime/device';
-import type { WeightSource } from '../weights/layer';
+import type { DeviceLayer } from '../paths/layer';
+import { disposeLayer, uploadLayer } from '../paths/layer';
+import type { Runtime } from '../devices/device';
+import type { WeightSource } from '../core/weights/layer';
 import { testRuntime } from './runtime';
 
 /**

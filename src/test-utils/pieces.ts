@@ -1,7 +1,7 @@
 import type * as tfc from '@tensorflow/tfjs-core';
-import type { MlaBackend, PieceInput } from '../backends/backend';
-import { NULL_PROBE } from '../probes/probe';
-import { TensorRecorder } from '../probes/tensor-recorder';
+import type { MlaBackend, PieceInput } from '../paths/backend';
+import { NULL_PROBE } from '../core/probes/probe';
+import { TensorRecorder } from '../core/probes/tensor-recorder';
 
 /** Slots [a, b) of a contiguous cache. */
 export const slots = (a: number, b: number): Int32Array => Int32Array.from({ length: b - a }, (_, i) => a + i);

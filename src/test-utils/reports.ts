@@ -1,14 +1,14 @@
-import { FP32_PRECISION } from '../precision/plan';
-import { compareCase } from '../compare/compare';
-import { diagnose } from '../compare/diagnose';
-import type { ToleranceSpec } from '../compare/tolerance';
-import { preset } from '../model/presets';
-import type { PathTrace, StageRecord } from '../probes/recorder';
-import type { PathName, ScalarName, ScalarValue, StageName } from '../probes/stages';
-import { STAGE_NAMES, STAGES } from '../probes/stages';
-import type { PairDiff, Where } from '../run/diff';
-import type { CaseResult, PieceInfo, RunReport } from '../run/trace';
-import { RUN_FORMAT, RUN_VERSION } from '../run/trace';
+import { FP32_PRECISION } from '../core/precision/plan';
+import { compareCase } from '../harness/compare/compare';
+import { diagnose } from '../harness/compare/diagnose';
+import type { ToleranceSpec } from '../harness/compare/tolerance';
+import { preset } from '../core/model/presets';
+import type { PathTrace, StageRecord } from '../core/probes/recorder';
+import type { PathName, ScalarName, ScalarValue, StageName } from '../core/probes/stages';
+import { STAGE_NAMES, STAGES } from '../core/probes/stages';
+import type { PairDiff, Where } from '../harness/run/diff';
+import type { CaseResult, PieceInfo, RunReport } from '../harness/run/trace';
+import { RUN_FORMAT, RUN_VERSION } from '../harness/run/trace';
 import type { Rel } from './traces';
 import { caseTrace, PIECE0, pieceRecords, stagePairs, stageRecord } from './traces';
 

@@ -1,5 +1,5 @@
-import type { Runtime } from '../runtime/device';
-import { selectRuntime } from '../runtime/select';
+import type { Runtime } from '../devices/device';
+import { selectRuntime } from '../devices/select';
 
 /** A runtime for unit tests: wasm unless MLA_DIFF_TEST_DEVICE says otherwise (cpu, webgpu). */
 export function testRuntime(device = (process.env['MLA_DIFF_TEST_DEVICE'] ?? 'wasm') as 'wasm' | 'cpu' | 'webgpu'): Promise<Runtime> {

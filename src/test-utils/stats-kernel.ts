@@ -1,11 +1,11 @@
 import type * as tfc from '@tensorflow/tfjs-core';
-import type { StatsKernel } from '../probes/stats-partials';
-import { PARTIAL_WIDTH, partialRows } from '../probes/stats-partials';
+import type { StatsKernel } from '../core/probes/stats-partials';
+import { PARTIAL_WIDTH, partialRows } from '../core/probes/stats-partials';
 
 const { abs, floor, log2, max, min } = Math;
 
 /**
- * The webgpu stats kernel's partials (src/kernels/stats-kernel.ts), computed on the host: per group
+ * The webgpu stats kernel's partials (src/devices/kernels/stats-kernel.ts), computed on the host: per group
  * of `groupSize` elements the finite values scaled by 2^s (s brings the largest |x| into [1, 2)),
  * their squares and sums, the first largest |x| and its offset, the NaN and ±Inf counts.
  */

@@ -1,10 +1,10 @@
-import type { PathTrace, StageRecord } from '../probes/recorder';
-import { recordKey } from '../probes/recorder';
-import type { PathName, ScalarName, ScalarValue, StageDef, StageName } from '../probes/stages';
-import { STAGE_NAMES, STAGES } from '../probes/stages';
-import type { TensorStats } from '../probes/stats';
-import type { PairDiff, Where } from '../run/diff';
-import type { CaseTrace, PieceInfo } from '../run/trace';
+import type { PathTrace, StageRecord } from '../core/probes/recorder';
+import { recordKey } from '../core/probes/recorder';
+import type { PathName, ScalarName, ScalarValue, StageDef, StageName } from '../core/probes/stages';
+import { STAGE_NAMES, STAGES } from '../core/probes/stages';
+import type { TensorStats } from '../core/probes/stats';
+import type { PairDiff, Where } from '../harness/run/diff';
+import type { CaseTrace, PieceInfo } from '../harness/run/trace';
 
 /** Synthetic traces for tests of compare and reports: no tfjs, just the data shapes. */
 

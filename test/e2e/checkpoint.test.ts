@@ -8,7 +8,7 @@ import execa from 'execa';
  * writers, and on broken copies of them. Bad checkpoints get one line, a code, exit 2, no stack.
  */
 const ROOT = resolve(__dirname, '../..');
-const CLI = join(ROOT, 'dist', 'cli', 'main.js');
+const CLI = join(ROOT, 'dist', 'surface', 'cli', 'main.js');
 jest.setTimeout(120_000);
 
 const dir = mkdtempSync(join(tmpdir(), 'mla-diff-e2e-ckpt-'));

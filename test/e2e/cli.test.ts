@@ -5,11 +5,11 @@ import execa from 'execa';
 import { itWebgpu, skipReason } from './webgpu-checks';
 
 /**
- * End to end: the built CLI (dist/cli/main.js) as a user runs it. Every case is a tiny layer on
+ * End to end: the built CLI (dist/surface/cli/main.js) as a user runs it. Every case is a tiny layer on
  * wasm (or cpu), a second or so each. `npm test` builds first; run alone, this builds if needed.
  */
 const ROOT = resolve(__dirname, '../..');
-const CLI = join(ROOT, 'dist', 'cli', 'main.js');
+const CLI = join(ROOT, 'dist', 'surface', 'cli', 'main.js');
 const TINY_SMOKE = join(ROOT, 'scenarios', 'tiny-smoke.yaml');
 
 jest.setTimeout(120_000);

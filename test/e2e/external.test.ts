@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import execa from 'execa';
 import { writeSafetensors } from '../../src/formats/safetensors';
-import { readNamedTensors } from '../../src/external/tensors-file';
+import { readNamedTensors } from '../../src/harness/external/tensors-file';
 
 /**
  * External backends (docs/external-backends.md) and engine dumps (docs/engine-trace.md) through the
@@ -11,7 +11,7 @@ import { readNamedTensors } from '../../src/external/tensors-file';
  * backend or a dump gives its error code; a dump of our own making imports back, tampered it is caught.
  */
 const ROOT = resolve(__dirname, '../..');
-const CLI = join(ROOT, 'dist', 'cli', 'main.js');
+const CLI = join(ROOT, 'dist', 'surface', 'cli', 'main.js');
 const NODE_MLA = join(ROOT, 'examples', 'backends', 'node-mla.mjs');
 
 jest.setTimeout(120_000);

@@ -2,7 +2,7 @@ import type { ProductCheck } from './webgpu-checks';
 import { checkDir, expectProductChecks, itWebgpu, runCheck, skipReason } from './webgpu-checks';
 
 /**
- * The register-tiled GEMM (src/kernels/gemm.ts) against tf.matMul on the same webgpu backend and
+ * The register-tiled GEMM (src/devices/kernels/gemm.ts) against tf.matMul on the same webgpu backend and
  * against the float64 product on the host, through bench/kernels/gemm-check.mjs on the built dist/
  * (Dawn cannot load under jest): where an adapter exists (CI: lavapipe, MLA_DIFF_REQUIRE_WEBGPU=1).
  */

@@ -5,7 +5,7 @@ import execa from 'execa';
 
 /** End to end: golden comparison, re-judging and the tolerance ratchet through the built CLI. */
 const ROOT = resolve(__dirname, '../..');
-const CLI = join(ROOT, 'dist', 'cli', 'main.js');
+const CLI = join(ROOT, 'dist', 'surface', 'cli', 'main.js');
 const TINY_SMOKE = join(ROOT, 'scenarios', 'tiny-smoke.yaml');
 
 jest.setTimeout(120_000);

@@ -10,7 +10,7 @@ import execa from 'execa';
  * with its reason in its name, unless MLA_DIFF_REQUIRE_CHROMIUM=1 (set by .ci/run once it installed one).
  */
 const ROOT = resolve(__dirname, '../..');
-const CLI = join(ROOT, 'dist', 'cli', 'main.js');
+const CLI = join(ROOT, 'dist', 'surface', 'cli', 'main.js');
 const CHROMIUM = process.env['CHROMIUM'] ?? '/usr/bin/chromium';
 const FIXTURE = join(ROOT, 'fixtures', 'fault-mqa-scale-576.tp0.report.json');
 const present = existsSync(CHROMIUM);

@@ -2,19 +2,19 @@ import { copyFileSync, existsSync, mkdtempSync, rmSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import execa from 'execa';
-import { smallFixtureConfig, writeFixtures } from '../../src/checkpoint/fixtures';
-import { ggufKB, ggufName, ggufVB } from '../../src/checkpoint/names';
-import { expectedShape, vBShape } from '../../src/checkpoint/shapes';
+import { smallFixtureConfig, writeFixtures } from '../../src/checkpoints/checkpoint/fixtures';
+import { ggufKB, ggufName, ggufVB } from '../../src/checkpoints/checkpoint/names';
+import { expectedShape, vBShape } from '../../src/checkpoints/checkpoint/shapes';
 import { openGguf } from '../../src/formats/gguf/read';
-import type { InspectReport } from '../../src/inspect';
-import { mlaMeta, overwriteTensorData, writeF32Gguf, writeLlamaGguf } from '../../src/inspect/test-utils/checkpoints';
-import { LAYER_TENSORS } from '../../src/weights/layer';
-import { weightValues } from '../../src/weights/records';
-import { openSource } from '../../src/weights/source';
+import type { InspectReport } from '../../src/checkpoints/inspect';
+import { mlaMeta, overwriteTensorData, writeF32Gguf, writeLlamaGguf } from '../../src/checkpoints/inspect/test-utils/checkpoints';
+import { LAYER_TENSORS } from '../../src/core/weights/layer';
+import { weightValues } from '../../src/core/weights/records';
+import { openSource } from '../../src/core/weights/source';
 
 /** End to end: `mla-diff inspect` on the checkpoint fixtures, as a user runs it. */
 const ROOT = resolve(__dirname, '../..');
-const CLI = join(ROOT, 'dist', 'cli', 'main.js');
+const CLI = join(ROOT, 'dist', 'surface', 'cli', 'main.js');
 
 jest.setTimeout(120_000);
 

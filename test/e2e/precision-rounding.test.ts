@@ -2,7 +2,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import execa from 'execa';
-import { probeAdapter } from '../../src/runtime/select';
+import { probeAdapter } from '../../src/devices/select';
 
 /**
  * Runtime.round bit for bit against the reference rounding on every storage format, through
@@ -19,7 +19,7 @@ interface RoundingJson { bitExact: boolean; device: { name: string }; checks: Ch
 
 let dir: string;
 beforeAll(async () => {
-  if (!existsSync(join(ROOT, 'dist', 'precision', 'wgsl-round.js'))) await execa('npm', ['run', 'build'], { cwd: ROOT });
+  if (!existsSync(join(ROOT, 'dist', 'devices', 'kernels', 'wgsl-round.js'))) await execa('npm', ['run', 'build'], { cwd: ROOT });
   dir = mkdtempSync(join(tmpdir(), 'mla-rounding-'));
 });
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

@@ -5,7 +5,7 @@ import execa from 'execa';
 
 /** Engine precision through the built CLI: a bf16 run, an fp16 overflow, and a bad precision key. */
 const ROOT = resolve(__dirname, '../..');
-const CLI = join(ROOT, 'dist', 'cli', 'main.js');
+const CLI = join(ROOT, 'dist', 'surface', 'cli', 'main.js');
 jest.setTimeout(120_000);
 
 const mla = (args: string[]) => execa('node', [CLI, ...args], { cwd: ROOT, reject: false, env: { NO_COLOR: '1' } });

@@ -9,7 +9,7 @@ import { XMLParser, XMLValidator } from 'fast-xml-parser';
  * and from scripts/check-scenarios.mjs (the `.ci/run` step). Tiny layers on wasm.
  */
 const ROOT = resolve(__dirname, '../..');
-const CLI = join(ROOT, 'dist', 'cli', 'main.js');
+const CLI = join(ROOT, 'dist', 'surface', 'cli', 'main.js');
 const TINY_SMOKE = join(ROOT, 'scenarios', 'tiny-smoke.yaml');
 const LSE_LAYOUT = join(ROOT, 'fixtures', 'tiny-schedule-lse-layout.yaml');
 

@@ -9,7 +9,7 @@ import execa from 'execa';
  * unsharded run, point for point (timings aside).
  */
 const ROOT = resolve(__dirname, '../..');
-const CLI = join(ROOT, 'dist', 'cli', 'main.js');
+const CLI = join(ROOT, 'dist', 'surface', 'cli', 'main.js');
 
 jest.setTimeout(120_000);
 

@@ -2,7 +2,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import execa from 'execa';
-import { probeAdapter } from '../../src/runtime/select';
+import { probeAdapter } from '../../src/devices/select';
 
 /**
  * What the WebGPU e2e checks share: they run a bench/…-check.mjs script on the built dist/ (Dawn

@@ -1,0 +1,34 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { GgufEntry } from '../../../formats/gguf/types';
+import { CORPUS } from './corpus';
+import { trainByteLevelBpe, type TrainedBpe } from '../train';
+
+export const SPECIALS = ['<|endoftext|>', '<|user|>'] as const;
+
+/** The fixture vocabulary: ~400 tokens trained on CORPUS, plus SPECIALS. */
+export function fixtureBpe(): TrainedBpe {
+  return trainByteLevelBpe(CORPUS, 400, SPECIALS);
+}
+
+/** Writes tokenizer.json (and tokenizer_config.json unless config is null) to a fresh temp dir; returns the tokenizer.json path. */
+export function writeTokenizerDir(json: object, config: object | null): string {
+  const dir = mkdtempSync(join(tmpdir(), 'mla-diff-tokenizer-'));
+  writeFileSync(join(dir, 'tokenizer.json'), JSON.stringify(json));
+  if (config) writeFileSync(join(dir, 'tokenizer_config.json'), JSON.stringify(config));
+  return join(dir, 'tokenizer.json');
+}
+
+/** A copy of `entries` with some keys replaced (value undefined: removed). */
+export function withEntries(
+  entries: ReadonlyMap<string, GgufEntry>,
+  changes: Record<string, GgufEntry | undefined>,
+): Map<string, GgufEntry> {
+  const out = new Map(entries);
+  for (const [k, v] of Object.entries(changes)) {
+    if (v === undefined) out.delete(k);
+    else out.set(k, v);
+  }
+  return out;
+}

@@ -1,0 +1,158 @@
+import type * as tfc from '@tensorflow/tfjs-core';
+import { MlaDiffError } from '../../errors';
+import type { GemmTiles, GemmVec } from './gemm-wgsl';
+import type { WebgpuBackend, WebgpuProgram, WebgpuUniform } from './webgpu-program';
+import { chooseSplitK, splitPlan, sumParts } from './gemm-split';
+import { MIN_GEMM_WORKGROUPS } from './gemm-tiles';
+import { DEFAULT_GEMM_TILES, FALLBACK_GEMM_TILES, GEMM_UNIFORMS, MID_GEMM_TILES, gemmShader, gemmShaderKey, gemmThreads, gemmTileBytes, gemmTilesProblem } from './gemm-wgsl';
+
+/**
+ * C = A·B on tfjs-backend-webgpu (fp32, row-major, contiguous) through a register-tiled WGSL GEMM
+ * (gemm-wgsl.ts): tf.matMul's packed kernel uses 32×32 tiles and 4×4 outputs per thread.
+ *
+ *   a [M,K]    · b [K,N]      → c [M,N]
+ *   a [Bt,M,K] · b [Bt|1,K,N] → c [Bt,M,N]   (a b with batch 1 is shared by every batch entry)
+ *
+ * Same result as tf.matMul within fp32 rounding (the k-sum order differs). Any M, N, K ≥ 1; an
+ * empty product (M, N or Bt 0) is zeros, K = 0 too.
+ * Limits (checked, MlaDiffError 'device-limit'): each of a, b and c within the device's
+ * maxStorageBufferBindingSize (2 GiB − 4 on the H200, 128 MiB on lavapipe): the caller splits rows
+ * or columns; ceil(M/bm), ceil(N/bn) and Bt at most maxComputeWorkgroupsPerDimension; explicit
+ * tiles within the workgroup memory and thread limits (without tiles: chooseGemmTiles).
+ * Cost: one dispatch; two for a 2-D product split over K (gemm-split.ts: few output tiles, long K).
+ */
+
+/** The device limits the kernel checks (GPUDevice.limits). */
+export interface GemmLimits {
+  maxStorageBufferBindingSize: number;
+  maxComputeWorkgroupStorageSize: number;
+  maxComputeInvocationsPerWorkgroup: number;
+  maxComputeWorkgroupsPerDimension: number;
+}
+
+/**
+ * Where batch entry z's matrices lie in the flat operands (elements): A[z] row m at
+ * aOff + z·aBatch + m·lda, B[z] row k at z·bBatch + k·ldb, C[z] row m at z·cBatch + m·ldc.
+ */
+export interface GemmStrides {
+  lda: number; aBatch: number; aOff: number;
+  ldb: number; bBatch: number;
+  ldc: number; cBatch: number;
+}
+
+export interface GemmPlan {
+  /** Batch entries (1 for a 2-D product). */
+  batch: number;
+  M: number; N: number; K: number;
+  /** b has one batch entry shared by all (a 2-D b, or [1,K,N]). */
+  broadcastB: boolean;
+  tiles: GemmTiles;
+  vec: GemmVec;
+  dispatch: [number, number, number];
+  strides: GemmStrides;
+  outputShape: number[];
+}
+
+export const bad = (message: string): MlaDiffError => new MlaDiffError('invalid-value', `gemm: ${message}`, { field: 'gemm' });
+export const tooBig = (message: string, hint: string): MlaDiffError => new MlaDiffError('device-limit', `gemm: ${message}`, { field: 'gemm' }, hint);
+
+const fits = (t: GemmTiles, l: GemmLimits): boolean =>
+  gemmTileBytes(t) <= l.maxComputeWorkgroupStorageSize && gemmThreads(t) <= l.maxComputeInvocationsPerWorkgroup;
+
+export type Operand = Pick<tfc.Tensor, 'shape' | 'dtype'>;
+
+export { MIN_GEMM_WORKGROUPS };
+const TILE_LADDER: readonly GemmTiles[] = [DEFAULT_GEMM_TILES, MID_GEMM_TILES];
+
+/** The largest tiles of the ladder that fit the device and give MIN_GEMM_WORKGROUPS, else the smallest that fits, else FALLBACK. */
+export function chooseGemmTiles(batch: number, M: number, N: number, limits: GemmLimits): GemmTiles {
+  const usable = TILE_LADDER.filter((t) => fits(t, limits));
+  const wide = usable.find((t) => batch * Math.ceil(M / t.bm) * Math.ceil(N / t.bn) >= MIN_GEMM_WORKGROUPS);
+  return wide ?? usable[usable.length - 1] ?? FALLBACK_GEMM_TILES;
+}
+
+/** Shapes, tiles and limits checked up front; pure (no GPU), so every error path is testable anywhere. */
+export function planGemm(a: Operand, b: Operand, limits: GemmLimits, tiles?: GemmTiles): GemmPlan {
+  const ra = a.shape.length, rb = b.shape.length;
+  if (ra !== 2 && ra !== 3) throw bad(`a must be [M,K] or [Bt,M,K], got [${a.shape}]`);
+  if (rb !== 2 && rb !== 3) throw bad(`b must be [K,N] or [Bt|1,K,N], got [${b.shape}]`);
+  if (ra === 2 && rb === 3) throw bad(`a 2-D a takes a 2-D b, got [${a.shape}]·[${b.shape}]`);
+  for (const [name, t] of [['a', a], ['b', b]] as const) {
+    if (t.dtype !== 'float32') throw bad(`${name} must be float32, got ${t.dtype}`);
+  }
+  const batch = ra === 3 ? a.shape[0]! : 1;
+  const [M, K] = a.shape.slice(-2) as [number, number];
+  const [Kb, N] = b.shape.slice(-2) as [number, number];
+  if (Kb !== K) throw bad(`a has K = ${K} columns, b has ${Kb} rows`);
+  const bBatch = rb === 3 ? b.shape[0]! : 1;
+  if (bBatch !== batch && bBatch !== 1) throw bad(`b has ${bBatch} batch entries, a has ${batch} (b may have 1, shared)`);
+  const strides: GemmStrides = { lda: K, aBatch: M * K, aOff: 0, ldb: N, bBatch: bBatch === 1 ? 0 : K * N, ldc: N, cBatch: M * N };
+  return finishPlan({ batch, M, N, K, broadcastB: bBatch === 1, strides, outputShape: ra === 3 ? [batch, M, N] : [M, N] },
+    [['a', batch * M * K], ['b', bBatch * K * N], ['c', batch * M * N]], limits, tiles);
+}
+
+/** Tiles, vec4 forms, dispatch and the limits for a product laid out by `strides`; `sizes` are the operands' element counts. */
+export function finishPlan(p: Omit<GemmPlan, 'tiles' | 'vec' | 'dispatch'>, sizes: [string, number][], limits: GemmLimits, tiles?: GemmTiles): GemmPlan {
+  const { batch, M, N, K, strides: s } = p;
+  const t = tiles ?? chooseGemmTiles(batch, M, N, limits);
+  const problem = gemmTilesProblem(t);
+  if (problem) throw bad(problem);
+  if (!fits(t, limits)) {
+    throw tooBig(`tiles ${JSON.stringify(t)} need ${gemmTileBytes(t)} B of workgroup memory and ${gemmThreads(t)} threads; the device allows ${limits.maxComputeWorkgroupStorageSize} B, ${limits.maxComputeInvocationsPerWorkgroup}`, 'use smaller tiles');
+  }
+  const hint = 'split the product by rows of a or columns of b';
+  for (const [name, n] of sizes) {
+    if (4 * n > limits.maxStorageBufferBindingSize) throw tooBig(`${name} needs ${4 * n} bytes, over the binding limit ${limits.maxStorageBufferBindingSize}`, hint);
+  }
+  const dispatch: [number, number, number] = [Math.ceil(N / t.bn), Math.ceil(M / t.bm), batch];
+  if (Math.max(...dispatch) > limits.maxComputeWorkgroupsPerDimension) {
+    throw tooBig(`${dispatch.join('×')} workgroups exceed ${limits.maxComputeWorkgroupsPerDimension} per dimension`, hint);
+  }
+  const by4 = (...xs: number[]) => xs.every((x) => x % 4 === 0);
+  const vec = { a: by4(K, s.lda, s.aBatch, s.aOff), b: by4(N, s.ldb, s.bBatch, s.ldc, s.cBatch) };
+  return { ...p, tiles: t, vec, dispatch };
+}
+
+/** The program for a plan (pure: its shader and key are testable without a GPU). */
+export function gemmProgram(p: GemmPlan): WebgpuProgram {
+  return {
+    outputShape: p.outputShape,
+    shaderKey: gemmShaderKey(p.tiles, p.vec),
+    dispatchLayout: { x: [0] },
+    dispatch: p.dispatch,
+    workgroupSize: [gemmThreads(p.tiles), 1, 1],
+    variableNames: ['A', 'B'],
+    variableComponents: [p.vec.a ? 4 : 1, p.vec.b ? 4 : 1],
+    outputComponent: p.vec.b ? 4 : 1,
+    uniforms: GEMM_UNIFORMS,
+    getUserCode: () => gemmShader(p.tiles, p.vec),
+  };
+}
+
+/** a·b on the webgpu backend; see the header for shapes and limits. */
+export function gemm<T extends tfc.Tensor2D | tfc.Tensor3D>(tf: typeof tfc, a: T, b: tfc.Tensor2D | tfc.Tensor3D, tiles?: GemmTiles): T {
+  if (tf.getBackend() !== 'webgpu') {
+    throw new MlaDiffError('device-unavailable', `gemm runs on webgpu; the backend is ${tf.getBackend()}`, { field: 'gemm' });
+  }
+  const backend = tf.backend() as unknown as WebgpuBackend;
+  const limits = backend.device.limits as unknown as GemmLimits;
+  const plan = planGemm(a, b, limits, tiles);
+  const s = tiles ? 1 : chooseSplitK(plan); // explicit tiles: exactly that program
+  if (s === 1) return runGemm(tf, plan, a, b) as T;
+  const parts = runGemm(tf, splitPlan(plan, s, limits), a, b); // [s,M,N]
+  const c = sumParts(tf, parts); // [M,N]
+  parts.dispose();
+  return c as T;
+}
+
+/** Dispatches a plan over a and b (zeros for an empty product). */
+export function runGemm(tf: typeof tfc, p: GemmPlan, a: tfc.Tensor, b: tfc.Tensor): tfc.Tensor {
+  const backend = tf.backend() as unknown as WebgpuBackend;
+  const program = gemmProgram(p);
+  if (p.batch * p.M * p.N === 0 || p.K === 0) return tf.zeros(program.outputShape);
+  const info = (t: tfc.Tensor): tfc.TensorInfo => ({ dataId: t.dataId, shape: t.shape, dtype: 'float32' });
+  const int = (x: number): WebgpuUniform => ({ type: 'int32', data: [x] });
+  const s = p.strides;
+  const uniforms = [p.M, p.N, p.K, s.lda, s.aBatch, s.aOff, s.ldb, s.bBatch, s.ldc, s.cBatch].map(int);
+  return tf.engine().makeTensorFromTensorInfo(backend.runWebGPUProgram(program, [info(a), info(b)], 'float32', uniforms));
+}

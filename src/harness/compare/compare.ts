@@ -1,0 +1,203 @@
+import type { CheckName } from '../../core/probes/probe';
+import { isInvariant } from '../../core/probes/probe';
+import { executionOrder, recordKey } from '../../core/probes/recorder';
+import type { Scope } from '../../core/probes/recorder';
+import type { DevicePath, PathName, ScalarName, ScalarValue } from '../../core/probes/stages';
+import { STAGES } from '../../core/probes/stages';
+import type { PairDiff, Where } from '../run/diff';
+import type { CaseTrace } from '../run/trace';
+import type { Culprit } from '../scenario/scenario';
+import type { NoiseFloor } from './floors';
+import { noiseFloors, vsReference, withStorage } from './floors';
+import type { ToleranceSpec } from './tolerance';
+import { externalCulprit, isExt } from './external-culprit';
+import { floorMultiple, ruleFor, toleranceFor } from './tolerance';
+
+/**
+ * Compare: a pure function of a recorded case and tolerances. No tfjs, no I/O; it can re-judge a
+ * saved trace with new tolerances without re-running anything.
+ */
+export type Verdict = 'ok' | 'out-of-tolerance' | 'invariant-violated' | 'nan-introduced' | 'shape-mismatch';
+const SEVERITY: Record<Verdict, number> = { ok: 0, 'out-of-tolerance': 1, 'invariant-violated': 2, 'nan-introduced': 3, 'shape-mismatch': 4 };
+
+export interface PairVerdict {
+  a: PathName;
+  b: PathName;
+  verdict: Verdict;
+  relErr: number | null;
+  normRatio: number | null;
+  /** One side known by its norm only: relErr is a lower bound (PairDiff.normOnly). */
+  normOnly?: true;
+}
+
+export interface CheckResult {
+  path: PathName;
+  name: CheckName;
+  violations: number;
+}
+
+/** One record (piece, stage, chunk) judged over every pair of paths that have it. */
+export interface StageVerdict extends Where {
+  verdict: Verdict;
+  /** The relative-L2 bound every pair of the record is judged with. */
+  tolerance: number;
+  /** Present when the tolerance is k × the noise floor (`{floor: k}`): k. */
+  floorMultiple?: number;
+  /** The record's noise floor and where it came from (floors.ts). */
+  floor: NoiseFloor;
+  /** Each fp32 path's relative error against the float64 reference here (with the reference). */
+  vsReference: Partial<Record<DevicePath, number>>;
+  pairs: PairVerdict[];
+  checks: CheckResult[];
+  /** Which path is wrong, when the record diverges. */
+  culprit: Culprit | null;
+}
+
+export interface Divergence extends Where {
+  verdict: Verdict;
+  culprit: Culprit;
+  /** The engine-pair measure (or the failing pair's) at the divergence. */
+  relErr: number | null;
+  normRatio: number | null;
+}
+
+export interface ScalarMismatch extends Scope {
+  name: ScalarName;
+  values: Partial<Record<PathName, ScalarValue>>;
+}
+
+export interface CaseComparison {
+  verdict: 'agree' | 'diverge';
+  firstDivergence: Divergence | null;
+  /** Every record of every piece, in schedule and pipeline order. */
+  stages: StageVerdict[];
+  /** Largest mha↔mqa relative error over activation records. */
+  worstEngine: (Where & { relErr: number }) | null;
+  scalarMismatches: ScalarMismatch[];
+}
+
+/** NaN on either side is a finding; an unmatched infinity makes relErr Infinity. */
+export function pairVerdict(d: PairDiff, tolerance: number): Verdict {
+  if (!d.shapeMatch) return 'shape-mismatch';
+  if (d.nan[0] > 0 || d.nan[1] > 0) return 'nan-introduced';
+  return d.relErr !== null && d.relErr > tolerance ? 'out-of-tolerance' : 'ok';
+}
+
+const ENGINES: PathName[] = ['mha', 'mqa', 'cold'];
+const find = (pairs: PairVerdict[], a: PathName, b: PathName) => pairs.find((p) => (p.a === a && p.b === b) || (p.a === b && p.b === a));
+const named = (set: PathName[]): Culprit => (set.includes('mha') && set.includes('mqa') ? 'both' : (set[0] as Culprit));
+
+/**
+ * Who is wrong at a divergent record: the paths that break an invariant; else the external path
+ * when it alone departs; else those that disagree with the float64 reference; else the odd one out
+ * of three fp32 paths; else the side with NaN.
+ */
+export function culpritOf(pairs: PairVerdict[], checks: CheckResult[], diffs: PairDiff[]): Culprit {
+  const violating = [...new Set(checks.filter((c) => c.violations > 0 && isInvariant(c.name)).map((c) => c.path))].filter((p) => p !== 'reference');
+  if (violating.length) return named(violating);
+  const ext = externalCulprit(pairs);
+  if (ext) return ext;
+  const present = ENGINES.filter((p) => pairs.some((x) => x.a === p || x.b === p));
+  const vsRef = present.map((p) => [p, find(pairs, p, 'reference')] as const).filter(([, v]) => v);
+  if (vsRef.length) {
+    const bad = vsRef.filter(([, v]) => v!.verdict !== 'ok').map(([p]) => p);
+    const engines = bad.filter((p) => p !== 'cold');
+    if (!bad.length) return 'unknown';
+    if (engines.length === 2) return find(pairs, 'mha', 'mqa')?.verdict === 'ok' ? 'shared' : 'both';
+    return engines.length ? (engines[0] as Culprit) : 'cold';
+  }
+  if (present.length === 3) {
+    const odd = present.filter((p) => present.filter((q) => q !== p).every((q) => find(pairs, p, q)?.verdict !== 'ok'));
+    const rest = (p: PathName) => present.filter((q) => q !== p);
+    const others = (p: PathName) => find(pairs, rest(p)[0]!, rest(p)[1]!)?.verdict === 'ok';
+    const single = odd.filter(others);
+    if (single.length === 1) return single[0] as Culprit;
+  }
+  const nanSides = new Set<PathName>();
+  for (const d of diffs) {
+    if (d.nan[0] > 0) nanSides.add(d.a);
+    if (d.nan[1] > 0) nanSides.add(d.b);
+  }
+  nanSides.delete('reference');
+  const nanEngines = ENGINES.filter((p) => nanSides.has(p));
+  return nanEngines.length ? named(nanEngines) : nanSides.has('external') ? 'external' : 'unknown';
+}
+
+const SCALARS_COMPARED: ScalarName[] = ['softmax_scale', 'lse_base', 'rope_style', 'has_context', 'causal', 'num_tokens', 'num_context_tokens'];
+
+function scalarMismatches(trace: CaseTrace): ScalarMismatch[] {
+  const out: ScalarMismatch[] = [];
+  const same = (x: ScalarValue, y: ScalarValue) =>
+    typeof x === 'number' && typeof y === 'number' ? Math.abs(x - y) <= 1e-12 * Math.max(Math.abs(x), Math.abs(y)) : x === y;
+  for (const piece of trace.pieces.filter((p) => p.kind !== 'cached')) {
+    for (const name of SCALARS_COMPARED) {
+      const values: ScalarMismatch['values'] = {};
+      for (const [p, t] of Object.entries(trace.paths)) {
+        const v = t?.pieces.find((x) => x.step === piece.step && x.request === piece.request)?.scalars[name];
+        if (v !== undefined) values[p as PathName] = v;
+      }
+      const vs = Object.values(values);
+      if (vs.some((v) => !same(v, vs[0]!))) out.push({ step: piece.step, request: piece.request, name, values });
+    }
+  }
+  return out;
+}
+
+interface RecordFacts {
+  where: Where;
+  checks: CheckResult[];
+  /** Engine paths whose values hold NaN here: a finding even where nothing compares them. */
+  nan: PathName[];
+}
+
+/** Every record any path made, in schedule then pipeline order, with its checks and NaNs. */
+function records(trace: CaseTrace): RecordFacts[] {
+  const byKey = new Map<string, RecordFacts>();
+  for (const [path, t] of Object.entries(trace.paths)) {
+    for (const r of t!.stages) {
+      const key = recordKey(r);
+      const entry = byKey.get(key) ?? { where: { step: r.step, request: r.request, stage: r.stage, ...(r.chunk === undefined ? {} : { chunk: r.chunk }) }, checks: [], nan: [] };
+      for (const c of r.checks ?? []) entry.checks.push({ path: path as PathName, ...c });
+      if (r.stats.nanCount > 0 && path !== 'reference') entry.nan.push(path as PathName);
+      byKey.set(key, entry);
+    }
+  }
+  const order = executionOrder(trace.pieces);
+  return [...byKey.values()].sort((x, y) => order(x.where, y.where));
+}
+
+export function compareCase(trace: CaseTrace, tolerances: ToleranceSpec): CaseComparison {
+  const diffsByKey = new Map<string, PairDiff[]>();
+  for (const d of trace.diffs) diffsByKey.set(recordKey(d), [...(diffsByKey.get(recordKey(d)) ?? []), d]);
+  const stages: StageVerdict[] = [];
+  let worstEngine: CaseComparison['worstEngine'] = null;
+  const recs = records(trace);
+  const floors = noiseFloors(recs.map((r) => r.where), (w) => diffsByKey.get(recordKey(w)) ?? [], recordKey);
+  for (const { where, checks, nan } of recs) {
+    const diffs = diffsByKey.get(recordKey(where)) ?? [];
+    const floor = withStorage(floors.get(recordKey(where))!, trace.dtypes, where.stage, diffs.some((d) => d.a === 'cold' || d.b === 'cold'));
+    const k = floorMultiple(ruleFor(where.stage, tolerances));
+    const tolerance = toleranceFor(where.stage, tolerances, 'float32', floor.value);
+    const pairs = diffs.map((d): PairVerdict => ({ a: d.a, b: d.b, verdict: pairVerdict(d, tolerance), relErr: d.relErr, normRatio: d.normRatio, ...(d.normOnly ? { normOnly: true } : {}) }));
+    let verdict = pairs.reduce<Verdict>((w, p) => (SEVERITY[p.verdict] > SEVERITY[w] ? p.verdict : w), 'ok');
+    if (checks.some((c) => c.violations > 0 && isInvariant(c.name) && c.path !== 'reference') && SEVERITY[verdict] < SEVERITY['invariant-violated']) verdict = 'invariant-violated';
+    if (nan.length) verdict = SEVERITY[verdict] > SEVERITY['nan-introduced'] ? verdict : 'nan-introduced';
+    const culprit = verdict === 'ok' ? null : nan.length && !pairs.some((p) => p.verdict === 'nan-introduced') ? named(nan) : culpritOf(pairs, checks, diffs);
+    stages.push({ ...where, verdict, tolerance, ...(k === null ? {} : { floorMultiple: k }), floor, vsReference: vsReference(diffs), pairs, checks, culprit });
+    const e = find(pairs, 'mha', 'mqa');
+    if (e?.relErr != null && Number.isFinite(e.relErr) && STAGES[where.stage].kind === 'activation' && (!worstEngine || e.relErr > worstEngine.relErr)) {
+      worstEngine = { ...where, relErr: e.relErr };
+    }
+  }
+  const first = stages.find((s) => s.verdict !== 'ok');
+  return { verdict: first ? 'diverge' : 'agree', firstDivergence: first ? divergenceOf(first) : null, stages, worstEngine, scalarMismatches: scalarMismatches(trace) };
+}
+
+/** A divergent record as a Divergence: the external path's failing pair when it is the culprit, else the engine-pair measure (or the failing pair's). */
+export function divergenceOf(v: StageVerdict): Divergence {
+  const extBad = v.culprit === 'external'
+    ? v.pairs.filter((p) => isExt(p) && p.verdict !== 'ok').sort((x, y) => Number(y.b === 'reference') - Number(x.b === 'reference'))[0] : undefined;
+  const measure = extBad ?? find(v.pairs, 'mha', 'mqa') ?? v.pairs.find((p) => p.verdict !== 'ok') ?? v.pairs[0];
+  const { verdict, culprit, pairs: _p, checks: _c, tolerance: _t, floorMultiple: _k, floor: _f, vsReference: _v, ...where } = v;
+  return { ...where, verdict, culprit: culprit ?? 'unknown', relErr: measure?.relErr ?? null, normRatio: measure?.normRatio ?? null };
+}

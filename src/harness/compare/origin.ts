@@ -1,0 +1,72 @@
+import { recordKey } from '../../core/probes/recorder';
+import type { DevicePath, PathName } from '../../core/probes/stages';
+import type { Where } from '../run/diff';
+import type { CaseComparison, StageVerdict } from './compare';
+import { divergenceOf } from './compare';
+
+/**
+ * Stage replay results (teacher forcing) and how they join the comparison. Pure: the run layer
+ * (src/harness/run/replay.ts) re-runs a path from another path's captured inputs and stores these in the
+ * case result; reports and the diagnosis read them through the helpers below.
+ *
+ * `introduced`: fed path A's inputs, path B still diverges at the record, so the divergence
+ * starts there. `inherited`: B agrees with A once its inputs are A's, so it came from upstream.
+ * `undetermined`: an input (or A's value) is unavailable or could not be substituted (`reason`).
+ * `not-replayed`: over the case's cap of replays.
+ */
+export type Origin = 'introduced' | 'inherited' | 'undetermined' | 'not-replayed';
+export type ReplayMode = 'auto' | 'on' | 'off';
+
+/** One input of a replayed record, and the path whose captured value replaced it. */
+export interface ReplayInput extends Where {
+  from: PathName;
+}
+
+export interface ReplayResult extends Where {
+  /** The path re-run (B). */
+  path: DevicePath;
+  origin: Origin;
+  /** The path whose value B is judged against at the record (A), null when none has it. */
+  source: PathName | null;
+  /** B re-run from A's inputs against A at the record, in canonical layout; null when not run. */
+  relErrAfter: number | null;
+  tolerance: number;
+  /** What was substituted: the record's direct inputs, and for cache reads the latent rows of earlier pieces. */
+  inputs: ReplayInput[];
+  reason?: string;
+}
+
+export interface CaseReplay {
+  results: ReplayResult[];
+  /** Re-runs of a path (replays sharing a substitution set share one). */
+  runs: number;
+  seconds: number;
+}
+
+/**
+ * The origin of a record over the paths replayed there: introduced if any path's replay says so,
+ * inherited if every one does, else undetermined (not-replayed when none ran); null: not selected.
+ */
+export function originOf(replay: CaseReplay | undefined, w: Where): Origin | null {
+  if (!replay) return null;
+  const key = recordKey(w);
+  const rs = replay.results.filter((r) => recordKey(r) === key);
+  if (!rs.length) return null;
+  if (rs.some((r) => r.origin === 'introduced')) return 'introduced';
+  if (rs.every((r) => r.origin === 'inherited')) return 'inherited';
+  return rs.every((r) => r.origin === 'not-replayed') ? 'not-replayed' : 'undetermined';
+}
+
+/** The first divergent record, in execution order, whose replay says it was introduced there. */
+export function firstIntroduced(comparison: CaseComparison, replay: CaseReplay | undefined): StageVerdict | null {
+  return comparison.stages.find((v) => v.verdict !== 'ok' && originOf(replay, v) === 'introduced') ?? null;
+}
+
+/**
+ * The comparison the diagnosis reads: with a replay that found an introduced record, its first
+ * divergence is the first introduced one (the signatures look where the bug enters); else as is.
+ */
+export function diagnosisView(comparison: CaseComparison, replay: CaseReplay | undefined): CaseComparison {
+  const v = firstIntroduced(comparison, replay);
+  return v ? { ...comparison, firstDivergence: divergenceOf(v) } : comparison;
+}

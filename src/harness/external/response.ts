@@ -1,0 +1,78 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { z } from 'zod';
+import { fieldPath, MlaDiffError } from '../../errors';
+import type { PieceTrace, Recording } from '../../core/probes/recorder';
+import type { ScalarName, ScalarValue } from '../../core/probes/stages';
+import type { ImportContext, NamedStats } from './records';
+import { importRecords } from './records';
+import { PROTOCOL_VERSION, RESPONSE_FORMAT } from './request';
+import { readNamedTensors } from './tensors-file';
+
+const SCALARS = ['softmax_scale', 'has_context', 'num_tokens', 'num_context_tokens', 'route', 'context_chunks', 'kv_splits',
+  'empty_lse', 'lse_base', 'rope_style', 'causal'] as const satisfies readonly ScalarName[];
+
+/** One stage known by its statistics (response.json `stats[]`, a line of a jsonl dump). */
+export const statsEntrySchema = z.object({
+  step: z.number().int().nonnegative().optional(),
+  request: z.string().optional(),
+  stage: z.string().min(1),
+  chunk: z.number().int().nonnegative().optional(),
+  norm: z.number().nonnegative(),
+  max_abs: z.number().nonnegative().optional(),
+  nan: z.number().int().nonnegative().optional(),
+  inf: z.number().int().nonnegative().optional(),
+  shape: z.array(z.number().int().nonnegative()).optional(),
+});
+
+const responseSchema = z.object({
+  format: z.literal(RESPONSE_FORMAT),
+  version: z.literal(PROTOCOL_VERSION),
+  name: z.string().optional(),
+  precision: z.string().optional(),
+  device: z.string().optional(),
+  layouts: z.record(z.string(), z.string()).default({}),
+  stats: z.array(statsEntrySchema).default([]),
+  scalars: z.record(z.string(), z.partialRecord(z.enum(SCALARS), z.union([z.number(), z.string(), z.boolean()]))).default({}),
+  seconds: z.number().optional(),
+});
+
+export interface ExternalResponse {
+  recording: Recording;
+  name?: string;
+  precision?: string;
+  device?: string;
+  seconds?: number;
+}
+
+/** First zod issue as one message: the field path and what was wrong. */
+export const zodMessage = (e: z.ZodError) => {
+  const i = e.issues[0]!;
+  return `${fieldPath(i.path as PropertyKey[]) || '(top level)'}: ${i.message.replace(/^Invalid input: /, '')}`;
+};
+
+/** Reads D/out/response.json (required) and D/out/stages.safetensors (optional) into path `external`. */
+export function readResponse(out: string, ctx: Omit<ImportContext, 'file'>): ExternalResponse {
+  const file = join(out, 'response.json');
+  if (!existsSync(file)) throw new MlaDiffError('external-bad-response', 'the backend wrote no response.json', { file }, 'an external backend must write $MLA_DIFF_OUT/response.json (docs/external-backends.md)');
+  let json: unknown;
+  try {
+    json = JSON.parse(readFileSync(file, 'utf8'));
+  } catch (e) {
+    throw new MlaDiffError('external-bad-response', `not JSON: ${(e as Error).message}`, { file });
+  }
+  const parsed = responseSchema.safeParse(json);
+  if (!parsed.success) {
+    throw new MlaDiffError('external-bad-response', zodMessage(parsed.error), { file },
+      `a response starts {"format": "${RESPONSE_FORMAT}", "version": ${PROTOCOL_VERSION}, ...}`);
+  }
+  const r = parsed.data;
+  const scalars: PieceTrace[] = Object.entries(r.scalars).map(([key, v]) => {
+    const [step, request] = key.split('/');
+    return { step: Number(step), request: request ?? '', scalars: v as Partial<Record<ScalarName, ScalarValue>> };
+  });
+  const stagesFile = join(out, 'stages.safetensors');
+  const tensors = existsSync(stagesFile) ? readNamedTensors(stagesFile, 'external-bad-output') : [];
+  const recording = importRecords({ ...ctx, file: stagesFile, layouts: { ...ctx.layouts, ...r.layouts } }, tensors, r.stats as NamedStats[], scalars);
+  return { recording, name: r.name, precision: r.precision, device: r.device, seconds: r.seconds };
+}

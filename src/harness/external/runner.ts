@@ -1,0 +1,50 @@
+import execa from 'execa';
+import { MlaDiffError } from '../../errors';
+
+/** Lines of stderr an error quotes. */
+const TAIL_LINES = 15;
+
+export interface CommandOptions {
+  /** The scenario file's directory. */
+  cwd: string;
+  /** MLA_DIFF_REQUEST, MLA_DIFF_DIR, MLA_DIFF_OUT. */
+  env: Record<string, string>;
+  timeoutS: number;
+  /** Named in errors. */
+  label: string;
+}
+
+const tail = (text: string) => text.trimEnd().split('\n').slice(-TAIL_LINES).join('\n');
+
+/**
+ * Runs the backend's command through the shell, in its own process group so that a timeout kills
+ * everything it started. Resolves with its stdout and stderr; throws external-timeout past the
+ * limit and external-failed (exit code or signal, the last lines of stderr) when it fails.
+ */
+export async function runBackend(command: string, o: CommandOptions): Promise<{ stdout: string; stderr: string; seconds: number }> {
+  const t0 = performance.now();
+  const child = execa(command, {
+    shell: true, cwd: o.cwd, env: o.env, extendEnv: true, stdin: 'ignore', reject: false, detached: true, buffer: true, stripFinalNewline: false,
+  });
+  let timedOut = false;
+  const timer = setTimeout(() => {
+    timedOut = true;
+    try {
+      process.kill(-child.pid!, 'SIGKILL');
+    } catch {
+      child.kill('SIGKILL');
+    }
+  }, o.timeoutS * 1000);
+  const r = await child.finally(() => clearTimeout(timer));
+  const seconds = (performance.now() - t0) / 1000;
+  if (timedOut) {
+    throw new MlaDiffError('external-timeout', `${o.label} ran past its timeout of ${o.timeoutS} s and was killed`, { field: 'external.timeout_s' },
+      'raise external: timeout_s, or make the backend faster');
+  }
+  if (r.exitCode !== 0 || r.failed) {
+    const how = r.signal ? `was killed by ${r.signal}` : `exited with code ${r.exitCode}`;
+    const err = tail(r.stderr ?? '');
+    throw new MlaDiffError('external-failed', `${o.label} ${how}${err ? `; its stderr ends:\n${err}` : ' (no stderr)'}`, { field: 'external.command' }, `the command: ${command}`);
+  }
+  return { stdout: r.stdout ?? '', stderr: r.stderr ?? '', seconds };
+}

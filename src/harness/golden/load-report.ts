@@ -1,0 +1,56 @@
+import { MlaDiffError } from '../../errors';
+import { readTextFile } from '../../formats/text-file';
+import type { RunReport } from '../run/trace';
+import { RUN_FORMAT, RUN_VERSION } from '../run/trace';
+import type { Validation } from '../schema/validate';
+import { reportValidator } from '../schema/validate';
+
+type Validate = (doc: unknown) => Validation;
+
+/** A saved run as `mla-diff run --format json --out` writes it: one report, or `mla-diff/runs` for several scenarios. */
+export interface SavedRuns {
+  file: string;
+  runs: RunReport[];
+}
+
+const isObject = (x: unknown): x is Record<string, unknown> => x !== null && typeof x === 'object' && !Array.isArray(x);
+
+/**
+ * Checks one run report: its format and version (their own codes, so an old report says so), then the
+ * whole document against the shipped JSON Schema (schema/run-v5.schema.json), which names the first
+ * fields that are missing or wrong.
+ */
+function checkReport(x: unknown, file: string, field: string, validate: Validate): RunReport {
+  if (!isObject(x) || x['format'] !== RUN_FORMAT) {
+    throw new MlaDiffError('report-invalid', `not an mla-diff run report (format ${isObject(x) ? JSON.stringify(x['format']) : 'missing'})`,
+      { file, field }, 'save one with `mla-diff run SCENARIO --format json --out FILE`');
+  }
+  if (x['version'] !== RUN_VERSION) {
+    throw new MlaDiffError('report-version', `run report version ${JSON.stringify(x['version'])}; this mla-diff reads version ${RUN_VERSION}`,
+      { file, field: field ? `${field}.version` : 'version' }, 're-run the scenario with this version of mla-diff to save a current report');
+  }
+  const v = validate(x);
+  if (!v.ok) {
+    const shown = v.errors.slice(0, 3).map((e) => `${e.at}: ${e.message}`).join('; ');
+    throw new MlaDiffError('report-invalid', `does not match the run report schema: ${shown}${v.errors.length > 3 ? ` (+${v.errors.length - 3} more)` : ''}`,
+      { file, field: field || undefined }, 'schema/run-v5.schema.json describes the format; save a report with `mla-diff run … --format json --out FILE`');
+  }
+  return x as unknown as RunReport;
+}
+
+/** Reads a saved run report; every failure is an MlaDiffError (file-not-found, file-unreadable, report-invalid, report-version). */
+export function loadRunReport(file: string): SavedRuns {
+  const text = readTextFile(file, 'a run report');
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (e) {
+    throw new MlaDiffError('report-invalid', `not JSON: ${(e as Error).message}`, { file }, 'save one with `mla-diff run SCENARIO --format json --out FILE`');
+  }
+  const { validate } = reportValidator();
+  if (isObject(json) && json['format'] === 'mla-diff/runs') {
+    if (!Array.isArray(json['runs']) || !json['runs'].length) throw new MlaDiffError('report-invalid', 'mla-diff/runs without runs', { file, field: 'runs' });
+    return { file, runs: (json['runs'] as unknown[]).map((r, i) => checkReport(r, file, `runs[${i}]`, validate)) };
+  }
+  return { file, runs: [checkReport(json, file, '', validate)] };
+}

@@ -1,0 +1,142 @@
+import type * as tfc from '@tensorflow/tfjs-core';
+import type { KernelOptions, MlaBackend, PieceInput } from '../../paths/backend';
+import { ColdBackend } from '../../paths/cold';
+import type { DeviceLayer } from '../../paths/layer';
+import { MhaBackend } from '../../paths/mha';
+import { MqaBackend } from '../../paths/mqa';
+import { compareCase } from '../compare/compare';
+import { pathRounding } from '../../paths/rounding';
+import { rounds, stageDtypes } from '../../core/precision/plan';
+import { diagnose } from '../compare/diagnose';
+import type { ReplayMode } from '../compare/origin';
+import { diagnosisView } from '../compare/origin';
+import { checkExpectation } from '../compare/expect';
+import { softmaxScale } from '../../core/model/config';
+import type { Recording } from '../../core/probes/recorder';
+import { executionOrder, recordKey } from '../../core/probes/recorder';
+import { TensorRecorder } from '../../core/probes/tensor-recorder';
+import type { DevicePath, PathName, StageName } from '../../core/probes/stages';
+import type { Runtime } from '../../devices/device';
+import { guarded } from '../../devices/device';
+import type { CaseSpec, Scenario } from '../scenario/scenario';
+import { measureDetail } from './detail';
+import type { PairDiff, Where } from './diff';
+import { diffCaptured } from './diff';
+import { normDiff } from './norm-diff';
+import type { ExternalRun } from '../external/external';
+import type { ReferenceCase } from './reference-job';
+import { RETAINED } from './reference-job';
+import { replayCase } from './replay';
+import { stepPaths } from './step-paths';
+import type { CaseResult, CaseTrace, PieceInfo } from './trace';
+
+/** Pairs compared at every record both paths have, engine pair first, the external path last. */
+const PAIRS: [PathName, PathName][] = [['mha', 'mqa'], ['mha', 'cold'], ['mqa', 'cold'], ['mha', 'reference'], ['mqa', 'reference'], ['cold', 'reference'],
+  ['external', 'mha'], ['external', 'mqa'], ['external', 'cold'], ['external', 'reference']];
+
+/** Every record any path made, in order: piece order of the schedule, then pipeline order. */
+function orderedRecords(rec: Partial<Record<PathName, Recording>>, pieces: readonly PieceInput[]): Where[] {
+  const seen = new Map<string, Where>();
+  for (const r of Object.values(rec)) for (const s of r!.trace.stages) seen.set(recordKey(s), { step: s.step, request: s.request, stage: s.stage, ...(s.chunk === undefined ? {} : { chunk: s.chunk }) });
+  return [...seen.values()].sort(executionOrder(pieces));
+}
+
+async function diffAll(rt: Runtime, rec: Partial<Record<PathName, Recording>>, pieces: readonly PieceInput[]): Promise<PairDiff[]> {
+  const diffs: PairDiff[] = [];
+  const statsOnly = new Map((rec.external?.trace.stages ?? []).filter((r) => r.statsOnly).map((r) => [recordKey(r), r]));
+  for (const w of orderedRecords(rec, pieces)) {
+    const key = recordKey(w);
+    for (const [a, b] of PAIRS) {
+      const ca = rec[a]?.captured.get(key);
+      const cb = rec[b]?.captured.get(key);
+      if (ca && cb) diffs.push(await diffCaptured(rt.tf, (t) => rt.hostView(t), w, [a, ca], [b, cb]));
+      const so = a === 'external' ? statsOnly.get(key) : undefined;
+      const rb = so && rec[b]?.trace.stages.find((r) => recordKey(r) === key);
+      if (so && rb) diffs.push(normDiff(w, a, so, b, rb));
+    }
+  }
+  return diffs;
+}
+
+function release(rec: Partial<Record<PathName, Recording>>): void {
+  for (const r of Object.values(rec)) for (const c of r?.captured.values() ?? []) if (c.where === 'device') c.tensor.dispose();
+}
+
+export const pieceInfo = (p: PieceInput): PieceInfo => ({ step: p.step, request: p.request, kind: p.kind, route: p.route, start: p.start, count: p.ids.length, chunks: p.chunks.length });
+
+export interface CaseRun {
+  spec: CaseSpec;
+  layer: DeviceLayer;
+  pieces: readonly PieceInput[];
+  kernels: KernelOptions;
+  numSlots: number;
+  cold: boolean;
+  reference: Promise<ReferenceCase> | null;
+  /** An external backend or an engine dump, run after the device paths (path `external`). */
+  external?: (() => Promise<ExternalRun>) | null;
+  notes: string[];
+  /** Stage replay of divergent records (default: the scenario's `replay:`). */
+  replay?: ReplayMode;
+  /** Called after each piece has run through every device path (pieces done so far, that piece). */
+  progress?: (done: number, piece: PieceInput) => void;
+}
+
+/** Runs the schedule through every device path of one case, joins the reference, measures, judges. */
+export async function runCase(rt: Runtime, s: Scenario, run: CaseRun): Promise<CaseResult> {
+  const paths: MlaBackend<tfc.Tensor>[] = [
+    new MhaBackend(run.layer, s.faults.mha, run.numSlots, run.kernels, pathRounding(rt, run.kernels, 'mha')),
+    new MqaBackend(run.layer, s.faults.mqa, run.numSlots, run.kernels, pathRounding(rt, run.kernels, 'mqa')),
+    ...(run.cold ? [new ColdBackend(run.layer, pathRounding(rt, run.kernels, 'cold'), run.kernels.keyPart)] : []),
+  ];
+  // With fused attention the score tensor is never formed: the engine paths record no logits / attn_probs, unless sampled rows of them.
+  const filter = run.layer.attention && !s.schedule.logitsRows ? (stage: StageName) => stage !== 'logits' && stage !== 'attn_probs' : undefined;
+  const recorders = paths.map(() => new TensorRecorder(rt.tf, { retain: RETAINED, stats: rt.stats, offload: rt.retainOnHost, ...(filter ? { filter } : {}) }, (t) => rt.hostView(t)));
+  const rec: Partial<Record<PathName, Recording>> = {};
+  const seconds: CaseTrace['seconds'] = {};
+  try {
+    let done = 0;
+    for (const plain of run.pieces) {
+      // The piece's embeddings go to the device once, for every path.
+      const piece: PieceInput = { ...plain, deviceEmbeddings: rt.tf.keep(rt.tf.tensor2d(plain.embeddings, [plain.positions.length, run.layer.model.hidden_size])) };
+      try {
+        // Every path's step enqueued before any is awaited (the GPU runs one while the host encodes the next);
+        // after an out-of-memory the device's numbers are garbage: stop, say so.
+        const took = await guarded(rt, () => stepPaths(paths, recorders, piece));
+        for (const [i, path] of paths.entries()) seconds[path.name] = (seconds[path.name] ?? 0) + took[i]!;
+      } finally {
+        piece.deviceEmbeddings!.dispose();
+      }
+      run.progress?.(++done, plain);
+    }
+    for (const [i, path] of paths.entries()) rec[path.name] = await guarded(rt, () => recorders[i]!.finish(path.name));
+    if (run.reference) {
+      const r = await run.reference;
+      rec.reference = { trace: r.trace, captured: new Map(r.captured.map((c) => [c.key, { where: 'host', data: c.data, shape: c.shape, layout: c.layout }])) };
+    }
+    const ext = run.external ? await run.external() : null; // after the device paths: a GPU backend has the device to itself
+    if (ext) {
+      rec.external = ext.recording;
+      seconds.external = ext.seconds;
+    }
+    const trace: CaseTrace = {
+      name: run.spec.name, label: run.spec.label, heads: run.spec.heads, totalHeads: s.config.num_attention_heads,
+      pieces: run.pieces.map(pieceInfo),
+      paths: Object.fromEntries(Object.entries(rec).map(([p, r]) => [p, r!.trace])),
+      diffs: await guarded(rt, () => diffAll(rt, rec, run.pieces)), // elementwise on the device: it allocates too
+      expectedSoftmaxScale: softmaxScale(s.config), seconds, notes: run.notes, ...(ext ? { external: ext.info } : {}),
+      ...(rounds(s.precision) ? { dtypes: Object.fromEntries(paths.map((p) => [p.name, stageDtypes(s.precision, p.name as DevicePath)])) } : {}),
+    };
+    const comparison = compareCase(trace, s.tolerances);
+    const replay = await guarded(rt, () => replayCase(rt, s, run, rec, trace, comparison, run.replay ?? s.replay));
+    const view = diagnosisView(comparison, replay);
+    const detail = comparison.firstDivergence ? await guarded(rt, () => measureDetail(rt.tf, (t) => rt.hostView(t), rec, run.pieces, comparison.stages)) : undefined;
+    return {
+      trace, comparison, ...(detail ? { detail } : {}), diagnosis: diagnose(trace, view, s.config, detail), ...(replay ? { replay } : {}),
+      ...(s.expect ? { expectation: checkExpectation(s.expect, comparison) } : {}),
+    };
+  } finally {
+    recorders.forEach((r) => r.dispose());
+    paths.forEach((p) => p.dispose());
+    release(rec);
+  }
+}

@@ -1,0 +1,33 @@
+import type * as tfc from '@tensorflow/tfjs-core';
+import type { MlaBackend, PieceInput } from '../../paths/backend';
+import { NULL_PROBE } from '../../core/probes/probe';
+import type { TensorRecorder } from '../../core/probes/tensor-recorder';
+
+/**
+ * One piece through every device path, pipelined: each path's step is encoded (its programs
+ * enqueued and its taps' statistics launched, their read-back started: TensorRecorder.settle)
+ * before any path is awaited, so the GPU runs one path while the host encodes the next; then
+ * every step's one-element read is awaited. A path's
+ * seconds run from the start of its encoding to its completion, which waits for the paths
+ * enqueued before it (the GPU runs them in order): they add up to more than the wall time.
+ * A `cached` piece only fills each path's cache; a null recorder records nothing.
+ */
+export async function stepPaths(
+  paths: readonly MlaBackend<tfc.Tensor>[], recorders: readonly (TensorRecorder | null)[], piece: PieceInput,
+): Promise<number[]> {
+  const since = (t0: number) => () => (performance.now() - t0) / 1000;
+  if (piece.kind === 'cached') {
+    const out: number[] = [];
+    for (const path of paths) out.push(await path.fill(piece).then(since(performance.now())));
+    return out;
+  }
+  const steps = paths.map((path, i) => {
+    const t0 = performance.now();
+    const rec = recorders[i] ?? null;
+    rec?.at(piece);
+    const step = path.step(piece, rec ?? NULL_PROBE).then(since(t0)); // enqueued here, synchronously; its read is awaited below
+    rec?.settle(); // the stats' read-back travels with the step's read, not after it
+    return step;
+  });
+  return Promise.all(steps);
+}

@@ -1,0 +1,111 @@
+import type { FaultName, FaultPath } from '../../core/faults/catalogue';
+import type { FaultDef } from '../../core/faults/catalogue';
+import { FAULT_NAMES, FAULTS } from '../../core/faults/catalogue';
+import { originOf } from '../compare/origin';
+import type { CaseResult } from '../run/trace';
+import type { StageName } from '../../core/probes/stages';
+import { runScenario } from '../run/run-scenario';
+import type { DeviceInfo, Log, Runtime } from '../../devices/device';
+import { parseScenario } from '../scenario/load';
+import type { Culprit } from '../scenario/scenario';
+import type { SelftestOptions } from './cases';
+import { selftestCases } from './cases';
+
+export interface SelftestRow {
+  name: string;
+  fault: FaultName | null;
+  path: FaultPath | null;
+  /** Fault runs: the run diverged. Clean runs: it diverged too (a false positive). */
+  detected: boolean;
+  /** The first divergence is the stage the fault enters. */
+  localized: boolean;
+  /** The culprit named is the path the fault was planted in. */
+  attributed: boolean;
+  /** The first likely cause names the planted fault. */
+  diagnosed: boolean;
+  /**
+   * Stage replay: in the first divergent piece the fault's entry stage (and the stages it also
+   * enters) are marked introduced and every other divergent record inherited.
+   */
+  origin: boolean;
+  cause: string | null;
+  first: { step: number; request: string; stage: StageName; culprit: Culprit } | null;
+  seconds: number;
+}
+
+export interface FaultRates { runs: number; detected: number; localized: number; attributed: number; diagnosed: number; origin: number }
+
+/** One tolerance mode's scores over the plan. */
+export interface SelftestScore {
+  /** `default` (rel 1e-5 for fp32) or `floor k` (`tolerances: {default: {floor: k}}`). */
+  tolerance: string;
+  rows: SelftestRow[];
+  perFault: Record<string, FaultRates>;
+  total: FaultRates;
+  clean: { runs: number; falsePositives: number };
+  /** 100 % detection, localization and attribution, and no false positive. */
+  goalMet: boolean;
+  seconds: number;
+}
+
+/** The default-tolerance scores at the top level (as before); with a floor k, the same plan under `{floor: k}` in `floor`. */
+export interface SelftestReport extends SelftestScore {
+  format: 'mla-diff/selftest';
+  version: 1;
+  device: DeviceInfo;
+  options: SelftestOptions;
+  floor?: SelftestScore;
+}
+
+/** Runs every case of the plan on `rt` and scores it; with `floorK`, runs the plan again judged by k × the noise floor. */
+export async function runSelftest(rt: Runtime, options: SelftestOptions, log: Log = () => {}, floorK?: number): Promise<SelftestReport> {
+  const { floor: _, ...plain } = options;
+  const base = await score(rt, plain, log);
+  const floor = floorK === undefined ? undefined : await score(rt, { ...plain, floor: floorK }, log);
+  return { format: 'mla-diff/selftest', version: 1, device: rt.device, options: plain, ...base, ...(floor ? { floor } : {}) };
+}
+
+async function score(rt: Runtime, options: SelftestOptions, log: Log): Promise<SelftestScore> {
+  const t0 = performance.now();
+  const tolerance = options.floor === undefined ? 'default' : `floor ${options.floor}`;
+  const rows: SelftestRow[] = [];
+  for (const c of selftestCases(options)) {
+    const t = performance.now();
+    const r = await runScenario(parseScenario(c.yaml, `<selftest ${c.name}>`), { runtime: rt, toolVersion: 'selftest', worker: false });
+    const f = r.cases[0]!.comparison.firstDivergence;
+    const first = f && { step: f.step, request: f.request, stage: f.stage, culprit: f.culprit };
+    const detected = r.verdict === 'diverge';
+    const top = r.cases[0]!.diagnosis[0];
+    const origin = Boolean(c.fault && f && originScored(r.cases[0]!, FAULTS[c.fault.fault]));
+    rows.push({
+      name: c.name, fault: c.fault?.fault ?? null, path: c.fault?.path ?? null, detected,
+      localized: Boolean(c.expect && first?.stage === c.expect.stage), attributed: Boolean(c.expect && first?.culprit === c.expect.culprit),
+      diagnosed: Boolean(c.fault && top?.matches === c.fault.fault), origin, cause: top ? `${top.cause}${top.matches ? ` (${top.matches})` : ''}` : null,
+      first, seconds: (performance.now() - t) / 1000,
+    });
+    log(`${tolerance}: ${c.name}: ${detected ? `diverge at ${first?.stage} (${first?.culprit})` : 'agree'}`);
+  }
+  const rate = (rs: SelftestRow[]): FaultRates => ({
+    runs: rs.length, detected: rs.filter((x) => x.detected).length, localized: rs.filter((x) => x.localized).length,
+    attributed: rs.filter((x) => x.attributed).length, diagnosed: rs.filter((x) => x.diagnosed).length, origin: rs.filter((x) => x.origin).length,
+  });
+  const faultRows = rows.filter((x) => x.fault);
+  const perFault = Object.fromEntries(FAULT_NAMES.map((n) => [n, rate(faultRows.filter((x) => x.fault === n))]));
+  const total = rate(faultRows);
+  const cleanRows = rows.filter((x) => !x.fault);
+  const clean = { runs: cleanRows.length, falsePositives: cleanRows.filter((x) => x.detected).length };
+  const goalMet = total.detected === total.runs && total.localized === total.runs && total.attributed === total.runs && clean.falsePositives === 0;
+  return { tolerance, rows, perFault, total, clean, goalMet, seconds: (performance.now() - t0) / 1000 };
+}
+
+/** The origin score of a fault run: its entry stages introduced, every other divergent record of the first divergent piece inherited. */
+function originScored(c: CaseResult, def: FaultDef): boolean {
+  const f = c.comparison.firstDivergence;
+  if (!f || !c.replay) return false;
+  const entry = new Set([def.enters, ...(def.alsoEnters ?? [])]);
+  const piece = c.comparison.stages.filter((v) => v.verdict !== 'ok' && v.step === f.step && v.request === f.request);
+  return f.stage === def.enters && piece.every((v) => {
+    const o = originOf(c.replay, v);
+    return v.stage === f.stage && v.chunk === f.chunk ? o === 'introduced' : entry.has(v.stage) ? o !== null && o !== 'undetermined' && o !== 'not-replayed' : o === 'inherited';
+  });
+}

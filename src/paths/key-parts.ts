@@ -1,0 +1,35 @@
+import type { Attended } from '../devices/kernels/attention';
+import { mergeAttnStates } from '../devices/kernels/attention';
+
+/**
+ * Key sets longer than one device tensor can hold, attended in parts. A device binds at most
+ * maxTensorBytes per tensor (WebGPU: 2 GiB − 4); a 24 576-key MHA context chunk of GLM-5 up-projects
+ * to [24576, 64, 448] floats, 2.8 GB. Such a key set is cut into parts of at most `keyPart` keys,
+ * each attended on its own and merged by LSE (merge_attn_states, in fp32, natural log): the same
+ * attention over the whole set up to rounding, as a kernel's own key tiles are, so the engine
+ * semantics (the chunk's one output and LSE) stay. Planned up front from the device's limit.
+ */
+
+/** Ranges [a, b) of at most `keyPart` keys covering [0, S) (one empty range for S = 0). */
+export function keyParts(S: number, keyPart: number): [number, number][] {
+  if (!(keyPart >= 1)) throw new Error(`keyParts: keyPart must be ≥ 1, got ${keyPart}`);
+  if (S <= keyPart) return [[0, S]];
+  const n = Math.ceil(S / keyPart);
+  const per = Math.ceil(S / n); // balanced parts
+  return Array.from({ length: n }, (_, i): [number, number] => [i * per, Math.min((i + 1) * per, S)]);
+}
+
+/** Partial attentions over disjoint key parts merged into one; a part whose rows saw no key weighs 0. */
+export function mergeParts(parts: readonly Attended[]): Attended {
+  if (!parts.length) throw new Error('mergeParts: no parts');
+  return parts.slice(1).reduce((acc, p) => mergeAttnStates(acc, p, true), parts[0]!);
+}
+
+/**
+ * The most keys per part so that a part's largest per-key tensor ([keys, N, width] floats) stays
+ * within the device's per-tensor limit; Infinity where it has none worth splitting for.
+ */
+export function keyPartFor(maxTensorBytes: number, heads: number, widestPerHead: number): number {
+  if (!Number.isFinite(maxTensorBytes)) return Infinity;
+  return Math.max(1, Math.floor(maxTensorBytes / (4 * heads * widestPerHead)));
+}

@@ -1,0 +1,148 @@
+/**
+ * Float64 kernels of the plain-TypeScript reference. Row-major, no tfjs. Weights are float32
+ * values (as stored), every product and sum is float64.
+ */
+import type { RopeStyle, RopeTables } from '../core/model/rope';
+import { ropePair } from '../core/model/rope';
+import type { LinearName, Range, WeightSource } from '../core/weights/layer';
+
+// Hot loops read Math through module constants: a global lookup per element is ~100× slower
+// inside a vm context (jest) and no faster anywhere else.
+const { exp, log, sqrt } = Math;
+
+/** Tokens per block of gemmNT: their rows of x stay in cache while every weight row passes. */
+const TOKEN_BLOCK = 16;
+
+/**
+ * out[t, o0 + o] = Σ_k x[t, k]·w[o, k] for o < O; w is [O, K] float32, out has row stride ldo.
+ * Tokens go in blocks of 16 (their x rows stay cached across the weight rows) and four at a time
+ * share each weight load (V8 does not vectorize; ~0.8 GMAC/s on one core).
+ */
+export function gemmNT(
+  x: Float64Array, T: number, K: number, w: Float32Array, O: number, out: Float64Array, ldo: number, o0: number,
+): void {
+  for (let tb = 0; tb < T; tb += TOKEN_BLOCK) {
+    const te = Math.min(T, tb + TOKEN_BLOCK);
+    for (let o = 0; o < O; o++) {
+      const wo = o * K;
+      let t = tb;
+      for (; t + 3 < te; t += 4) {
+        const x0 = t * K, x1 = x0 + K, x2 = x1 + K, x3 = x2 + K;
+        let a0 = 0, a1 = 0, a2 = 0, a3 = 0;
+        for (let k = 0; k < K; k++) {
+          const wk = w[wo + k]!;
+          a0 += x[x0 + k]! * wk; a1 += x[x1 + k]! * wk; a2 += x[x2 + k]! * wk; a3 += x[x3 + k]! * wk;
+        }
+        out[t * ldo + o0 + o] = a0; out[(t + 1) * ldo + o0 + o] = a1;
+        out[(t + 2) * ldo + o0 + o] = a2; out[(t + 3) * ldo + o0 + o] = a3;
+      }
+      for (; t < te; t++) {
+        const x0 = t * K;
+        let a = 0, b = 0, k = 0;
+        for (; k + 1 < K; k += 2) { a += x[x0 + k]! * w[wo + k]!; b += x[x0 + k + 1]! * w[wo + k + 1]!; }
+        if (k < K) a += x[x0 + k]! * w[wo + k]!;
+        out[t * ldo + o0 + o] = a + b;
+      }
+    }
+  }
+}
+
+/** Elements of a weight block generated at a time when streaming a projection. */
+const STREAM_BLOCK = 1 << 20;
+
+/**
+ * y = x·W[rows, cols]ᵀ with W read block by block from the source, never held whole:
+ * x [T, K] float64 → y [T, O] float64.
+ */
+export function linearStream(source: WeightSource, name: LinearName, rows: Range, cols: Range, x: Float64Array, T: number): Float64Array {
+  const K = cols[1] - cols[0];
+  const O = rows[1] - rows[0];
+  const y = new Float64Array(T * O);
+  const step = Math.max(1, Math.floor(STREAM_BLOCK / K));
+  const scratch = new Float32Array(Math.min(step, O) * K);
+  for (let r = 0; r < O; r += step) {
+    const n = Math.min(step, O - r);
+    source.block(name, [rows[0] + r, rows[0] + r + n], cols, 'out_in', scratch);
+    gemmNT(x, T, K, scratch, n, y, O, r);
+  }
+  return y;
+}
+
+/** RMSNorm over rows of width n: x·rsqrt(mean(x²) + eps)·w. */
+export function rmsNormRows(x: Float64Array, n: number, w: Float32Array, eps: number): Float64Array {
+  const y = new Float64Array(x.length);
+  for (let r = 0; r < x.length / n; r++) {
+    let ss = 0;
+    for (let i = 0; i < n; i++) ss += x[r * n + i]! ** 2;
+    const inv = 1 / sqrt(ss / n + eps);
+    for (let i = 0; i < n; i++) y[r * n + i] = x[r * n + i]! * inv * w[i]!;
+  }
+  return y;
+}
+
+/** Columns [c0, c0 + w) of a row-major [rows, n] array. */
+export function sliceCols(x: Float64Array, n: number, c0: number, w: number): Float64Array {
+  const rows = x.length / n;
+  const y = new Float64Array(rows * w);
+  for (let r = 0; r < rows; r++) y.set(x.subarray(r * n + c0, r * n + c0 + w), r * w);
+  return y;
+}
+
+/** Row-wise concatenation of [rows, a] and [rows, b] → [rows, a + b]. */
+export function concatCols(x: Float64Array, a: number, y: Float64Array, b: number): Float64Array {
+  const rows = x.length / a;
+  const z = new Float64Array(rows * (a + b));
+  for (let r = 0; r < rows; r++) {
+    z.set(x.subarray(r * a, r * a + a), r * (a + b));
+    z.set(y.subarray(r * b, r * b + b), r * (a + b) + a);
+  }
+  return z;
+}
+
+/** RoPE on x [T, G, R] (G groups per token, e.g. heads) with float64 tables. */
+export function ropeRows(x: Float64Array, T: number, G: number, R: number, tables: RopeTables, style: RopeStyle): Float64Array {
+  const y = new Float64Array(x.length);
+  const half = R / 2;
+  for (let t = 0; t < T; t++) {
+    for (let g = 0; g < G; g++) {
+      const o = (t * G + g) * R;
+      for (let i = 0; i < half; i++) {
+        const [ia, ib] = ropePair(style, i, half);
+        const c = tables.cos[t * half + i]!;
+        const s = tables.sin[t * half + i]!;
+        const a = x[o + ia]!;
+        const b = x[o + ib]!;
+        y[o + ia] = a * c - b * s;
+        y[o + ib] = b * c + a * s;
+      }
+    }
+  }
+  return y;
+}
+
+/**
+ * Causal softmax over logits [N, T, S] in place of a copy: returns probs and the natural-log LSE
+ * [N, T]. Keys with position > the query's are masked.
+ */
+export function causalSoftmax(
+  logits: Float64Array, N: number, T: number, S: number, qPos: readonly number[], kPos: readonly number[],
+): { probs: Float64Array; lse: Float64Array } {
+  const probs = new Float64Array(logits.length);
+  const lse = new Float64Array(N * T);
+  for (let h = 0; h < N; h++) {
+    for (let t = 0; t < T; t++) {
+      const o = (h * T + t) * S;
+      let m = -Infinity;
+      for (let s = 0; s < S; s++) if (kPos[s]! <= qPos[t]! && logits[o + s]! > m) m = logits[o + s]!;
+      let z = 0;
+      for (let s = 0; s < S; s++) {
+        const e = kPos[s]! <= qPos[t]! ? exp(logits[o + s]! - m) : 0;
+        probs[o + s] = e;
+        z += e;
+      }
+      for (let s = 0; s < S; s++) probs[o + s] = probs[o + s]! / z;
+      lse[h * T + t] = log(z) + m;
+    }
+  }
+  return { probs, lse };
+}

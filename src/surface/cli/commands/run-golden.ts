@@ -1,0 +1,38 @@
+import { MlaDiffError } from '../../../errors';
+import { compareRuns, DEFAULT_RULE } from '../../../harness/golden/compare-runs';
+import type { SavedRuns } from '../../../harness/golden/load-report';
+import { loadRunReport } from '../../../harness/golden/load-report';
+import { ratchetOf, ratchetYaml } from '../../../harness/golden/ratchet';
+import { renderComparison } from '../../reports/golden';
+import { makeStyle } from '../../reports/style';
+import type { RunReport } from '../../../harness/run/trace';
+import type { IO } from '../io';
+import { writeOutput } from '../io';
+
+/** run's golden flags: --golden FILE (compare after the run), --write-tolerances FILE (the ratchet). */
+export interface GoldenFlags {
+  golden?: string;
+  writeTolerances?: string;
+  force: boolean;
+  scenarios: string[];
+}
+
+/** Checks the flags and reads the golden run before any work: bad input fails first. */
+export function prepareGolden(args: GoldenFlags): SavedRuns | null {
+  if (args.writeTolerances && args.scenarios.length !== 1) {
+    throw new MlaDiffError('usage', `--write-tolerances writes one scenario's tolerances; ${args.scenarios.length} scenarios given`, { field: '--write-tolerances' });
+  }
+  return args.golden ? loadRunReport(args.golden) : null;
+}
+
+/** After the run: writes the ratchet, compares with the golden run; returns whether the run changed against it. */
+export function finishGolden(args: GoldenFlags, golden: SavedRuns | null, reports: RunReport[], io: IO, color: boolean, quiet: boolean): boolean {
+  if (args.writeTolerances) {
+    writeOutput(args.writeTolerances, ratchetYaml(ratchetOf(reports[0]!), reports[0]!.created), { force: args.force, inputs: args.scenarios });
+    if (!quiet) io.out(`tolerances written: ${args.writeTolerances}`);
+  }
+  if (!golden) return false;
+  const c = compareRuns(golden, { file: '(this run)', runs: reports }, DEFAULT_RULE);
+  if (!quiet) io.out(renderComparison(c, makeStyle(color)));
+  return c.verdict === 'changed';
+}

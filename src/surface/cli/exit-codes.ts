@@ -1,0 +1,58 @@
+import type { ErrorCode } from '../../errors';
+
+/** Exit codes: 0 the paths agree, 1 divergence beyond tolerance, 2 bad input or usage, 3 runtime or device failure (or an internal error). */
+export const EXIT = { agree: 0, diverge: 1, badInput: 2, internal: 3 } as const;
+export type ExitCode = (typeof EXIT)[keyof typeof EXIT];
+
+const { badInput: INPUT, internal: RUNTIME } = EXIT;
+
+/**
+ * The exit code of each error, as data: a Record over the closed ErrorCode union, so a new code
+ * does not compile until it is classed here. 2: what mla-diff was given is wrong and must change
+ * (arguments, scenario, files, checkpoints, an engine dump or a backend's response that is
+ * malformed, a --device that is not on this machine). 3: the input is fine but something that ran
+ * failed: the device cannot hold a tensor of the scenario, an external backend crashed or ran past
+ * its timeout. README "Exit codes" and docs/github-actions.md show this table.
+ */
+export const EXIT_FOR: Readonly<Record<ErrorCode, ExitCode>> = {
+  usage: INPUT,
+  'file-not-found': INPUT,
+  'file-unreadable': INPUT,
+  'yaml-syntax': INPUT,
+  'unknown-key': INPUT,
+  'invalid-type': INPUT,
+  'invalid-value': INPUT,
+  'invalid-config': INPUT,
+  'unknown-preset': INPUT,
+  'unknown-stage': INPUT,
+  'unknown-fault': INPUT,
+  'output-exists': INPUT,
+  'checkpoint-invalid': INPUT,
+  'checkpoint-truncated': INPUT,
+  'unsupported-dtype': INPUT,
+  'tensor-missing': INPUT,
+  'tensor-shape': INPUT,
+  'tokenizer-invalid': INPUT,
+  'nan-weights': INPUT,
+  'reference-too-large': INPUT,
+  /** The --device asked for is not on this machine (no GPU, no driver, package missing): choose another. */
+  'device-unavailable': INPUT,
+  /** A tensor of this scenario exceeds the device's storage-binding limit. */
+  'device-limit': RUNTIME,
+  /** The backend's command exited non-zero or was killed at its timeout_s. */
+  'external-failed': RUNTIME,
+  'external-timeout': RUNTIME,
+  /** What a backend returned (or an engine dump holds) is malformed: data mla-diff was given. */
+  'external-bad-response': INPUT,
+  'external-bad-output': INPUT,
+  /** A saved report that is not JSON or not a run report of this version (mla-diff report). */
+  'report-invalid': INPUT,
+  'report-version': INPUT,
+  /** An inline tolerance looser than the scenario's ratchet file, without --allow-looser. */
+  'tolerance-looser': INPUT,
+  /** --write-tolerances on a run no tolerance can pass (it diverges): the request cannot be met. */
+  'ratchet-impossible': INPUT,
+  /** Shard reports from other matrices, a point twice, or points missing: files mla-diff was given. */
+  'sweep-mismatch': INPUT,
+  'sweep-incomplete': INPUT,
+};
