@@ -7,7 +7,7 @@ import { createRequire } from 'node:module';
 const require = createRequire(import.meta.url);
 const dist = (m) => require(new URL(`../../dist/${m}.js`, import.meta.url).pathname);
 const { selectRuntime } = dist('devices/select');
-const { guarded } = dist('devices/device');
+const { guarded } = dist('devices/runtime');
 
 const rt = await selectRuntime('webgpu');
 const { tf } = rt;

@@ -1,4 +1,4 @@
-import type { AdapterInfo } from './device';
+import type { AdapterInfo } from './runtime';
 
 /** Names Mesa/Dawn give software adapters. */
 const SOFTWARE = /llvmpipe|lavapipe|swiftshader|software|softpipe/i;

@@ -1,5 +1,5 @@
 import { MlaDiffError } from '../errors';
-import type { DeviceName, Runtime } from './device';
+import type { DeviceName, Runtime } from './runtime';
 
 /** The part of a Runtime its error handling reads. */
 export interface DeviceLike {

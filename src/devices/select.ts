@@ -4,7 +4,7 @@ import { pathToFileURL } from 'node:url';
 import * as tf from '@tensorflow/tfjs-core';
 import { MlaDiffError } from '../errors';
 import { describeAdapter, isSoftwareAdapter, PROBE_SCRIPT } from './adapter';
-import type { AdapterInfo, DeviceRequest, Log, Runtime } from './device';
+import type { AdapterInfo, DeviceRequest, Log, Runtime } from './runtime';
 import { createCpuRuntime } from './cpu';
 import { createTensorflowRuntime, loadTfjsNode } from './tensorflow';
 import { createWasmRuntime } from './wasm';

@@ -2,7 +2,7 @@ import * as tf from '@tensorflow/tfjs-core';
 import { MlaDiffError } from '../errors';
 import { roundInto } from '../core/precision/formats';
 import { tiledAttention } from './kernels/tiled-attention';
-import type { Runtime } from './device';
+import type { Runtime } from './runtime';
 import { installZeroCopySlice } from './kernels/wasm-slice';
 import type { BlasRequest } from './kernels/host-blas';
 import { loadHostBlas } from './kernels/host-blas';

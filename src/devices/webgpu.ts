@@ -2,7 +2,7 @@ import * as tf from '@tensorflow/tfjs-core';
 import { MlaDiffError } from '../errors';
 import { webgpuRound } from './kernels/wgsl-round';
 import { adapterInfo, describeAdapter, isSoftwareAdapter, requestDawnAdapter } from './adapter';
-import type { Runtime } from './device';
+import type { Runtime } from './runtime';
 import type { AttentionRequest } from './kernels/attention-kernel';
 import { flashAttention } from './kernels/flash-attention';
 import { webgpuStats } from './kernels/stats-kernel';
@@ -10,7 +10,7 @@ import { gemm } from './kernels/gemm';
 import { gemmHeads } from './kernels/gemm-heads';
 import { rmsNormKernel, ropeKernel } from './kernels/norm-rope';
 import { lseBoundsKernel } from './kernels/lse-bounds';
-import { hostFilled } from './device';
+import { hostFilled } from './runtime';
 import type { UploadingBackend } from './webgpu-upload';
 import { pooledUploads } from './webgpu-upload';
 

@@ -1,6 +1,6 @@
 import type { CaseResult } from '../harness/run/trace';
 import { runScenario } from '../harness/run/run-scenario';
-import type { Runtime } from '../devices/device';
+import type { Runtime } from '../devices/runtime';
 import { parseScenario } from '../harness/scenario/load';
 import { STAGE_NAMES, STAGES } from '../core/probes/stages';
 import type { PathName } from '../core/probes/stages';

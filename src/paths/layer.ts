@@ -1,7 +1,7 @@
 import type { LseBoundsKernel } from '../devices/kernels/lse-bounds';
 import type * as tfc from '@tensorflow/tfjs-core';
 import type { MlaConfig } from '../core/model/config';
-import type { HeadProduct, NormRope, Product, Runtime } from '../devices/device';
+import type { HeadProduct, NormRope, Product, Runtime } from '../devices/runtime';
 import type { Batched } from '../devices/kernels/matmul';
 import { RopeMemo } from './rope-memo';
 import type { AttentionFn } from '../devices/kernels/attention-kernel';

@@ -1,5 +1,5 @@
 import * as tf from '@tensorflow/tfjs-core';
-import type { Runtime } from '../devices/device';
+import type { Runtime } from '../devices/runtime';
 import { testRuntime } from '../test-utils/runtime';
 import { preset } from '../core/model/presets';
 import { SyntheticWeights } from '../core/weights/synthetic';

@@ -1,4 +1,4 @@
-import type { Runtime } from '../devices/device';
+import type { Runtime } from '../devices/runtime';
 import { preset } from '../core/model/presets';
 import { ropeTables } from '../core/model/rope';
 import { testRuntime } from '../test-utils/runtime';

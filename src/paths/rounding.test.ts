@@ -1,5 +1,5 @@
 import { TensorRecorder } from '../core/probes/tensor-recorder';
-import type { Runtime } from '../devices/device';
+import type { Runtime } from '../devices/runtime';
 import { expectNoLeak, testRuntime } from '../test-utils/runtime';
 import { roundArray } from '../core/precision/formats';
 import { FP32_PRECISION } from '../core/precision/plan';

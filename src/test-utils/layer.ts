@@ -1,6 +1,6 @@
 import type { DeviceLayer } from '../paths/layer';
 import { disposeLayer, uploadLayer } from '../paths/layer';
-import type { Runtime } from '../devices/device';
+import type { Runtime } from '../devices/runtime';
 import type { WeightSource } from '../core/weights/layer';
 import { testRuntime } from './runtime';
 

@@ -1,4 +1,4 @@
-import type { Runtime } from '../devices/device';
+import type { Runtime } from '../devices/runtime';
 import { selectRuntime } from '../devices/select';
 
 /** A runtime for unit tests: wasm unless MLA_DIFF_TEST_DEVICE says otherwise (cpu, webgpu). */

@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import execa from 'execa';
 import { ROOT, ensureBuilt, itWebgpu, skipReason } from './webgpu-checks';
-import { checkDevice, guarded } from '../../src/devices/device';
+import { checkDevice, guarded } from '../../src/devices/device-errors';
 import { thrownCode } from '../../src/test-utils/errors';
 
 /**

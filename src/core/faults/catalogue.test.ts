@@ -1,4 +1,4 @@
-import type { Runtime } from '../../devices/device';
+import type { Runtime } from '../../devices/runtime';
 import { runScenario } from '../../harness/run/run-scenario';
 import { parseScenario } from '../../harness/scenario/load';
 import { expectNoLeak, testRuntime } from '../../test-utils/runtime';

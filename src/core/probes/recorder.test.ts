@@ -1,4 +1,4 @@
-import type { Runtime } from '../../devices/device';
+import type { Runtime } from '../../devices/runtime';
 import { expectNoLeak, testRuntime } from '../../test-utils/runtime';
 import { NULL_PROBE } from './probe';
 import { TensorRecorder } from './tensor-recorder';

@@ -1,5 +1,5 @@
 import type * as tfc from '@tensorflow/tfjs-core';
-import type { Runtime } from '../../devices/device';
+import type { Runtime } from '../../devices/runtime';
 import { expectNoLeak, testRuntime } from '../../test-utils/runtime';
 import { hostStatsKernel } from '../../test-utils/stats-kernel';
 import type { StageRecord } from './recorder';

@@ -1,6 +1,6 @@
 import { recordKey } from '../../core/probes/recorder';
 import { runScenario } from '../../harness/run/run-scenario';
-import type { Runtime } from '../device';
+import type { Runtime } from '../runtime';
 import { parseScenario } from '../../harness/scenario/load';
 import { expectNoLeak, testRuntime } from '../../test-utils/runtime';
 import { unfusedAttention } from './attention-unfused';

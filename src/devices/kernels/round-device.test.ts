@@ -1,4 +1,4 @@
-import type { Runtime } from '../device';
+import type { Runtime } from '../runtime';
 import { expectNoLeak, testRuntime } from '../../test-utils/runtime';
 import { bitMismatches, edgeValues, randomValues } from '../../core/precision/edge-values';
 import type { StorageDtype } from '../../core/precision/formats';

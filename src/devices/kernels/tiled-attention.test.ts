@@ -1,5 +1,5 @@
 import * as tf from '@tensorflow/tfjs-core';
-import type { Runtime } from '../device';
+import type { Runtime } from '../runtime';
 import { testRuntime } from '../../test-utils/runtime';
 import { mulberry32, gaussian } from '../../test-utils/codec-samples';
 import type { Attended, EmptyLse } from './attention';

@@ -2,7 +2,7 @@ import * as tf from '@tensorflow/tfjs-core';
 import { loadHostBlas } from './host-blas';
 import { installBlasMatMul, planBatchMatMul } from './wasm-blas';
 import { createWasmRuntime } from '../wasm';
-import type { Runtime } from '../device';
+import type { Runtime } from '../runtime';
 
 const REQUIRE = process.env['MLA_DIFF_REQUIRE_BLAS'] === '1';
 const { blas } = loadHostBlas({ kind: 'auto' });

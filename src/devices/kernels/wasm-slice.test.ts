@@ -1,5 +1,5 @@
 import * as tf from '@tensorflow/tfjs-core';
-import type { Runtime } from '../device';
+import type { Runtime } from '../runtime';
 import { expectNoLeak, testRuntime } from '../../test-utils/runtime';
 import { copyBlock } from './wasm-slice';
 

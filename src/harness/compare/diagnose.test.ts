@@ -2,7 +2,7 @@ import type { FaultName, FaultPath } from '../../core/faults/catalogue';
 import type { ScalarName, ScalarValue } from '../../core/probes/stages';
 import { runScenario } from '../run/run-scenario';
 import type { CaseResult } from '../run/trace';
-import type { Runtime } from '../../devices/device';
+import type { Runtime } from '../../devices/runtime';
 import { parseScenario } from '../scenario/load';
 import type { Scenario } from '../scenario/scenario';
 import { selftestCases } from '../selftest/cases';

@@ -4,7 +4,7 @@ import { executionOrder, recordKey } from '../../core/probes/recorder';
 import type { PathName } from '../../core/probes/stages';
 import type { Where } from '../run/diff';
 import type { CaseResult, RunReport } from '../run/trace';
-import type { DeviceInfo } from '../../devices/device';
+import type { DeviceInfo } from '../../devices/runtime';
 import { caseChanges } from './case-changes';
 
 /**

@@ -8,7 +8,7 @@ import type { Recording } from '../../core/probes/recorder';
 import { executionOrder, recordKey } from '../../core/probes/recorder';
 import { TensorRecorder } from '../../core/probes/tensor-recorder';
 import { STAGES } from '../../core/probes/stages';
-import type { Runtime } from '../../devices/device';
+import type { Runtime } from '../../devices/runtime';
 import { diffCaptured } from './diff';
 import type { Where } from './diff';
 import { RETAINED } from './reference-job';

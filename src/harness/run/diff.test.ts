@@ -1,5 +1,5 @@
 import type { Captured } from '../../core/probes/recorder';
-import type { Runtime } from '../../devices/device';
+import type { Runtime } from '../../devices/runtime';
 import { expectNoLeak, testRuntime } from '../../test-utils/runtime';
 import type { Where } from './diff';
 import { diffCaptured } from './diff';

@@ -5,7 +5,7 @@ import { MhaBackend } from '../../paths/mha';
 import { MqaBackend } from '../../paths/mqa';
 import { NO_FAULTS } from '../../core/faults/catalogue';
 import { NULL_PROBE } from '../../core/probes/probe';
-import type { Runtime } from '../../devices/device';
+import type { Runtime } from '../../devices/runtime';
 import { parseScenario } from '../scenario/load';
 import { expectNoLeak, testRuntime } from '../../test-utils/runtime';
 import { fmix32 } from '../../core/weights/normal';

@@ -1,6 +1,6 @@
 import { originOf } from '../compare/origin';
 import type { PathName } from '../../core/probes/stages';
-import type { Runtime } from '../../devices/device';
+import type { Runtime } from '../../devices/runtime';
 import { parseScenario } from '../scenario/load';
 import { expectNoLeak, testRuntime } from '../../test-utils/runtime';
 import { runScenario } from './run-scenario';

@@ -1,7 +1,7 @@
 import { MlaDiffError } from '../../errors';
 import type { MlaConfig } from '../../core/model/config';
 import { latentWidth, qkHeadDim } from '../../core/model/config';
-import type { Runtime } from '../../devices/device';
+import type { Runtime } from '../../devices/runtime';
 import type { ReferenceMode, Scenario } from '../scenario/scenario';
 import type { AttentionFn } from '../../devices/kernels/attention-kernel';
 import { pathPoints } from '../../core/precision/plan';

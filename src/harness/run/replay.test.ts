@@ -1,7 +1,7 @@
 import { originOf } from '../compare/origin';
 import type { Origin, ReplayMode } from '../compare/origin';
 import type { StageName } from '../../core/probes/stages';
-import type { Runtime } from '../../devices/device';
+import type { Runtime } from '../../devices/runtime';
 import { parseScenario } from '../scenario/load';
 import { expectNoLeak, testRuntime } from '../../test-utils/runtime';
 import { runScenario } from './run-scenario';

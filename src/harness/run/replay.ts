@@ -11,7 +11,7 @@ import { NULL_PROBE } from '../../core/probes/probe';
 import type { Recording } from '../../core/probes/recorder';
 import { recordKey } from '../../core/probes/recorder';
 import type { DevicePath, PathName } from '../../core/probes/stages';
-import type { Runtime } from '../../devices/device';
+import type { Runtime } from '../../devices/runtime';
 import { pathRounding } from '../../paths/rounding';
 import type { Scenario } from '../scenario/scenario';
 import { diffCaptured } from './diff';

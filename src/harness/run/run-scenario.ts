@@ -1,6 +1,6 @@
 import { disposeLayer, sliceLayer, uploadLayer } from '../../paths/layer';
 import type { ToleranceRule } from '../compare/tolerance';
-import type { Log, Runtime } from '../../devices/device';
+import type { Log, Runtime } from '../../devices/runtime';
 import type { ReferenceMode, ReplayMode, Scenario } from '../scenario/scenario';
 import { openSource } from '../../checkpoints/checkpoint/source';
 import { roundedSource } from '../../core/precision/source';

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { fixtureLayers, smallFixtureConfig, tinyFixtureConfig } from '../../checkpoints/checkpoint/fixtures';
 import { writeGgufCheckpoint } from '../../checkpoints/checkpoint/write-gguf';
 import { writeSafetensorsCheckpoint } from '../../checkpoints/checkpoint/write-safetensors';
-import type { Runtime } from '../../devices/device';
+import type { Runtime } from '../../devices/runtime';
 import { parseScenario } from '../scenario/load';
 import { expectNoLeak, testRuntime } from '../../test-utils/runtime';
 import { runScenario } from './run-scenario';

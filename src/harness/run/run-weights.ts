@@ -3,7 +3,7 @@ import type { DeviceLayer } from '../../paths/layer';
 import { disposeLayer, uploadLayer } from '../../paths/layer';
 import type { WeightsComparison } from '../compare/weights';
 import { compareWeights } from '../compare/weights';
-import type { Runtime } from '../../devices/device';
+import type { Runtime } from '../../devices/runtime';
 import type { Scenario, WeightsExpectation } from '../scenario/scenario';
 import type { HeadSlice, WeightSource } from '../../core/weights/layer';
 import type { WeightRecord } from '../../core/weights/records';

@@ -1,5 +1,5 @@
 import type { FaultName, FaultPath } from '../../core/faults/catalogue';
-import type { Runtime } from '../../devices/device';
+import type { Runtime } from '../../devices/runtime';
 import { parseScenario } from '../scenario/load';
 import { testRuntime } from '../../test-utils/runtime';
 import { runScenario } from './run-scenario';

@@ -8,7 +8,7 @@ import type { FaultName } from '../../core/faults/catalogue';
 import type { PathTrace, Scope } from '../../core/probes/recorder';
 import type { DevicePath, PathName, StageName } from '../../core/probes/stages';
 import type { StageDtype } from '../../core/precision/formats';
-import type { DeviceInfo } from '../../devices/device';
+import type { DeviceInfo } from '../../devices/runtime';
 import type { Scenario } from '../scenario/scenario';
 import type { HeadSlice } from '../../core/weights/layer';
 import type { PairDiff, Where } from './diff';

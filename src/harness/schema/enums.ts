@@ -8,7 +8,7 @@ import { FAULT_NAMES } from '../../core/faults/catalogue';
 import type { CheckName } from '../../core/probes/probe';
 import type { ScalarName } from '../../core/probes/stages';
 import { PATH_NAMES, STAGE_NAMES } from '../../core/probes/stages';
-import type { DeviceName } from '../../devices/device';
+import type { DeviceName } from '../../devices/runtime';
 import { CULPRITS } from '../scenario/scenario';
 import { WEIGHT_NAMES } from '../../core/weights/records';
 

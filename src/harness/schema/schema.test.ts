@@ -5,7 +5,7 @@ import type { RunReport } from '../run/trace';
 import { RUN_VERSION } from '../run/trace';
 import { loadScenario } from '../scenario/load';
 import { runSelftest } from '../selftest/run';
-import type { Runtime } from '../../devices/device';
+import type { Runtime } from '../../devices/runtime';
 import { expectNoLeak, testRuntime } from '../../test-utils/runtime';
 import { CAUSES, CULPRITS, PATH_NAMES, STAGE_NAMES, VERDICTS } from './enums';
 import { schemaFiles } from './reports';

@@ -5,7 +5,7 @@ import { originOf } from '../compare/origin';
 import type { CaseResult } from '../run/trace';
 import type { StageName } from '../../core/probes/stages';
 import { runScenario } from '../run/run-scenario';
-import type { DeviceInfo, Log, Runtime } from '../../devices/device';
+import type { DeviceInfo, Log, Runtime } from '../../devices/runtime';
 import { parseScenario } from '../scenario/load';
 import type { Culprit } from '../scenario/scenario';
 import type { SelftestOptions } from './cases';

@@ -1,7 +1,7 @@
 import { CALIBRATED_K } from '../compare/floors';
 import { FAULT_NAMES, FAULTS } from '../../core/faults/catalogue';
 import { parseScenario } from '../scenario/load';
-import type { Runtime } from '../../devices/device';
+import type { Runtime } from '../../devices/runtime';
 import { expectNoLeak, testRuntime } from '../../test-utils/runtime';
 import { SELFTEST_FULL, SELFTEST_QUICK, selftestCases } from './cases';
 import { runSelftest } from './run';

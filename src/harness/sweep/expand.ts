@@ -1,6 +1,6 @@
 import type { FaultName } from '../../core/faults/catalogue';
 import { FAULTS } from '../../core/faults/catalogue';
-import type { DeviceRequest } from '../../devices/device';
+import type { DeviceRequest } from '../../devices/runtime';
 import type { AxisName, ExpectEntry, FaultEntry, MatrixFile } from './schema';
 import { AXIS_NAMES } from './schema';
 

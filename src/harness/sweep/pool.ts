@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import execa from 'execa';
 import type { RunReport } from '../run/trace';
-import type { DeviceRequest } from '../../devices/device';
+import type { DeviceRequest } from '../../devices/runtime';
 import type { Expectation } from '../scenario/scenario';
 import type { PointSpec } from './expand';
 import type { Matrix } from './matrix';

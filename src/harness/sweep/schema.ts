@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { FAULT_NAMES } from '../../core/faults/catalogue';
-import { DEVICE_REQUESTS } from '../../devices/device';
+import { DEVICE_REQUESTS } from '../../devices/runtime';
 import { STAGE_NAMES } from '../../core/probes/stages';
 import { CULPRITS } from '../scenario/scenario';
 

@@ -2,7 +2,7 @@ import { writeFileSync } from 'node:fs';
 import { toolVersion } from '../../surface/cli/io';
 import { isMlaDiffError, MlaDiffError } from '../../errors';
 import { runScenario } from '../run/run-scenario';
-import type { DeviceRequest } from '../../devices/device';
+import type { DeviceRequest } from '../../devices/runtime';
 import { selectRuntime } from '../../devices/select';
 import { loadMatrix, scenarioOf } from './matrix';
 

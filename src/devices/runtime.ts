@@ -130,4 +130,3 @@ export function hostRound(tf: typeof tfc, x: tfc.Tensor, dtype: StorageDtype, re
   return tf.tensor(roundArray(read(x), dtype), x.shape, 'float32');
 }
 
-export { checkDevice, guarded } from './device-errors';
