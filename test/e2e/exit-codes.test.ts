@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import execa from 'execa';
 
-/** Exit codes through the built CLI: 0 agree, 1 divergence, 2 bad input, 3 a runtime failure (src/surface/cli/exit-codes.ts). */
+/** Exit codes through the built CLI: 0 agree, 1 divergence, 2 bad input, 3 a runtime failure (src/surface/cli/io/exit-codes.ts). */
 const ROOT = resolve(__dirname, '../..');
 const CLI = join(ROOT, 'dist', 'surface', 'cli', 'main.js');
 const mla = (args: string[]) => execa('node', [CLI, ...args, '--device', 'wasm'], { cwd: ROOT, reject: false, env: { NO_COLOR: '1' } });

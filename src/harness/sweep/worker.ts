@@ -1,5 +1,5 @@
 import { writeFileSync } from 'node:fs';
-import { toolVersion } from '../../surface/cli/io';
+import { toolVersion } from '../../version';
 import { isMlaDiffError, MlaDiffError } from '../../errors';
 import { runScenario } from '../run/run-scenario';
 import type { DeviceRequest } from '../../devices/runtime';

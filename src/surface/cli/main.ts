@@ -11,8 +11,8 @@ import { rejudgeModule } from './commands/rejudge';
 import { selftestModule } from './commands/selftest';
 import { stagesModule } from './commands/stages';
 import { sweepModule } from './commands/sweep';
-import { EXIT } from './handle-errors';
-import { toolVersion } from './io';
+import { EXIT } from './io/handle-errors';
+import { toolVersion } from '../../version';
 
 /** Entry point: yargs parses, command modules do the work, exit codes say the outcome. */
 export async function main(argv: string[]): Promise<void> {

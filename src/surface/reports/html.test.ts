@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { OUTPUT_MARKERS } from '../cli/io';
+import { OUTPUT_MARKERS } from '../cli/io/process-io';
 import type { RunReport } from '../../harness/run/trace';
 import { caseResult, runReport } from '../../test-utils/reports';
 import { escapeHtml, renderHtml } from './html';

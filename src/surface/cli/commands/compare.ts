@@ -4,9 +4,9 @@ import { compareRuns, DEFAULT_RULE } from '../../../harness/golden/compare-runs'
 import { loadRunReport } from '../../../harness/golden/load-report';
 import { renderComparison } from '../../reports/golden';
 import { colorWanted, makeStyle } from '../../reports/style';
-import { EXIT, handleErrors } from '../handle-errors';
-import type { IO } from '../io';
-import { processIO, writeOutput } from '../io';
+import { EXIT, handleErrors } from '../io/handle-errors';
+import type { IO } from '../io/process-io';
+import { processIO, writeOutput } from '../io/process-io';
 
 export interface CompareArgs {
   golden: string;

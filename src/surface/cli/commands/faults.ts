@@ -1,8 +1,8 @@
 import type { Argv, CommandModule } from 'yargs';
 import { renderFaults } from '../../reports/faults';
 import { colorWanted, makeStyle } from '../../reports/style';
-import { EXIT } from '../handle-errors';
-import { processIO } from '../io';
+import { EXIT } from '../io/handle-errors';
+import { processIO } from '../io/process-io';
 
 export const faultsModule: CommandModule<object, { format: 'table' | 'json' }> = {
   command: 'faults',

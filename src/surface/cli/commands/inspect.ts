@@ -3,9 +3,9 @@ import { MlaDiffError } from '../../../errors';
 import { firstError, inspectCheckpoint } from '../../../checkpoints/inspect';
 import { renderInspect } from '../../reports/inspect';
 import { colorWanted, makeStyle } from '../../reports/style';
-import { EXIT, handleErrors } from '../handle-errors';
-import type { IO } from '../io';
-import { processIO } from '../io';
+import { EXIT, handleErrors } from '../io/handle-errors';
+import type { IO } from '../io/process-io';
+import { processIO } from '../io/process-io';
 
 export interface InspectArgs {
   file: string;

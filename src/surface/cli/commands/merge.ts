@@ -2,9 +2,10 @@ import { readFileSync } from 'node:fs';
 import type { Argv, CommandModule } from 'yargs';
 import { MlaDiffError } from '../../../errors';
 import { mergeReports } from '../../../harness/sweep/merge';
-import { handleErrors } from '../handle-errors';
-import type { IO } from '../io';
-import { processIO, toolVersion } from '../io';
+import { handleErrors } from '../io/handle-errors';
+import type { IO } from '../io/process-io';
+import { toolVersion } from '../../../version';
+import { processIO } from '../io/process-io';
 import { emitSweep } from './sweep';
 
 export interface MergeArgs { reports: string[]; out?: string; format: 'table' | 'json'; allowMissing: boolean; force: boolean; verbose: boolean }

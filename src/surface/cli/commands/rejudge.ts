@@ -6,9 +6,9 @@ import { renderRun } from '../../reports/summary';
 import { colorWanted, makeStyle } from '../../reports/style';
 import type { RunReport } from '../../../harness/run/trace';
 import { readTolerancesFile } from '../../../harness/scenario/tolerances-file';
-import { EXIT, handleErrors } from '../handle-errors';
-import type { IO } from '../io';
-import { processIO, writeOutput } from '../io';
+import { EXIT, handleErrors } from '../io/handle-errors';
+import type { IO } from '../io/process-io';
+import { processIO, writeOutput } from '../io/process-io';
 
 export interface RejudgeArgs {
   report: string;

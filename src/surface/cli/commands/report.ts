@@ -1,9 +1,9 @@
 import type { Argv, CommandModule } from 'yargs';
 import { loadRunReport } from '../../../harness/golden/load-report';
-import { EXIT, handleErrors } from '../handle-errors';
+import { EXIT, handleErrors } from '../io/handle-errors';
 import { loadHtml } from '../../reports/html-lazy';
-import type { IO } from '../io';
-import { processIO, writeOutput } from '../io';
+import type { IO } from '../io/process-io';
+import { processIO, writeOutput } from '../io/process-io';
 
 export interface ReportArgs {
   file: string;

@@ -6,8 +6,8 @@ import { ratchetOf, ratchetYaml } from '../../../harness/golden/ratchet';
 import { renderComparison } from '../../reports/golden';
 import { makeStyle } from '../../reports/style';
 import type { RunReport } from '../../../harness/run/trace';
-import type { IO } from '../io';
-import { writeOutput } from '../io';
+import type { IO } from '../io/process-io';
+import { writeOutput } from '../io/process-io';
 
 /** run's golden flags: --golden FILE (compare after the run), --write-tolerances FILE (the ratchet). */
 export interface GoldenFlags {

@@ -14,11 +14,12 @@ import { selectRuntime } from '../../../devices/select';
 import { loadScenario } from '../../../harness/scenario/load';
 import { withExternalFlags } from '../../../harness/external/join';
 import type { ReferenceMode, ReplayMode, Scenario } from '../../../harness/scenario/scenario';
-import { EXIT, handleErrors } from '../handle-errors';
+import { EXIT, handleErrors } from '../io/handle-errors';
 import { loadHtml } from '../../reports/html-lazy';
 import { finishGolden, prepareGolden } from './run-golden';
-import type { IO } from '../io';
-import { processIO, toolVersion, writeOutput } from '../io';
+import type { IO } from '../io/process-io';
+import { toolVersion } from '../../../version';
+import { processIO, writeOutput } from '../io/process-io';
 
 export const RUN_FORMATS = ['table', 'json', 'junit', 'markdown'] as const;
 export type RunFormat = (typeof RUN_FORMATS)[number];

@@ -8,8 +8,8 @@ import { DEVICE_REQUESTS } from '../../../devices/runtime';
 import { selectRuntime } from '../../../devices/select';
 import { SELFTEST_FULL, SELFTEST_QUICK } from '../../../harness/selftest/cases';
 import { runSelftest } from '../../../harness/selftest/run';
-import { EXIT, handleErrors } from '../handle-errors';
-import { processIO } from '../io';
+import { EXIT, handleErrors } from '../io/handle-errors';
+import { processIO } from '../io/process-io';
 
 interface SelftestArgs { full: boolean; floor: number; format: 'table' | 'json'; device: DeviceRequest; verbose: boolean }
 

@@ -13,9 +13,10 @@ import { runPoints } from '../../../harness/sweep/pool';
 import type { SweepReport } from '../../../harness/sweep/report';
 import { summarize, SWEEP_FORMAT, SWEEP_VERSION, sweepExit } from '../../../harness/sweep/report';
 import { inShard, parseShard } from '../../../harness/sweep/shard';
-import { handleErrors } from '../handle-errors';
-import type { IO } from '../io';
-import { processIO, toolVersion, writeOutput } from '../io';
+import { handleErrors } from '../io/handle-errors';
+import type { IO } from '../io/process-io';
+import { toolVersion } from '../../../version';
+import { processIO, writeOutput } from '../io/process-io';
 
 export interface SweepArgs { matrix: string; jobs?: number; shard?: string; out?: string; format: 'table' | 'json'; device: DeviceRequest; full: boolean; force: boolean; verbose: boolean }
 

@@ -1,6 +1,6 @@
-import { isMlaDiffError } from '../../errors';
+import { isMlaDiffError } from '../../../errors';
 import { EXIT, EXIT_FOR } from './exit-codes';
-import type { IO } from './io';
+import type { IO } from './process-io';
 
 export { EXIT } from './exit-codes';
 

@@ -1,8 +1,8 @@
-import { MlaDiffError } from '../../errors';
-import type { ErrorCode } from '../../errors';
+import { MlaDiffError } from '../../../errors';
+import type { ErrorCode } from '../../../errors';
 import { EXIT, EXIT_FOR } from './exit-codes';
 import { handleErrors } from './handle-errors';
-import type { IO } from './io';
+import type { IO } from './process-io';
 
 /** Every error code has its exit code; handleErrors returns it, and 3 for what is not an MlaDiffError. */
 const silent: IO = { out: () => {}, err: () => {} };

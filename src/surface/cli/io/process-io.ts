@@ -1,8 +1,8 @@
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import { MlaDiffError } from '../../errors';
-import { JUNIT_MARKER } from '../reports/junit';
-import { MARKDOWN_MARKER } from '../reports/markdown';
+import { MlaDiffError } from '../../../errors';
+import { JUNIT_MARKER } from '../../reports/junit';
+import { MARKDOWN_MARKER } from '../../reports/markdown';
 
 /** Where the CLI writes; tests substitute buffers. */
 export interface IO {
@@ -47,10 +47,3 @@ export function writeOutput(path: string, text: string, opts: { force: boolean; 
   renameSync(tmp, target);
 }
 
-export function toolVersion(): string {
-  try {
-    return (JSON.parse(readFileSync(resolve(__dirname, '../../../package.json'), 'utf8')) as { version: string }).version;
-  } catch {
-    return 'unknown';
-  }
-}

@@ -1,4 +1,4 @@
-import type { ErrorCode } from '../../errors';
+import type { ErrorCode } from '../../../errors';
 
 /** Exit codes: 0 the paths agree, 1 divergence beyond tolerance, 2 bad input or usage, 3 runtime or device failure (or an internal error). */
 export const EXIT = { agree: 0, diverge: 1, badInput: 2, internal: 3 } as const;
