@@ -10,7 +10,7 @@ import type { InspectReport } from '../../src/checkpoints/inspect';
 import { mlaMeta, overwriteTensorData, writeF32Gguf, writeLlamaGguf } from '../../src/checkpoints/inspect/test-utils/checkpoints';
 import { LAYER_TENSORS } from '../../src/core/weights/layer';
 import { weightValues } from '../../src/core/weights/records';
-import { openSource } from '../../src/core/weights/source';
+import { openSource } from '../../src/checkpoints/checkpoint/source';
 
 /** End to end: `mla-diff inspect` on the checkpoint fixtures, as a user runs it. */
 const ROOT = resolve(__dirname, '../..');
