@@ -16,12 +16,12 @@ part=${PART:-all}
 {
   echo "## machine"; nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader; nproc; node --version
   if [[ $part != layer ]]; then
-  step node bench/kernels/flash-check.mjs --device webgpu --out "$out" --time 1
-  step node bench/kernels/gemm-check.mjs --device webgpu --out "$out"
-  step node bench/kernels/stats-check.mjs --device webgpu --out "$out" --time 1
-  step node bench/kernels/norm-rope-check.mjs --device webgpu --out "$out"
-  step node bench/kernels/lse-bounds-check.mjs --device webgpu --out "$out"
-  step node bench/kernels/upload-check.mjs --device webgpu --out "$out"
+  step node test/e2e/checks/flash-check.mjs --device webgpu --out "$out" --time 1
+  step node test/e2e/checks/gemm-check.mjs --device webgpu --out "$out"
+  step node test/e2e/checks/stats-check.mjs --device webgpu --out "$out" --time 1
+  step node test/e2e/checks/norm-rope-check.mjs --device webgpu --out "$out"
+  step node test/e2e/checks/lse-bounds-check.mjs --device webgpu --out "$out"
+  step node test/e2e/checks/upload-check.mjs --device webgpu --out "$out"
   step node bench/kernels/gemm-bench.mjs --device webgpu --tokens 1,64,512,2048 --reps 9 --split --out "$out"
   step node bench/gpu/profile.mjs --device webgpu --tokens 512,8192 --probes on --out "$out/profile-on.json"
   fi

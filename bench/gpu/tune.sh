@@ -9,9 +9,9 @@ out=${OUT:-out}; mkdir -p "$out"
 step() { echo "## $*"; timeout "${LIMIT:-120}" "$@"; echo "exit $?"; }
 {
   echo "## machine"; nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader; node --version
-  step node bench/kernels/flash-check.mjs --device webgpu --out "$out" --time 1
-  step node bench/kernels/stats-check.mjs --device webgpu --out "$out" --time 1
-  step node bench/kernels/gemm-check.mjs --device webgpu --out "$out"
+  step node test/e2e/checks/flash-check.mjs --device webgpu --out "$out" --time 1
+  step node test/e2e/checks/stats-check.mjs --device webgpu --out "$out" --time 1
+  step node test/e2e/checks/gemm-check.mjs --device webgpu --out "$out"
   LIMIT=150 step node bench/kernels/gemm-bench.mjs --device webgpu --sweep --tokens 512,2048,8192 --out "$out"
   LIMIT=150 step node bench/kernels/flash-tiles.mjs --device webgpu --fast 1 --reps 3 --out "$out/tiles.json"
   step node bench/gpu/profile.mjs --device webgpu --tokens 2048,8192 --out "$out/profile.json"

@@ -7,9 +7,9 @@ import { thrownCode } from '../../src/test-utils/errors';
 /**
  * A device error (a binding over the limit, out of device memory) stops a run with device-limit
  * instead of reporting the zeros Dawn leaves behind: checkDevice on a runtime's first uncaptured
- * error; on a real adapter (CI: lavapipe) through bench/kernels/device-error-check.mjs.
+ * error; on a real adapter (CI: lavapipe) through checks/device-error-check.mjs.
  */
-const BENCH = join(ROOT, 'bench', 'kernels', 'device-error-check.mjs');
+const BENCH = join(__dirname, 'checks', 'device-error-check.mjs');
 jest.setTimeout(300_000);
 
 const rt = (error: string | null) => ({ device: { name: 'webgpu' as const }, deviceError: () => error });

@@ -2,7 +2,7 @@ import { checkDir, itWebgpu, runCheck, skipReason } from './webgpu-checks';
 
 /**
  * The fused flash-attention kernel (src/devices/kernels/flash-attention.ts) against the unfused attend on
- * the same webgpu backend, through bench/kernels/flash-check.mjs on the built dist/ (Dawn cannot
+ * the same webgpu backend, through checks/flash-check.mjs on the built package (Dawn cannot
  * load under jest): where an adapter exists (CI: lavapipe, MLA_DIFF_REQUIRE_WEBGPU=1). Lavapipe
  * compiles each of the three shaders (D 24/256/576) in tens of seconds, hence the timeout.
  */

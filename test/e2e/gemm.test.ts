@@ -3,7 +3,7 @@ import { checkDir, expectProductChecks, itWebgpu, runCheck, skipReason } from '.
 
 /**
  * The register-tiled GEMM (src/devices/kernels/gemm.ts) against tf.matMul on the same webgpu backend and
- * against the float64 product on the host, through bench/kernels/gemm-check.mjs on the built dist/
+ * against the float64 product on the host, through checks/gemm-check.mjs on the built package
  * (Dawn cannot load under jest): where an adapter exists (CI: lavapipe, MLA_DIFF_REQUIRE_WEBGPU=1).
  */
 jest.setTimeout(600_000);

@@ -2,7 +2,7 @@ import { checkDir, itWebgpu, runCheck, skipReason } from './webgpu-checks';
 
 /**
  * The one-program LSE bounds check (src/devices/kernels/lse-bounds.ts) against the tfjs ops it replaces,
- * through bench/kernels/lse-bounds-check.mjs on the built dist/: where an adapter exists (CI: lavapipe).
+ * through checks/lse-bounds-check.mjs on the built package: where an adapter exists (CI: lavapipe).
  */
 jest.setTimeout(300_000);
 

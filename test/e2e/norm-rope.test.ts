@@ -3,7 +3,7 @@ import { checkDir, expectProductChecks, itWebgpu, runCheck, skipReason } from '.
 
 /**
  * The single-program RMSNorm and RoPE (src/devices/kernels/norm-rope.ts) against the tfjs ops they replace
- * on the same webgpu backend and against float64 on the host, through bench/kernels/norm-rope-check.mjs
+ * on the same webgpu backend and against float64 on the host, through checks/norm-rope-check.mjs
  * on the built dist/ (Dawn cannot load under jest): where an adapter exists (CI: lavapipe, MLA_DIFF_REQUIRE_WEBGPU=1).
  */
 jest.setTimeout(600_000);

@@ -2,7 +2,7 @@ import { checkDir, itWebgpu, runCheck, skipReason } from './webgpu-checks';
 
 /**
  * The fused stats kernel (src/devices/kernels/stats-kernel.ts) against hostStats on the same values,
- * through bench/kernels/stats-check.mjs on the built dist/ (Dawn cannot load under jest): where
+ * through checks/stats-check.mjs on the built package (Dawn cannot load under jest): where
  * an adapter exists (CI: lavapipe, MLA_DIFF_REQUIRE_WEBGPU=1).
  */
 jest.setTimeout(600_000);

@@ -2,7 +2,7 @@ import { checkDir, itWebgpu, runCheck, skipReason } from './webgpu-checks';
 
 /**
  * Host values to the GPU through tfjs's buffer pool (src/devices/webgpu-upload.ts), through
- * bench/kernels/upload-check.mjs on the built dist/: where an adapter exists (CI: lavapipe).
+ * checks/upload-check.mjs on the built package: where an adapter exists (CI: lavapipe).
  */
 jest.setTimeout(300_000);
 

@@ -5,7 +5,7 @@ import execa from 'execa';
 import { probeAdapter } from '../../src/devices/select';
 
 /**
- * What the WebGPU e2e checks share: they run a bench/…-check.mjs script on the built dist/ (Dawn
+ * What the WebGPU e2e checks share: they run a checks/…-check.mjs script on the built package (Dawn
  * cannot load under jest) where an adapter exists — here, or CI's lavapipe, where
  * MLA_DIFF_REQUIRE_WEBGPU=1 turns a missing adapter into a failure instead of a skip.
  */
@@ -33,11 +33,11 @@ export function checkDir(prefix: string, distFile: string): () => string {
 }
 
 /**
- * Runs bench/kernels/`script` on webgpu with `--out dir` (and `extra`), expects exit 0 (else shows the
+ * Runs checks/`script` on webgpu with `--out dir` (and `extra`), expects exit 0 (else shows the
  * tail of its output) and returns the JSON it wrote there, `json`, after checking it ran on webgpu.
  */
 export async function runCheck<J extends { device: { name: string } }>(script: string, dir: string, json: string, extra: string[] = []): Promise<J> {
-  const r = await execa('node', [join(ROOT, 'bench', 'kernels', script), '--device', 'webgpu', '--out', dir, ...extra], { cwd: ROOT, reject: false });
+  const r = await execa('node', [join(__dirname, 'checks', script), '--device', 'webgpu', '--out', dir, ...extra], { cwd: ROOT, reject: false });
   expect({ exit: r.exitCode, output: r.exitCode === 0 ? '' : r.stdout.slice(-3000) }).toEqual({ exit: 0, output: '' });
   const j = JSON.parse(readFileSync(join(dir, json), 'utf8')) as J;
   expect(j.device.name).toBe('webgpu');

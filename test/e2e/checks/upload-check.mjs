@@ -3,15 +3,15 @@
 // (int32 within ±2^23, which tfjs's webgpu ops carry through f32; and one past the 1 MiB cut-over, through tfjs's own upload) come back equal, bit for bit, after a
 // GPU op reads them; a tensor disposed while a recorded, unsubmitted command still reads it keeps its
 // values for that command while a new upload of the same size goes on; and once the pool holds
-// buffers of a size, 50 more uploads of that size create no GPU buffer. Plain node on dist/.
-// Usage: node bench/kernels/upload-check.mjs [--device webgpu] [--out DIR]. Exit status 1 on a failure or a leak.
+// buffers of a size, 50 more uploads of that size create no GPU buffer. Plain node on the built package (mla-diff, mla-diff/devices).
+// Usage: node test/e2e/checks/upload-check.mjs [--device webgpu] [--out DIR]. Exit status 1 on a failure or a leak.
 import { createRequire } from 'node:module';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 const require = createRequire(import.meta.url);
-const dist = (m) => require(new URL(`../../dist/${m}.js`, import.meta.url).pathname);
-const { selectRuntime } = dist('devices/select');
+const api = require('mla-diff');
+const { selectRuntime } = api;
 
 const arg = (name, dflt) => { const i = process.argv.indexOf(`--${name}`); return i > 0 ? process.argv[i + 1] : dflt; };
 const rt = await selectRuntime(arg('device', 'webgpu'));

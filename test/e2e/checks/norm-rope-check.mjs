@@ -3,17 +3,18 @@
 // of the GLM-5 norms' widths, widths off the 256-thread stride, a row count past the 65 535
 // workgroups of one dispatch dimension (spilling into y), both pair styles on [T,N,R] and [T,R],
 // and empty tensors. Tolerance: max |kernel − oracle| / max |oracle| ≤ 1e-6 (the squares' sum order
-// and a fused multiply-add differ). Plain node on dist/. Usage: node bench/kernels/norm-rope-check.mjs
+// and a fused multiply-add differ). Plain node on the built package (mla-diff, mla-diff/devices). Usage: node test/e2e/checks/norm-rope-check.mjs
 // [--device webgpu] [--out DIR]. Exit status 1 on a mismatch or a leaked tensor.
 import { createRequire } from 'node:module';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 const require = createRequire(import.meta.url);
-const dist = (m) => require(new URL(`../../dist/${m}.js`, import.meta.url).pathname);
-const { selectRuntime } = dist('devices/select');
-const { rmsNormKernel, ropeKernel } = dist('devices/kernels/norm-rope');
-const { rmsNorm, applyRope } = dist('paths/shared');
+const api = require('mla-diff');
+const dev = require('mla-diff/devices');
+const { selectRuntime } = api;
+const { rmsNormKernel, ropeKernel } = dev;
+const { rmsNorm, applyRope } = api;
 
 const arg = (name, dflt) => { const i = process.argv.indexOf(`--${name}`); return i > 0 ? process.argv[i + 1] : dflt; };
 const TOL = 1e-6;

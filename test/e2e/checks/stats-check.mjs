@@ -1,4 +1,4 @@
-// The fused statistics kernel (dist/devices/kernels/stats-kernel.js, Runtime.stats on webgpu) against
+// The fused statistics kernel (webgpuStats of mla-diff/devices, Runtime.stats on webgpu) against
 // hostStats, the exact float64 oracle, on the same float32 values: random tensors with NaN, ±Inf,
 // ties of the largest |x| (within a thread, across threads, across workgroups), −0, values whose
 // float32 squares overflow or underflow, empty and 1-element tensors, sizes off the kernel's
@@ -7,20 +7,21 @@
 // generic deviceStats), taps and checks read back together, and with taps launched in batches of
 // the kernel's maxBatch. Then (--time 1) deviceStats vs the
 // kernel on a [rows, 256] tensor (default rows 8192·64, capped by the device's binding limit).
-// Plain node on dist/. Usage: node bench/kernels/stats-check.mjs [--device webgpu] [--out DIR]
+// Plain node on the built package (mla-diff, mla-diff/devices). Usage: node test/e2e/checks/stats-check.mjs [--device webgpu] [--out DIR]
 //   [--time 1|0] [--rows N] [--reps 3]. Exit status 1 on a mismatch or a leaked tensor.
 import { createRequire } from 'node:module';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 const require = createRequire(import.meta.url);
-const dist = (m) => require(new URL(`../../dist/${m}.js`, import.meta.url).pathname);
-const { selectRuntime } = dist('devices/select');
-const { hostStats, deviceStats } = dist('core/probes/stats');
-const { launchStats, settleStats } = dist('core/probes/stats-batch');
-const { webgpuStats, STATS_GROUP: G } = dist('devices/kernels/stats-kernel');
-const { TensorRecorder } = dist('core/probes/tensor-recorder');
-const STAGE_LAYOUT = (stage) => dist('core/probes/stages').STAGES[stage].layout;
+const api = require('mla-diff');
+const dev = require('mla-diff/devices');
+const { selectRuntime } = api;
+const { hostStats, deviceStats } = dev;
+const { launchStats, settleStats } = dev;
+const { webgpuStats, STATS_GROUP: G } = dev;
+const { TensorRecorder } = api;
+const STAGE_LAYOUT = (stage) => api.STAGES[stage].layout;
 
 const arg = (name, dflt) => { const i = process.argv.indexOf(`--${name}`); return i > 0 ? process.argv[i + 1] : dflt; };
 const outDir = arg('out');

@@ -1,13 +1,14 @@
 // A device error is caught, not reported as numbers: on webgpu a tensor over the binding limit makes
 // Dawn drop the dispatch (its output reads as zeros); run inside the runtime's error scopes (guarded,
-// as run-case runs every step) it becomes device-limit (exit 2 in the CLI). Plain node on dist/; needs an adapter.
-// Usage: node bench/kernels/device-error-check.mjs [--device webgpu]. Exit 0 when the error is caught.
+// as run-case runs every step) it becomes device-limit (exit 2 in the CLI). Plain node on the built package (mla-diff, mla-diff/devices); needs an adapter.
+// Usage: node test/e2e/checks/device-error-check.mjs [--device webgpu]. Exit 0 when the error is caught.
 import { createRequire } from 'node:module';
 
 const require = createRequire(import.meta.url);
-const dist = (m) => require(new URL(`../../dist/${m}.js`, import.meta.url).pathname);
-const { selectRuntime } = dist('devices/select');
-const { guarded } = dist('devices/runtime');
+const api = require('mla-diff');
+const dev = require('mla-diff/devices');
+const { selectRuntime } = api;
+const { guarded } = dev;
 
 const rt = await selectRuntime('webgpu');
 const { tf } = rt;

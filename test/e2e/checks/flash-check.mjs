@@ -1,22 +1,23 @@
 // flashAttention (src/devices/kernels/flash-attention.ts) against the unfused tfjs path on the same
 // backend: logits = scale·q·kᵀ (tf.matMul) + the causal −inf bias, then `attend` of
-// dist/devices/kernels/attention.js (the oracle the paths use). Small shapes covering the MHA form, the
+// mla-diff/devices (the oracle the paths use). Small shapes covering the MHA form, the
 // MQA form (V = the latent's first E columns), T = 1, T and S off the tile, context before the
 // piece, no mask, S = 0 under both emptyLse, fully masked rows, several row blocks and key tiles; and
 // token-major inputs and output (layout 'tokens'). Then a timing of both on a few
 // larger shapes (a sanity number on lavapipe; the H200 numbers come from the GPU bench).
-// Plain node on dist/. Usage: node bench/kernels/flash-check.mjs [--device webgpu] [--out DIR] [--prefetch-v 0|1]
+// Plain node on the built package (mla-diff, mla-diff/devices). Usage: node test/e2e/checks/flash-check.mjs [--device webgpu] [--out DIR] [--prefetch-v 0|1]
 //   [--time 1|0] [--reps 3] [--prefetch-v 0|1] [--unroll 0|1] [--tiles JSON]. Exit status 1 when an error exceeds the tolerance or a tensor leaks.
 import { createRequire } from 'node:module';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 const require = createRequire(import.meta.url);
-const dist = (m) => require(new URL(`../../dist/${m}.js`, import.meta.url).pathname);
-const { selectRuntime } = dist('devices/select');
-const { attend } = dist('devices/kernels/attention');
-const { flashAttention } = dist('devices/kernels/flash-attention');
-const { defaultTiles } = dist('devices/kernels/flash-tiles');
+const api = require('mla-diff');
+const dev = require('mla-diff/devices');
+const { selectRuntime } = api;
+const { attend } = dev;
+const { flashAttention } = dev;
+const { defaultTiles } = dev;
 
 const arg = (name, dflt) => { const i = process.argv.indexOf(`--${name}`); return i > 0 ? process.argv[i + 1] : dflt; };
 const outDir = arg('out');

@@ -7,19 +7,20 @@
 // heads-major transposes.
 // Tolerance: max |gemm − matMul| / max |matMul| ≤ 1e-5 (the k-sum order differs), and the same
 // against the float64 product on the host.
-// Plain node on dist/. Usage: node bench/kernels/gemm-check.mjs [--device webgpu] [--out DIR].
+// Plain node on the built package (mla-diff, mla-diff/devices). Usage: node test/e2e/checks/gemm-check.mjs [--device webgpu] [--out DIR].
 // Exit status 1 when an error exceeds the tolerance or a tensor leaks.
 import { createRequire } from 'node:module';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 const require = createRequire(import.meta.url);
-const dist = (m) => require(new URL(`../../dist/${m}.js`, import.meta.url).pathname);
-const { selectRuntime } = dist('devices/select');
-const { gemm, planGemm } = dist('devices/kernels/gemm');
-const { chooseSplitK } = dist('devices/kernels/gemm-split');
-const { gemmHeads } = dist('devices/kernels/gemm-heads');
-const { DEFAULT_GEMM_TILES, MID_GEMM_TILES, FALLBACK_GEMM_TILES } = dist('devices/kernels/gemm-wgsl');
+const api = require('mla-diff');
+const dev = require('mla-diff/devices');
+const { selectRuntime } = api;
+const { gemm, planGemm } = dev;
+const { chooseSplitK } = dev;
+const { gemmHeads } = dev;
+const { DEFAULT_GEMM_TILES, MID_GEMM_TILES, FALLBACK_GEMM_TILES } = dev;
 
 const arg = (name, dflt) => { const i = process.argv.indexOf(`--${name}`); return i > 0 ? process.argv[i + 1] : dflt; };
 const outDir = arg('out');

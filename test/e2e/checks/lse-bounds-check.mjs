@@ -3,17 +3,18 @@
 // [1,T] causal key counts (MHA, cold), [T,N] with [T,1] (MQA), a scalar count (a context chunk) and
 // keys as large as the LSE; values inside, on and past both bounds, NaN and ±inf in lse and max, a
 // zero key count (upper bound −inf), a narrow-dtype relative slack, 1 to 600 000 elements (one workgroup to ten). The counts
-// must be equal but for elements within 3e-7 (relative, ~2 ulp) of a bound, which GPU logs and sums may round either way. Plain node on dist/. Usage: node bench/kernels/lse-bounds-check.mjs [--device webgpu] [--out DIR].
+// must be equal but for elements within 3e-7 (relative, ~2 ulp) of a bound, which GPU logs and sums may round either way. Plain node on the built package (mla-diff, mla-diff/devices). Usage: node test/e2e/checks/lse-bounds-check.mjs [--device webgpu] [--out DIR].
 // Exit status 1 on a mismatch or a leaked tensor.
 import { createRequire } from 'node:module';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 const require = createRequire(import.meta.url);
-const dist = (m) => require(new URL(`../../dist/${m}.js`, import.meta.url).pathname);
-const { selectRuntime } = dist('devices/select');
-const { lseBoundViolations, LSE_SLACK } = dist('devices/kernels/attention');
-const { lseBoundsKernel } = dist('devices/kernels/lse-bounds');
+const api = require('mla-diff');
+const dev = require('mla-diff/devices');
+const { selectRuntime } = api;
+const { lseBoundViolations, LSE_SLACK } = dev;
+const { lseBoundsKernel } = dev;
 
 const arg = (name, dflt) => { const i = process.argv.indexOf(`--${name}`); return i > 0 ? process.argv[i + 1] : dflt; };
 const rt = await selectRuntime(arg('device', 'webgpu'));
