@@ -3,7 +3,7 @@
 import { createRequire } from 'node:module';
 import { readFileSync } from 'node:fs';
 const require = createRequire(import.meta.url);
-const { renderRun } = require(new URL('../dist/surface/reports/summary.js', import.meta.url).pathname);
-const { PLAIN } = require(new URL('../dist/surface/reports/style.js', import.meta.url).pathname);
+const api = require('mla-diff');
+const { renderRun, PLAIN } = api;
 const doc = JSON.parse(readFileSync(process.argv[2], 'utf8'));
 for (const r of doc.runs ?? [doc]) console.log(renderRun(r, PLAIN));

@@ -9,13 +9,14 @@
 import { spawnSync } from 'node:child_process';
 import { appendFileSync, mkdirSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { basename, join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-const cli = fileURLToPath(new URL('../dist/surface/cli/main.js', import.meta.url));
 const require = createRequire(import.meta.url);
-const { renderJUnit } = require('../dist/surface/reports/junit.js');
-const { renderMarkdown } = require('../dist/surface/reports/markdown.js');
+// the CLI: the bin of the mla-diff package (package.json "bin")
+const cli = join(dirname(require.resolve('mla-diff/package.json')), require('mla-diff/package.json').bin['mla-diff']);
+const api = require('mla-diff');
+const { renderJUnit, renderMarkdown } = api;
 const reportsDir = process.env.MLA_DIFF_CI_REPORTS || fileURLToPath(new URL('../out/ci/', import.meta.url));
 const reports = [];
 const errors = [];

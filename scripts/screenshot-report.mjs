@@ -6,15 +6,19 @@
 // of non-white pixels of the screenshot, read back through a canvas (a blank page has 1 and 0).
 // Usage: node scripts/screenshot-report.mjs [--html report.html] [--png docs/img/html-report.png]
 // Without --html it renders the saved fault run fixtures/fault-mqa-scale-576.tp0.report.json
-// through the built CLI (dist/surface/cli/main.js) into a temporary file. CHROMIUM overrides /usr/bin/chromium.
+// through the built CLI (the package's bin) into a temporary file. CHROMIUM overrides /usr/bin/chromium.
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { createRequire } from 'node:module';
+import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import puppeteer from 'puppeteer-core';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const require = createRequire(import.meta.url);
+// the CLI: the bin of the mla-diff package (package.json "bin")
+const CLI = join(dirname(require.resolve('mla-diff/package.json')), require('mla-diff/package.json').bin['mla-diff']);
 const arg = (name, fallback) => {
   const i = process.argv.indexOf(name);
   return i < 0 ? fallback : process.argv[i + 1];
@@ -24,7 +28,7 @@ const tmp = mkdtempSync(join(tmpdir(), 'mla-html-'));
 let html = arg('--html', null);
 if (!html) {
   html = join(tmp, 'report.html');
-  const r = spawnSync(process.execPath, [join(ROOT, 'dist/surface/cli/main.js'), 'report', join(ROOT, 'fixtures/fault-mqa-scale-576.tp0.report.json'), '--html', html], { encoding: 'utf8' });
+  const r = spawnSync(process.execPath, [CLI, 'report', join(ROOT, 'fixtures/fault-mqa-scale-576.tp0.report.json'), '--html', html], { encoding: 'utf8' });
   if (r.status !== 1 && r.status !== 0) throw new Error(`mla-diff report failed (exit ${r.status}): ${r.stderr}`);
 }
 

@@ -3,6 +3,7 @@
 import { createRequire } from 'node:module';
 
 const require = createRequire(import.meta.url);
-const { writeFixtures } = require('../dist/checkpoints/checkpoint/fixtures.js');
+const api = require('mla-diff');
+const { writeFixtures } = api;
 const dir = process.argv[2] ?? 'fixtures/checkpoints';
 for (const f of writeFixtures(dir)) console.log(`${f.path} (${(f.bytes / 1024).toFixed(1)} KiB)`);

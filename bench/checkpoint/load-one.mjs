@@ -3,9 +3,8 @@
 // RSS and the bytes read from the file. Usage: node bench/checkpoint/load-one.mjs FILE LAYER [gguf|safetensors]
 import { createRequire } from 'node:module';
 const require = createRequire(import.meta.url);
-const { RandomAccessFile } = require('../../dist/formats/file.js');
-const { openSource } = require('../../dist/checkpoints/checkpoint/source.js');
-const { LINEAR_NAMES, NORM_NAMES, linearShape } = require('../../dist/core/weights/layer.js');
+const api = require('mla-diff');
+const { RandomAccessFile, openSource, LINEAR_NAMES, NORM_NAMES, linearShape } = api;
 
 const [file, layer, kind] = [process.argv[2], Number(process.argv[3] ?? 0), process.argv[4] ?? 'gguf'];
 let bytes = 0;

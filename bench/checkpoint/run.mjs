@@ -6,7 +6,12 @@
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
-import { join } from 'node:path';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+
+const require = createRequire(import.meta.url);
+// the CLI: the bin of the mla-diff package (package.json "bin")
+const CLI = join(dirname(require.resolve('mla-diff/package.json')), require('mla-diff/package.json').bin['mla-diff']);
 
 const arg = (n, d) => { const i = process.argv.indexOf(`--${n}`); return i > 0 ? process.argv[i + 1] : d; };
 const dir = arg('dir', '/tmp/mla-bench');
@@ -31,7 +36,7 @@ for (const type of ['Q8_0', 'Q4_K']) {
         const cold = dropCaches();
         const m = JSON.parse(node(['bench/checkpoint/load-one.mjs', file, String(layer)]));
         const t = performance.now();
-        node(['dist/surface/cli/main.js', 'inspect', file, '--format', 'json']);
+        node([CLI, 'inspect', file, '--format', 'json']);
         const inspectSeconds = (performance.now() - t) / 1000;
         rows.push({ type, layers, layer, round: i + 1, cold, fileBytes, writeSeconds: w.seconds, ...m, inspectSeconds });
         console.log(`  layer ${layer} round ${i + 1}${cold ? ' (cold cache)' : ''}: load ${m.loadSeconds.toFixed(2)} s (header ${m.openSeconds.toFixed(2)} s), ` +

@@ -7,14 +7,8 @@
 import { closeSync, ftruncateSync, openSync } from 'node:fs';
 import { createRequire } from 'node:module';
 const require = createRequire(import.meta.url);
-const { preset } = require('../../dist/core/model/presets.js');
-const { LAYER_TENSORS, linearShape, normLength } = require('../../dist/core/weights/layer.js');
-const { GGML_TYPES } = require('../../dist/formats/gguf/ggml-types.js');
-const { FileWriter } = require('../../dist/formats/gguf/file-writer.js');
-const { writeEntry } = require('../../dist/formats/gguf/metadata-write.js');
-const { tensorBytes } = require('../../dist/formats/gguf/write.js');
-const { fallbackType, mlaMetadata } = require('../../dist/checkpoints/checkpoint/write-gguf.js');
-const { GGUF_EMBEDDINGS, ggufKB, ggufName, ggufVB } = require('../../dist/checkpoints/checkpoint/names.js');
+const api = require('mla-diff');
+const { preset, LAYER_TENSORS, linearShape, normLength, GGML_TYPES, FileWriter, writeEntry, tensorBytes, fallbackType, mlaMetadata, GGUF_EMBEDDINGS, ggufKB, ggufName, ggufVB } = api;
 
 const out = process.argv[2];
 const c = preset('glm-5');

@@ -4,6 +4,12 @@
 import { spawnSync } from 'node:child_process';
 import { rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+
+const require = createRequire(import.meta.url);
+// the CLI: the bin of the mla-diff package (package.json "bin")
+const CLI = join(dirname(require.resolve('mla-diff/package.json')), require('mla-diff/package.json').bin['mla-diff']);
 
 const arg = (n, d) => { const i = process.argv.indexOf(`--${n}`); return i > 0 ? process.argv[i + 1] : d; };
 const rounds = Number(arg('rounds', '3'));
@@ -19,7 +25,7 @@ const made = JSON.parse(node(['bench/checkpoint/sparse-glm5.mjs', file]).out);
 const rows = [];
 for (let i = 0; i < rounds; i++) {
   const cold = dropCaches();
-  rows.push({ what: 'inspect', round: i + 1, cold, seconds: node(['dist/surface/cli/main.js', 'inspect', file]).seconds });
+  rows.push({ what: 'inspect', round: i + 1, cold, seconds: node([CLI, 'inspect', file]).seconds });
   for (const layer of [0, 40, 77]) {
     const coldL = dropCaches();
     rows.push({ what: `load layer ${layer}`, round: i + 1, cold: coldL, ...JSON.parse(node(['bench/checkpoint/load-one.mjs', file, String(layer)]).out) });

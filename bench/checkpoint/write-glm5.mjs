@@ -5,14 +5,8 @@
 // times, so a 78-layer file costs two quantizations. Usage: node bench/checkpoint/write-glm5.mjs OUT TYPE LAYERS
 import { createRequire } from 'node:module';
 const require = createRequire(import.meta.url);
-const { preset } = require('../../dist/core/model/presets.js');
-const { SyntheticWeights } = require('../../dist/core/weights/synthetic.js');
-const { LAYER_TENSORS, linearShape, normLength } = require('../../dist/core/weights/layer.js');
-const { quantizeRows } = require('../../dist/formats/gguf/codecs.js');
-const { writeGguf } = require('../../dist/formats/gguf/write.js');
-const { fallbackType, mlaMetadata } = require('../../dist/checkpoints/checkpoint/write-gguf.js');
-const { splitKvB } = require('../../dist/checkpoints/checkpoint/kv-b.js');
-const { GGUF_EMBEDDINGS, ggufKB, ggufName, ggufVB } = require('../../dist/checkpoints/checkpoint/names.js');
+const api = require('mla-diff');
+const { preset, SyntheticWeights, LAYER_TENSORS, linearShape, normLength, quantizeRows, writeGguf, fallbackType, mlaMetadata, splitKvB, GGUF_EMBEDDINGS, ggufKB, ggufName, ggufVB } = api;
 
 const [out, type, nLayers] = [process.argv[2], process.argv[3] ?? 'Q8_0', Number(process.argv[4] ?? 1)];
 const c = preset('glm-5');

@@ -6,13 +6,19 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+
+const require = createRequire(import.meta.url);
+// the CLI: the bin of the mla-diff package (package.json "bin")
+const CLI = join(dirname(require.resolve('mla-diff/package.json')), require('mla-diff/package.json').bin['mla-diff']);
 
 const arg = (n, d) => { const i = process.argv.indexOf(`--${n}`); return i > 0 ? process.argv[i + 1] : d; };
 const scenario = arg('scenario', 'scenarios/gpu/glm5-long-2048.yaml');
 const gpuPath = arg('gpu-report', 'bench/gpu/2026-11-30/issue8-s6/2-layer/glm5-long-2048.json');
 const out = `${os.tmpdir()}/mla-diff-cli-long.json`;
 const t = performance.now();
-const r = spawnSync('/usr/bin/time', ['-f', 'MAXRSS_KB=%M', 'node', 'dist/surface/cli/main.js', 'run', scenario, '--device', 'wasm', '--format', 'json', '--out', out], { encoding: 'utf8' });
+const r = spawnSync('/usr/bin/time', ['-f', 'MAXRSS_KB=%M', 'node', CLI, 'run', scenario, '--device', 'wasm', '--format', 'json', '--out', out], { encoding: 'utf8' });
 const wallS = (performance.now() - t) / 1000;
 const rssGiB = Number(/MAXRSS_KB=(\d+)/.exec(r.stderr)?.[1] ?? NaN) / 2 ** 20;
 if (r.status !== 0 && r.status !== 1) throw new Error(`mla-diff exited ${r.status}: ${r.stderr.slice(-600)}`);

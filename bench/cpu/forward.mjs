@@ -3,25 +3,15 @@
 // warm-up, the median of --reps runs with probes off, then one run with every stage recorded.
 // Prints one JSON line (times, peak RSS of this process, |out|); with --profile the slowest
 // kernels of one probes-off run. One path per process so that the peak RSS is the path's own.
-// Usage: node bench/cpu/forward.mjs --path mha|mqa --tokens 512 [--reps 3 (0: time the first run)] [--probes on|off] [--device wasm] [--profile 12] [--dist dir]
+// Usage: node bench/cpu/forward.mjs --path mha|mqa --tokens 512 [--reps 3 (0: time the first run)] [--probes on|off] [--device wasm] [--profile 12] [--package DIR]
 import { createRequire } from 'node:module';
 import { resolve } from 'node:path';
 
 const require = createRequire(import.meta.url);
 const arg = (n, d) => { const i = process.argv.indexOf(`--${n}`); return i > 0 ? process.argv[i + 1] : d; };
-const distDir = resolve(arg('dist', new URL('../../dist', import.meta.url).pathname)); // --dist: another build (before/after)
-const dist = (m) => require(`${distDir}/${m}.js`);
-const { selectRuntime } = dist('devices/select');
-const { SyntheticWeights } = dist('core/weights/synthetic');
-const { uploadLayer, disposeLayer } = dist('paths/layer');
-const { MhaBackend } = dist('paths/mha');
-const { MqaBackend } = dist('paths/mqa');
-const { DEFAULT_KERNELS } = dist('paths/backend');
-const { TensorRecorder } = dist('core/probes/tensor-recorder');
-const { NULL_PROBE } = dist('core/probes/probe');
-const { RETAINED } = dist('harness/run/reference-job');
-const { preset } = dist('core/model/presets');
-const { syntheticIds } = dist('harness/scenario/requests');
+// --package: the root of another built checkout of mla-diff (before/after); by default this package
+const api = arg('package') ? require(resolve(arg('package'))) : require('mla-diff');
+const { selectRuntime, SyntheticWeights, uploadLayer, disposeLayer, MhaBackend, MqaBackend, DEFAULT_KERNELS, TensorRecorder, NULL_PROBE, RETAINED, preset, syntheticIds } = api;
 
 const pathName = arg('path', 'mha');
 const T = Number(arg('tokens', '512'));

@@ -11,6 +11,7 @@ import { writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 
 const require = createRequire(import.meta.url);
+const dev = require('mla-diff/devices');
 const tf = require('@tensorflow/tfjs-core');
 require('@tensorflow/tfjs-backend-wasm');
 const arg = (n, d) => { const i = process.argv.indexOf(`--${n}`); return i > 0 ? process.argv[i + 1] : d; };
@@ -22,8 +23,7 @@ const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 await tf.setBackend('wasm');
 await tf.ready();
-const { loadHostBlas } = require('../../dist/devices/kernels/host-blas.js');
-const { installBlasMatMul } = require('../../dist/devices/kernels/wasm-blas.js');
+const { loadHostBlas, installBlasMatMul } = dev;
 const { blas } = arg('blas', 'auto') === 'off' ? { blas: null } : loadHostBlas({ kind: 'auto' });
 const rows = [];
 for (const [name, [K, N]] of Object.entries(SHAPES)) {

@@ -1,9 +1,10 @@
 // CPU at prompt lengths: the forward of each path of the GLM-5 layer (64 heads, one causal prefill
 // of T tokens) on wasm, probes off, against the numpy anchor `mla_numpy.py T` (same layer, float32)
 // on the same machine, one process per measurement (its peak RSS its own). With --before DIR, the
-// same forward from an earlier build (e.g. `git worktree`/`cp -r dist` of the parent commit).
+// same forward from an earlier build: DIR the root of a built checkout of mla-diff (e.g. a `git worktree` of
+// the parent commit after `npm run build` there; it needs the public API bench/cpu/forward.mjs uses).
 // Writes bench/cpu/long.{json,md}.
-// Usage: npm run build && node bench/cpu/long.mjs [--tokens 512,2048] [--before dist-before [--before-tokens 2048]] [--anchor ../shared/anchors/mla_numpy.py] [--timeout 300] [--merge: keep long.json's rows of other lengths] [--render: long.md from long.json] [--reuse: numpy/before of a length from long.json, only the current build measured] [--note TEXT]
+// Usage: npm run build && node bench/cpu/long.mjs [--tokens 512,2048] [--before DIR [--before-tokens 2048]] [--anchor ../shared/anchors/mla_numpy.py] [--timeout 300] [--merge: keep long.json's rows of other lengths] [--render: long.md from long.json] [--reuse: numpy/before of a length from long.json, only the current build measured] [--note TEXT]
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -48,9 +49,9 @@ for (const T of render ? [] : tokens) {
   const m = /mha_ms=([\d.]+) mqa_ms=([\d.]+)/.exec(np.stdout);
   const row = { tokens: T, numpy: { mhaMs: m ? Number(m[1]) : null, mqaMs: m ? Number(m[2]) : null, rssMiB: np.rssMiB, failed: np.failed, out: np.stdout.trim() } };
   console.log(`T=${T} numpy: ${np.stdout.trim() || np.failed} (peak RSS ${np.rssMiB?.toFixed(0)} MiB)`);
-  for (const [label, dist] of [['after', 'dist'], ...(before && beforeTokens.includes(T) ? [['before', before]] : [])]) {
+  for (const [label, pkg] of [['after', null], ...(before && beforeTokens.includes(T) ? [['before', before]] : [])]) {
     for (const p of ['mha', 'mqa']) {
-      const r = measured('node', ['bench/cpu/forward.mjs', '--path', p, '--tokens', String(T), '--reps', T <= 512 ? '1' : '0', '--probes', 'off', '--dist', dist]);
+      const r = measured('node', ['bench/cpu/forward.mjs', '--path', p, '--tokens', String(T), '--reps', T <= 512 ? '1' : '0', '--probes', 'off', ...(pkg ? ['--package', pkg] : [])]);
       const j = r.failed ? null : JSON.parse(r.stdout.trim().split('\n').at(-1));
       row[`${label}_${p}`] = { ms: j?.probesOffMs ?? null, allMs: j?.probesOffAllMs, rssMiB: r.rssMiB, outNorm: j?.outNorm, failed: r.failed };
       console.log(`T=${T} ${label} ${p}: ${j ? `${ms(j.probesOffMs)} s` : r.failed} (peak RSS ${r.rssMiB?.toFixed(0)} MiB)`);

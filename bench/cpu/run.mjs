@@ -5,11 +5,17 @@
 import { spawnSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+
+const require = createRequire(import.meta.url);
+// the CLI: the bin of the mla-diff package (package.json "bin")
+const CLI = join(dirname(require.resolve('mla-diff/package.json')), require('mla-diff/package.json').bin['mla-diff']);
 
 const arg = (n, d) => { const i = process.argv.indexOf(`--${n}`); return i > 0 ? process.argv[i + 1] : d; };
 const rounds = Number(arg('rounds', '5'));
 const anchor = arg('anchor', '../shared/anchors/mla_numpy.py');
-const ours = ['node', ['dist/surface/cli/main.js', 'run', 'scenarios/capital-of-france.yaml', '--device', 'wasm', '--format', 'json']];
+const ours = ['node', [CLI, 'run', 'scenarios/capital-of-france.yaml', '--device', 'wasm', '--format', 'json']];
 const theirs = ['python3', [anchor, '5']];
 
 function timed([cmd, args]) {
@@ -48,7 +54,7 @@ const md = [
   '',
   `Command: \`${result.command}\` (${result.date.slice(0, 10)}), machine: ${result.machine.cpus} × ${cpu}, ${result.machine.memGiB} GiB, Node ${process.version}, numpy ${numpyVersion}.`,
   '',
-  'mla-diff: `node dist/surface/cli/main.js run scenarios/capital-of-france.yaml --device wasm` — GLM-5 layer, 5 tokens, both paths on all 64 heads and on TP rank 0 of 8, every stage recorded, float64 reference on a worker thread. Anchor: `python3 mla_numpy.py 5` — the same layer in numpy float32, weights generated, each path run twice (warm-up + timed). Wall time of the whole process, alternating runs.',
+  'mla-diff: `mla-diff run scenarios/capital-of-france.yaml --device wasm` — GLM-5 layer, 5 tokens, both paths on all 64 heads and on TP rank 0 of 8, every stage recorded, float64 reference on a worker thread. Anchor: `python3 mla_numpy.py 5` — the same layer in numpy float32, weights generated, each path run twice (warm-up + timed). Wall time of the whole process, alternating runs.',
   '',
   '| round | numpy wall (s) | of which weights (s) | mla-diff wall (s) | of which weights (s) | float64 reference, own thread (s) |',
   '|---|---|---|---|---|---|',

@@ -11,14 +11,13 @@
 // and the causal attention products), and the GPU buffer pool's high-water mark. Writes --out JSON.
 // Usage: node bench/gpu/attention.mjs --device webgpu --tokens 512,2048,8192 --chunk 4096 --attention fused|unfused [--probes on|off|both] [--out f.json]
 import { writeFileSync } from 'node:fs';
-import { arg, dist, glmLayer, warmUp } from './layer-common.mjs';
+import { createRequire } from 'node:module';
+import { arg, glmLayer, warmUp } from './layer-common.mjs';
 
-const { selectRuntime } = dist('devices/select');
-const { MhaBackend } = dist('paths/mha');
-const { MqaBackend } = dist('paths/mqa');
-const { TensorRecorder } = dist('core/probes/tensor-recorder');
-const { NULL_PROBE } = dist('core/probes/probe');
-const { stepPaths } = dist('harness/run/step-paths');
+const require = createRequire(import.meta.url);
+const api = require('mla-diff');
+
+const { selectRuntime, MhaBackend, MqaBackend, TensorRecorder, NULL_PROBE, stepPaths } = api;
 
 const tokens = arg('tokens', '512,2048').split(',').map(Number);
 const chunk = Number(arg('chunk', '4096'));

@@ -6,6 +6,8 @@
 #   npm run build && bash ../shared/device/bundle.sh
 #   device run, carry [".device"]:  source .device/prologue.sh && bash bench/gpu/checkpoint.sh
 set -uo pipefail
+# the CLI: the bin of the mla-diff package this runs in (package.json "bin")
+MLA_DIFF=$(node -p "const p = require.resolve('mla-diff/package.json'); require('path').join(require('path').dirname(p), require(p).bin['mla-diff'])")
 out=${OUT:-out}; mkdir -p "$out"
 tmp=$(mktemp -d)
 scenario() { # file, type, extra weights keys
@@ -22,7 +24,7 @@ YAML
 }
 run() { # name, scenario
   echo "## mla-diff run $2 --device webgpu"
-  /usr/bin/time -f "wall %e s, max RSS %M KiB" node dist/surface/cli/main.js run "$2" --device webgpu --format json --out "$out/$1.json"
+  /usr/bin/time -f "wall %e s, max RSS %M KiB" node "$MLA_DIFF" run "$2" --device webgpu --format json --out "$out/$1.json"
   echo "exit $?"
 }
 {
@@ -33,7 +35,7 @@ run() { # name, scenario
   for type in Q8_0 Q4_K; do
     echo "## write GLM-5 $type"; node bench/checkpoint/write-glm5.mjs "$tmp/glm5-$type.gguf" "$type" 1; ls -l "$tmp/glm5-$type.gguf"
     echo "## load layer 0"; node bench/checkpoint/load-one.mjs "$tmp/glm5-$type.gguf" 0 | tee "$out/load-$type.json"
-    if [ -f dist/surface/cli/commands/inspect.js ]; then echo "## inspect"; /usr/bin/time -f "inspect wall %e s" node dist/surface/cli/main.js inspect "$tmp/glm5-$type.gguf" > "$out/inspect-$type.txt"; fi
+    if node "$MLA_DIFF" inspect --help >/dev/null 2>&1; then echo "## inspect"; /usr/bin/time -f "inspect wall %e s" node "$MLA_DIFF" inspect "$tmp/glm5-$type.gguf" > "$out/inspect-$type.txt"; fi
     scenario "$tmp/$type.yaml" "$type" ""
     run "glm5-$type" "$tmp/$type.yaml"
     scenario "$tmp/$type-fault.yaml" "$type" ", loader_fault: k-b-wrong-axis"

@@ -1,5 +1,5 @@
 // Groups a V8 .cpuprofile's samples (node --cpu-prof) by function (self time) and by package
-// (tfjs-core, tfjs-backend-webgpu, the webgpu/Dawn binding, mla-diff's dist/, node internals, GC).
+// (tfjs-core, tfjs-backend-webgpu, the webgpu/Dawn binding, mla-diff's built modules, node internals, GC).
 // --under NAME keeps only the samples with a frame of that function on their stack (e.g. run: the paths' step encoding);
 // --exclude a,b drops those with a frame of a or b (e.g. compileProgram: the first steps' shader compiles).
 // Usage: node bench/gpu/cpu-profile-summary.mjs file.cpuprofile [--under run] [--exclude compileProgram] [--top 40] [--callers FN] [--out f.json]
@@ -33,7 +33,7 @@ const pkg = (url, fn) => {
   if (/tfjs-backend-webgpu/.test(url)) return 'tfjs-backend-webgpu';
   if (/tfjs-core/.test(url)) return 'tfjs-core';
   if (/node_modules\/webgpu/.test(url) || (!url && fn)) return url ? 'webgpu (Dawn binding)' : 'native';
-  if (/\/dist\//.test(url)) return 'mla-diff dist/';
+  if (/\.js$/.test(url) && !/node_modules\//.test(url) && !/^node:/.test(url)) return 'mla-diff'; // the built package's modules
   if (/^node:/.test(url)) return 'node';
   return url ? url.split('/').slice(-2).join('/') : 'other';
 };

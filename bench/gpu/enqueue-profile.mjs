@@ -7,13 +7,13 @@
 // groups the samples by function and by package.
 import { Session } from 'node:inspector/promises';
 import { mkdirSync, writeFileSync } from 'node:fs';
-import { arg, dist, glmLayer, warmUp } from './layer-common.mjs';
+import { createRequire } from 'node:module';
+import { arg, glmLayer, warmUp } from './layer-common.mjs';
 
-const { selectRuntime } = dist('devices/select');
-const { MhaBackend } = dist('paths/mha');
-const { MqaBackend } = dist('paths/mqa');
-const { TensorRecorder } = dist('core/probes/tensor-recorder');
-const { NULL_PROBE } = dist('core/probes/probe');
+const require = createRequire(import.meta.url);
+const api = require('mla-diff');
+
+const { selectRuntime, MhaBackend, MqaBackend, TensorRecorder, NULL_PROBE } = api;
 
 const T = Number(arg('tokens', '512'));
 const steps = Number(arg('steps', '40'));

@@ -6,11 +6,13 @@
 #   device run, carry [".device"]:  source .device/prologue.sh && bash bench/gpu/issue5.sh paths
 #   then (a device command runs at most 10 minutes):            ... && bash bench/gpu/issue5.sh checks
 set -uo pipefail
+# the CLI: the bin of the mla-diff package this runs in (package.json "bin")
+MLA_DIFF=$(node -p "const p = require.resolve('mla-diff/package.json'); require('path').join(require('path').dirname(p), require(p).bin['mla-diff'])")
 out=${OUT:-out}; mkdir -p "$out"
 part=${1:-paths}
 run() { # name, scenario file, extra flags
   echo "## mla-diff run $2 --device webgpu ${*:3}"
-  /usr/bin/time -f "wall %e s, max RSS %M KiB" node dist/surface/cli/main.js run "$2" --device webgpu --format json --out "$out/$1.json" "${@:3}"
+  /usr/bin/time -f "wall %e s, max RSS %M KiB" node "$MLA_DIFF" run "$2" --device webgpu --format json --out "$out/$1.json" "${@:3}"
   echo "exit $?"
   node bench/render.mjs "$out/$1.json" > "$out/$1.txt" && grep -E '^(PASS|FAIL)|first divergence|likely cause|external' "$out/$1.txt" | head -8
 }
@@ -28,7 +30,7 @@ paths() {
 checks() {
   node scripts/write-fixtures.mjs fixtures/checkpoints >/dev/null # the checkpoint scenarios read them
   echo "## selftest on webgpu (quick plan, default and {floor: 8} tolerances)"
-  /usr/bin/time -f "wall %e s" node dist/surface/cli/main.js selftest --device webgpu --format json > "$out/selftest-webgpu.json"; echo "exit $?"
+  /usr/bin/time -f "wall %e s" node "$MLA_DIFF" selftest --device webgpu --format json > "$out/selftest-webgpu.json"; echo "exit $?"
   echo "## every CI scenario on the GPU against its declared outcome (8 at a time; the float64 reference runs on the CPU)"
   ls scenarios/*.yaml | xargs -P 8 -I{} node scripts/check-scenarios.mjs {} -- --device webgpu | grep -v 'scenarios met'
 }

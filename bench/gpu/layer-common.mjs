@@ -1,15 +1,11 @@
-// Shared by bench/gpu/attention.mjs and bench/gpu/profile.mjs: dist/ loading, arguments, the GPU
+// Shared by bench/gpu/attention.mjs and bench/gpu/profile.mjs: arguments, the GPU
 // warm-up, and one GLM-5 layer (all 64 heads, synthetic weights) set up for a T-token prompt the way
 // run-scenario plans it (fused or unfused attention, key parts), its pieces' embeddings on the device.
 import { createRequire } from 'node:module';
 
 const require = createRequire(import.meta.url);
-export const dist = (m) => require(new URL(`../../dist/${m}.js`, import.meta.url).pathname);
-const { parseScenario } = dist('harness/scenario/load');
-const { openSource } = dist('checkpoints/checkpoint/source');
-const { planRun } = dist('harness/run/pieces');
-const { planAttention, planKeyPart } = dist('harness/run/plan');
-const { uploadLayer, disposeLayer } = dist('paths/layer');
+const api = require('mla-diff');
+const { parseScenario, openSource, planRun, planAttention, planKeyPart, uploadLayer, disposeLayer } = api;
 
 export const arg = (name, dflt) => { const i = process.argv.indexOf(`--${name}`); return i > 0 ? process.argv[i + 1] : dflt; };
 

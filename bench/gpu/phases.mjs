@@ -9,14 +9,15 @@
 // latency of a bare one-element read, and at the smallest T the step under other submit batch sizes.
 // Usage: node bench/gpu/phases.mjs --device webgpu --tokens 512,2048,8192 [--out f.json]
 import { writeFileSync } from 'node:fs';
-import { arg, dist, glmLayer, warmUp } from './layer-common.mjs';
+import { createRequire } from 'node:module';
+import { arg, glmLayer, warmUp } from './layer-common.mjs';
 
-const { selectRuntime } = dist('devices/select');
-const { MhaBackend } = dist('paths/mha');
-const { MqaBackend } = dist('paths/mqa');
-const { TensorRecorder } = dist('core/probes/tensor-recorder');
-const { NULL_PROBE } = dist('core/probes/probe');
-const { SUBMIT_BATCH } = dist('devices/webgpu');
+const require = createRequire(import.meta.url);
+const api = require('mla-diff');
+const dev = require('mla-diff/devices');
+
+const { selectRuntime, MhaBackend, MqaBackend, TensorRecorder, NULL_PROBE } = api;
+const { SUBMIT_BATCH } = dev;
 
 const tokens = arg('tokens', '512,2048').split(',').map(Number);
 const rt = await selectRuntime(arg('device', 'auto'));

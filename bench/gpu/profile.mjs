@@ -5,13 +5,13 @@
 // per T and path: wall ms of the plain step, GPU ms summed per program name (count, share), and writes
 // --out JSON. Usage: node bench/gpu/profile.mjs --device webgpu --tokens 2048,8192 [--probes on] [--out f.json]
 import { writeFileSync } from 'node:fs';
-import { arg, dist, glmLayer, warmUp } from './layer-common.mjs';
+import { createRequire } from 'node:module';
+import { arg, glmLayer, warmUp } from './layer-common.mjs';
 
-const { selectRuntime } = dist('devices/select');
-const { MhaBackend } = dist('paths/mha');
-const { MqaBackend } = dist('paths/mqa');
-const { NULL_PROBE } = dist('core/probes/probe');
-const { TensorRecorder } = dist('core/probes/tensor-recorder');
+const require = createRequire(import.meta.url);
+const api = require('mla-diff');
+
+const { selectRuntime, MhaBackend, MqaBackend, NULL_PROBE, TensorRecorder } = api;
 
 const tokens = arg('tokens', '2048').split(',').map(Number);
 const probes = arg('probes', 'off') === 'on';

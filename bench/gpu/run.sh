@@ -10,6 +10,8 @@
 # PART=kernels or PART=layer runs half (the kernel checks and benches; the rest) where one device
 # call's 10 minutes do not hold both; unset, both.
 set -uo pipefail
+# the CLI: the bin of the mla-diff package this runs in (package.json "bin")
+MLA_DIFF=$(node -p "const p = require.resolve('mla-diff/package.json'); require('path').join(require('path').dirname(p), require(p).bin['mla-diff'])")
 out=${OUT:-out}; mkdir -p "$out"
 step() { echo "## $*"; timeout "${LIMIT:-120}" "$@"; echo "exit $?"; }
 part=${PART:-all}
@@ -34,12 +36,12 @@ part=${PART:-all}
   fi
   echo "## node bench/gpu/summary.mjs"
   node bench/gpu/summary.mjs --layer "$out/layer.json,$out/layer-32768.json" --torch "$out/torch.log" --out "$out/summary.json"
-  step /usr/bin/time -f "wall %e s" node dist/surface/cli/main.js run scenarios/capital-of-france.yaml --device webgpu --format json --out "$out/capital-of-france.json"
-  step /usr/bin/time -f "wall %e s" node dist/surface/cli/main.js run scenarios/gpu/glm5-long-2048.yaml --device webgpu --format json --out "$out/glm5-long-2048.json"
-  LIMIT=300 step /usr/bin/time -f "wall %e s" node dist/surface/cli/main.js run scenarios/gpu/glm5-long-32768.yaml --device webgpu --format json --out "$out/glm5-long-32768.json"
+  step /usr/bin/time -f "wall %e s" node "$MLA_DIFF" run scenarios/capital-of-france.yaml --device webgpu --format json --out "$out/capital-of-france.json"
+  step /usr/bin/time -f "wall %e s" node "$MLA_DIFF" run scenarios/gpu/glm5-long-2048.yaml --device webgpu --format json --out "$out/glm5-long-2048.json"
+  LIMIT=300 step /usr/bin/time -f "wall %e s" node "$MLA_DIFF" run scenarios/gpu/glm5-long-32768.yaml --device webgpu --format json --out "$out/glm5-long-32768.json"
   # The same at all 64 heads keeps ~90 GB of stage values on the GPU: it must stop with device-limit (exit 3), not judge garbage.
   sed 's/name: glm5-long-32768/name: glm5-long-32768-64/; s/count: 16 }/count: 64 }/; s/name: heads-0-15/name: all-heads/' scenarios/gpu/glm5-long-32768.yaml > "$out/glm5-long-32768-64.yaml"
   echo "## mla-diff run glm5-long-32768-64.yaml (expect device-limit, exit 3)"
-  timeout 300 node dist/surface/cli/main.js run "$out/glm5-long-32768-64.yaml" --device webgpu 2>&1 | grep -v '^ - \|^validation\|^\[Invalid\|vkAllocate\|CheckVkOOM\|^out of memory' | tail -4; echo "exit ${PIPESTATUS[0]}"
+  timeout 300 node "$MLA_DIFF" run "$out/glm5-long-32768-64.yaml" --device webgpu 2>&1 | grep -v '^ - \|^validation\|^\[Invalid\|vkAllocate\|CheckVkOOM\|^out of memory' | tail -4; echo "exit ${PIPESTATUS[0]}"
   fi
 } 2>&1 | tee "$out/log-$part.txt"

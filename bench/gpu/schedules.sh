@@ -3,10 +3,12 @@
 #   npm run build && bash ../shared/device/bundle.sh
 #   device run, carry [".device"]:  source .device/prologue.sh && bash bench/gpu/schedules.sh
 set -uo pipefail
+# the CLI: the bin of the mla-diff package this runs in (package.json "bin")
+MLA_DIFF=$(node -p "const p = require.resolve('mla-diff/package.json'); require('path').join(require('path').dirname(p), require(p).bin['mla-diff'])")
 out=${OUT:-out}; mkdir -p "$out"
 run() { # name, scenario file
   echo "## mla-diff run $2 --device webgpu"
-  /usr/bin/time -f "wall %e s, max RSS %M KiB" node dist/surface/cli/main.js run "$2" --device webgpu --format json --out "$out/$1.json"
+  /usr/bin/time -f "wall %e s, max RSS %M KiB" node "$MLA_DIFF" run "$2" --device webgpu --format json --out "$out/$1.json"
   echo "exit $?"
 }
 {

@@ -17,10 +17,10 @@ import { createRequire } from 'node:module';
 import { writeFileSync } from 'node:fs';
 
 const require = createRequire(import.meta.url);
-const dist = (m) => require(new URL(`../../dist/${m}.js`, import.meta.url).pathname);
-const { selectRuntime } = dist('devices/select');
-const { flashAttention } = dist('devices/kernels/flash-attention');
-const { tilesProblem, tileBytes, accumulatorFloats, defaultTiles } = dist('devices/kernels/flash-tiles');
+const api = require('mla-diff');
+const dev = require('mla-diff/devices');
+const { selectRuntime } = api;
+const { flashAttention, tilesProblem, tileBytes, accumulatorFloats, defaultTiles } = dev;
 
 const arg = (name, dflt) => { const i = process.argv.indexOf(`--${name}`); return i > 0 ? process.argv[i + 1] : dflt; };
 const reps = Number(arg('reps', '3'));

@@ -4,7 +4,7 @@
 // runs, each synced by a 1-element read-back of its result; ms and TFLOP/s (2·T·in·out).
 // --sweep also times a set of tile configs (each first checked against tf.matMul on a small
 // off-tile product; configs the device's limits refuse are listed as skipped).
-// Plain node on dist/. Usage: node bench/kernels/gemm-bench.mjs [--device webgpu]
+// Plain node on the built package (mla-diff, mla-diff/devices). Usage: node bench/kernels/gemm-bench.mjs [--device webgpu]
 //   [--tokens 512,2048,8192] [--shapes q_a_proj,o_proj] [--reps 5] [--sweep | --pairs | --split] [--out DIR]
 // --split: gemm as chosen (split-K where gemm-split.ts splits) against the same tiles in one program.
 import { createRequire } from 'node:module';
@@ -12,10 +12,10 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 const require = createRequire(import.meta.url);
-const dist = (m) => require(new URL(`../../dist/${m}.js`, import.meta.url).pathname);
-const { selectRuntime } = dist('devices/select');
-const { gemm, planGemm } = dist('devices/kernels/gemm');
-const { chooseSplitK } = dist('devices/kernels/gemm-split');
+const api = require('mla-diff');
+const dev = require('mla-diff/devices');
+const { selectRuntime } = api;
+const { gemm, planGemm, chooseSplitK } = dev;
 
 const arg = (name, dflt) => { const i = process.argv.indexOf(`--${name}`); return i > 0 ? process.argv[i + 1] : dflt; };
 const outDir = arg('out');

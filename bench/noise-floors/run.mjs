@@ -10,11 +10,8 @@ import os from 'node:os';
 import { createRequire } from 'node:module';
 
 const require = createRequire(import.meta.url);
-const { loadScenario, parseScenario } = require('../../dist/harness/scenario/load.js');
-const { runScenario } = require('../../dist/harness/run/run-scenario.js');
-const { selectRuntime } = require('../../dist/devices/select.js');
-const { selftestCases, SELFTEST_FULL } = require('../../dist/harness/selftest/cases.js');
-const { CALIBRATED_K } = require('../../dist/harness/compare/floors.js');
+const api = require('mla-diff');
+const { loadScenario, parseScenario, runScenario, selectRuntime, selftestCases, SELFTEST_FULL, CALIBRATED_K } = api;
 const { finite, quantiles: q, recordsOf } = await import('./records.mjs');
 
 const all = process.argv.includes('--all');

@@ -10,12 +10,8 @@ import { createRequire } from 'node:module';
 import { finite, quantiles, recordsOf } from '../noise-floors/records.mjs';
 
 const require = createRequire(import.meta.url);
-const { loadScenario, parseScenario } = require('../../dist/harness/scenario/load.js');
-const { runScenario } = require('../../dist/harness/run/run-scenario.js');
-const { selectRuntime } = require('../../dist/devices/select.js');
-const { selftestCases, SELFTEST_QUICK, SELFTEST_FULL } = require('../../dist/harness/selftest/cases.js');
-const { PRECISION_K } = require('../../dist/harness/scenario/precision.js');
-const { FAULTS } = require('../../dist/core/faults/catalogue.js');
+const api = require('mla-diff');
+const { loadScenario, parseScenario, runScenario, selectRuntime, selftestCases, SELFTEST_QUICK, SELFTEST_FULL, PRECISION_K, FAULTS } = api;
 
 const arg = (n, d) => (process.argv.includes(n) ? process.argv[process.argv.indexOf(n) + 1] : d);
 const K = Number(arg('--k', PRECISION_K));

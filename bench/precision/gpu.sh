@@ -9,6 +9,8 @@
 #   npm run build && bash ../shared/device/bundle.sh
 #   device run, carry [".device"]:  source .device/prologue.sh && bash bench/precision/gpu.sh
 set -uo pipefail
+# the CLI: the bin of the mla-diff package this runs in (package.json "bin")
+MLA_DIFF=$(node -p "const p = require.resolve('mla-diff/package.json'); require('path').join(require('path').dirname(p), require(p).bin['mla-diff'])")
 out=${OUT:-out}; mkdir -p "$out"
 kept() { node -e 'const r = JSON.parse(require("fs").readFileSync(process.argv[1], "utf8")); console.log(r.cases[0].trace.external.dir)' "$1"; }
 main() {
@@ -19,7 +21,7 @@ main() {
   echo "## 2. PyTorch bf16 against mla-diff bf16"
   for p in mha mqa; do
     echo "## mla-diff run scenarios/gpu/external-torch-bf16-$p-64.yaml --device webgpu --format json --keep-external"
-    /usr/bin/time -f "wall %e s, max RSS %M KiB" node dist/surface/cli/main.js run "scenarios/gpu/external-torch-bf16-$p-64.yaml" --device webgpu --format json --out "$out/torch-bf16-$p.json" --keep-external
+    /usr/bin/time -f "wall %e s, max RSS %M KiB" node "$MLA_DIFF" run "scenarios/gpu/external-torch-bf16-$p-64.yaml" --device webgpu --format json --out "$out/torch-bf16-$p.json" --keep-external
     echo "exit $? (0: the PyTorch path agrees with mla-diff's bf16 paths within their floors)"
   done
   python3 bench/precision/torch-pair.py "$(kept "$out/torch-bf16-mha.json")" "$(kept "$out/torch-bf16-mqa.json")" --json "$out/torch-bf16-pair.json"
@@ -31,7 +33,7 @@ main() {
   echo "## 3. precision scenarios on webgpu"
   for f in capital-of-france-bf16 fp8-cache-decode fault-fp16-absorbed-overflow fault-bf16-k-scale-bf16-cache fault-lse-bf16-merge long-context-bf16; do
     echo "## mla-diff run scenarios/$f.yaml --device webgpu"
-    /usr/bin/time -f "wall %e s" node dist/surface/cli/main.js run "scenarios/$f.yaml" --device webgpu --format json --out "$out/$f.json" >/dev/null
+    /usr/bin/time -f "wall %e s" node "$MLA_DIFF" run "scenarios/$f.yaml" --device webgpu --format json --out "$out/$f.json" >/dev/null
     echo "exit $?"
     node -e 'const r = JSON.parse(require("fs").readFileSync(process.argv[1], "utf8")); for (const c of r.cases) { const f = c.comparison.firstDivergence; console.log(`${c.trace.name}: ${c.comparison.verdict}${f ? ` at ${f.stage} (${f.culprit})` : ""}; expectation ${c.expectation ? (c.expectation.met ? "met" : "NOT met") : "none"}; worst mha↔mqa ${c.comparison.worstEngine ? c.comparison.worstEngine.relErr.toExponential(2) + " at " + c.comparison.worstEngine.stage : "—"}`); }' "$out/$f.json"
   done

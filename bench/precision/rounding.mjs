@@ -1,7 +1,7 @@
 // Runtime.round on one device against the reference rounding (src/core/precision/oracle.ts) and the
 // host's roundInto, bit for bit, on the edge and random input sets of every storage format; then
 // the throughput of Runtime.round on a large tensor against a host round trip (download, roundArray,
-// upload). Plain node on dist/ (production dependencies only).
+// upload). Plain node on the built package (mla-diff, mla-diff/devices; production dependencies only).
 // Usage: node bench/precision/rounding.mjs --device webgpu [--out DIR] [--random 100000]
 //          [--elements 67108864] [--reps 5]      (--elements 0 skips the throughput part)
 // Exit status 1 when any value differs from the oracle.
@@ -11,11 +11,10 @@ import { join } from 'node:path';
 import os from 'node:os';
 
 const require = createRequire(import.meta.url);
-const dist = (m) => require(new URL(`../../dist/${m}.js`, import.meta.url).pathname);
-const { selectRuntime } = dist('devices/select');
-const { STORAGE_DTYPES, FORMATS, roundArray, roundInto } = dist('core/precision/formats');
-const { buildOracle, oracleRoundArray } = dist('core/precision/oracle');
-const { edgeValues, randomValues, bitMismatches } = dist('core/precision/edge-values');
+const api = require('mla-diff');
+const dev = require('mla-diff/devices');
+const { selectRuntime } = api;
+const { STORAGE_DTYPES, FORMATS, roundArray, roundInto, buildOracle, oracleRoundArray, edgeValues, randomValues, bitMismatches } = dev;
 
 const arg = (name, dflt) => { const i = process.argv.indexOf(`--${name}`); return i > 0 ? process.argv[i + 1] : dflt; };
 const device = arg('device', 'auto');

@@ -11,10 +11,12 @@
 #   npm run build && bash ../shared/device/bundle.sh
 #   device run, carry [".device"]:  source .device/prologue.sh && bash bench/precision/torch-bf16.sh
 set -uo pipefail
+# the CLI: the bin of the mla-diff package this runs in (package.json "bin")
+MLA_DIFF=$(node -p "const p = require.resolve('mla-diff/package.json'); require('path').join(require('path').dirname(p), require(p).bin['mla-diff'])")
 out=${OUT:-out}; mkdir -p "$out"
 run() { # name, scenario file, extra flags
   echo "## mla-diff run $2 --device webgpu ${*:3}"
-  /usr/bin/time -f "wall %e s, max RSS %M KiB" node dist/surface/cli/main.js run "$2" --device webgpu --format json --out "$out/$1.json" "${@:3}"
+  /usr/bin/time -f "wall %e s, max RSS %M KiB" node "$MLA_DIFF" run "$2" --device webgpu --format json --out "$out/$1.json" "${@:3}"
   echo "exit $?" # the bf16 runs diverge (exit 1) from the fp32 built-in paths and the float64 reference: expected
 }
 kept() { node -e 'const r = JSON.parse(require("fs").readFileSync(process.argv[1], "utf8")); console.log(r.cases[0].trace.external.dir)' "$1"; }
