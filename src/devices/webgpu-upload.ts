@@ -3,7 +3,7 @@
  * creates a buffer for every tensor made from host values (the storage buffer mapped at creation,
  * or, when the pool has one, a staging buffer it then destroys): on the H200's host each creation
  * took ~0.25 ms, and a step with every stage recorded made 4–8 of them (index tensors of the paged
- * cache, causal key counts, scalar operands; bench/gpu/enqueue-profile.mjs). Here such a tensor takes
+ * cache, causal key counts, scalar operands; a V8 profile of the step's encoding). Here such a tensor takes
  * a storage buffer from tfjs's pool and queue.writeBuffer fills it. That is ordered correctly: the
  * pool holds no buffer a recorded but unsubmitted command still uses (tfjs returns those at submit),
  * and the write lands before every command submitted after it, so before any that reads the tensor
@@ -28,7 +28,7 @@ export interface UploadingBackend {
 /** GPUBufferUsage STORAGE | COPY_SRC | COPY_DST, as tfjs allocates tensor buffers. */
 const TENSOR_USAGE = 0x0080 | 0x0004 | 0x0008;
 
-/** Replaces backend.uploadToGPU (bench/kernels/upload-check.mjs checks it on the device). */
+/** Replaces backend.uploadToGPU (test/e2e/checks/upload-check.mjs checks it on the device). */
 export function pooledUploads(backend: UploadingBackend, maxBytes = 1 << 20): void {
   const tfjsUpload = backend.uploadToGPU.bind(backend);
   backend.uploadToGPU = (dataId: object) => {

@@ -45,8 +45,8 @@ export async function createWebgpuRuntime(reason: string): Promise<Runtime> {
   }
   await tf.ready();
   // Submit every 4 dispatches, not tfjs's 15: the GPU starts sooner while the host issues the rest. A
-  // 30-program step at T = 512 took 8–15 % less on the H200 in each of 6 leases (bench/gpu/phases.mjs,
-  // bench/gpu/2026-11-29/issue8-s3/*/phases.json `batchSizes`); 1, 64 and 1000 were slower.
+  // 30-program step at T = 512 took 8–15 % less on the H200 in each of 6 leases (timed per phase of the
+  // step); 1, 64 and 1000 were slower.
   tf.env().set('WEBGPU_DEFERRED_SUBMIT_BATCH_SIZE', SUBMIT_BATCH);
   // Small host-made tensors (cache slot indices, key counts, scalars) through pooled buffers, not a new buffer each.
   pooledUploads(tf.backend() as unknown as UploadingBackend);

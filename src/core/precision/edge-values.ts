@@ -3,7 +3,7 @@ import { oracleOverflowPoint } from './oracle';
 
 /**
  * Inputs that test a rounding where it is easiest to get wrong, and a seeded random set: shared by
- * the tests of every device and bench/precision/rounding.mjs.
+ * the tests of every device and the rounding benchmark.
  */
 const f32 = new Float32Array(1);
 const u32 = new Uint32Array(f32.buffer);

@@ -4,7 +4,7 @@ import type { StorageDtype } from './formats';
  * Reference rounding, independent of roundInto's bit arithmetic: every bit pattern of a format is
  * decoded to its float64 value, the finite ones sorted, and an input rounded to the nearest of them
  * by binary search, a tie going to the neighbour whose bit pattern is even. Slow but obviously
- * right; tests and bench/precision/rounding.mjs hold every device's Runtime.round against it.
+ * right; the tests and the rounding benchmark hold every device's Runtime.round against it.
  */
 interface Layout {
   exponentBits: number;

@@ -83,16 +83,16 @@ export interface TileLimits {
   maxComputeInvocationsPerWorkgroup: number;
 }
 
-// V through registers: 15.9 against 15.2 TFLOP/s (MHA), 18.5 against 17.4 (MQA) on the H200 (bench/gpu/2026-11-29/issue8-s2/8-prefetch);
+// V through registers: 15.9 against 15.2 TFLOP/s (MHA), 18.5 against 17.4 (MQA) on the H200 (issue 8, second round);
 // the micro-GEMM loops (and the row max/sum over the key groups) unrolled: 16.3 against 15.7 (MHA), 19.2 against 17.9 (MQA)
-// (bench/gpu/2026-11-29/issue8-s3/6-double-buffer, which also has two Q/K chunk buffers at 13.6 / 15.2: not taken).
+// (issue 8, third round; two Q/K chunk buffers ran at 13.6 / 15.2 there: not taken).
 // The compiler does not unroll these loops itself: chunk 32 as a loop ran the MQA form at 7.4 (5-unroll).
 const tiles = (rows: number, keys: number, threads: number, valueKeys: number, o: Partial<FlashTiles> = {}): FlashTiles =>
   ({ rows, keys, chunk: 16, threads, scoreRows: 4, scoreKeys: 4, outRows: 4, valueKeys, prefetchV: true, unroll: true, ...o });
 
 /**
  * Candidates per form, fastest first (the H200's 48 KiB first, then ones within 32 KiB, then the
- * WebGPU default 16 KiB / 256 threads). H200 sweeps, every set unrolled (bench/gpu/2026-11-30/issue8-s5):
+ * WebGPU default 16 KiB / 256 threads). H200 sweeps, every set unrolled (issue 8, fifth round):
  * - NARROW (MHA, E = 256): 64 rows × 128 keys with 8×4 logits per thread (chunk 8, 4 V keys per
  *   stage, 47.9 KB): 1.33 against 2.84 ms at T = 512, 7.7 against 8.4 at 2048, 96.9 against 108.3
  *   at 8192 for the earlier default, 64 × 64 with 4×4 (the next entry; 1-tiles-fast, 3-tiles-mha).
@@ -100,7 +100,7 @@ const tiles = (rows: number, keys: number, threads: number, valueKeys: number, o
  *   each: 91.7 against 97.1 ms at T = 8192, 7.63 against 7.71 at 2048, but 1.37 against 1.16 at 512
  *   (7-ab-candidates).
  * - WIDE (MQA, the 512-wide latent): 64 rows × 64 keys (O at 128 floats per thread; 32 rows were
- *   13.1 against 17.1 TFLOP/s, bench/gpu/2026-11-29/issue8-tune), Q and K staged 32 columns at a
+ *   13.1 against 17.1 TFLOP/s in an H200 sweep), Q and K staged 32 columns at a
  *   time, each thread's output 8 rows × 16 columns, V staged 4 keys at a time: 180.8 ms at T = 8192
  *   (7-ab-candidates; 184.5 with 8 V keys, 209.4 for chunk 16 with 4 rows × 32 columns, 5-mqa-candidates).
  */

@@ -8,7 +8,7 @@ import { DEFAULT_GEMM_TILES, MID_GEMM_TILES } from './gemm-wgsl';
 
 /**
  * The per-head GEMM's layouts and checks without a GPU; its numbers against tf.matMul on the
- * transposed operands run in test/e2e/gemm.test.ts (bench/kernels/gemm-check.mjs) on webgpu.
+ * transposed operands run in test/e2e/gemm.test.ts (test/e2e/checks/gemm-check.mjs) on webgpu.
  */
 const LIMITS: GemmLimits = { maxStorageBufferBindingSize: 2 ** 27, maxComputeWorkgroupStorageSize: 16384, maxComputeInvocationsPerWorkgroup: 256, maxComputeWorkgroupsPerDimension: 65535 };
 const op = (shape: number[], dtype: tf.DataType = 'float32') => ({ shape, dtype });

@@ -11,8 +11,8 @@ import type { WebgpuBackend, WebgpuProgram, WebgpuUniform } from './webgpu-progr
  * batch entry of the same GEMM writing its own partial [s,M,N], summed in order by sumParts (one
  * program; tf.sum over the first axis transposes first and cost more than the split saved).
  * s doubles while the workgroups stay under SPLIT_WORKGROUPS (two per SM: splitting products past
- * that, o_proj at T = 512 or q_a_proj at 2048, gained nothing in bench/kernels/gemm-bench.mjs
- * --split on the H200, bench/gpu/2026-11-29/issue8-s4), up to 8, as long as each part keeps at
+ * that, o_proj at T = 512 or q_a_proj at 2048, gained nothing in the GEMM benchmark's --split
+ * on the H200), up to 8, as long as each part keeps at
  * least MIN_SPLIT_K of K and K divides into whole (paired) k-steps. The k-sum order changes (fp32
  * rounding); the same shapes always split the same way.
  */

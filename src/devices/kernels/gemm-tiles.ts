@@ -21,10 +21,10 @@ export interface GemmTiles {
 
 /**
  * 64×128 tiles, BK 8, 8×8 per thread, 128 threads, 12 KiB: in the H200 sweep over 12 tile sets
- * (bench/kernels/gemm-bench.mjs --sweep, bench/gpu/2026-11-29/issue8-tune/gemm-bench.json) the one
+ * (the GEMM benchmark's --sweep) the one
  * within a few % of the best on every projection at T = 512…8192 (o_proj at T = 512: 4.3 ms, where
  * 128×128×8 took 14.3 ms). K-steps in pairs (buffers at constant offsets): 3–14 % faster on the
- * projections (gemm-bench --pairs, bench/gpu/2026-11-29/issue8-s3/8-gemm-pairs: o_proj at T = 8192
+ * projections (gemm-bench --pairs on the H200: o_proj at T = 8192
  * 53.5 against 55.1 ms, at T = 512 4.0 against 4.6).
  */
 export const DEFAULT_GEMM_TILES: GemmTiles = { bm: 64, bn: 128, bk: 8, tm: 8, tn: 8, pairs: true };

@@ -4,7 +4,7 @@ import { MlaDiffError } from '../../errors';
 /**
  * The host's BLAS (OpenBLAS, BLIS, MKL, Accelerate: whichever exports cblas_sgemm), called through
  * koffi's FFI on views of the wasm heap: no copy in or out. tfjs-backend-wasm multiplies on one
- * thread with 128-bit SIMD (19.8 GFLOP/s here, bench/cpu/wasm-ceiling.md); the library numpy itself
+ * thread with 128-bit SIMD (19.8 GFLOP/s in the CPU benchmark); the library numpy itself
  * calls runs the same products on every core with the CPU's widest vectors (~180 GFLOP/s here).
  */
 export interface HostBlas {

@@ -5,7 +5,7 @@ import { rmsNormKernel, ropeKernel } from './norm-rope';
 
 /**
  * The kernels' guards without a GPU (Dawn cannot load under jest); their numbers against the tfjs
- * ops run in test/e2e/norm-rope.test.ts (bench/kernels/norm-rope-check.mjs) on webgpu.
+ * ops run in test/e2e/norm-rope.test.ts (test/e2e/checks/norm-rope-check.mjs) on webgpu.
  */
 beforeAll(async () => {
   await testRuntime('cpu');

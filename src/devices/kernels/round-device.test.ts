@@ -58,4 +58,4 @@ describe.each(['cpu', 'wasm'] as const)('Runtime.round on %s', (device) => {
 });
 
 // WebGPU (the WGSL kernel of wgsl-round.ts) cannot load under jest (Dawn's `webgpu` package is ESM
-// only): test/e2e/precision-rounding.test.ts runs bench/precision/rounding.mjs on it instead.
+// only): test/e2e/precision-rounding.test.ts runs the rounding benchmark on it in plain node instead.

@@ -112,7 +112,7 @@ export function noiseFloors(records: readonly Where[], diffsOf: (w: Where) => re
 
 /**
  * The k of `{floor: k}` the selftest's floor mode uses and the docs recommend for fp32: chosen
- * from bench/noise-floors/results.md (clean runs' largest error stays well under it; every planted
- * fault's error at the stage it enters is far above it).
+ * from the noise-floor calibration (clean runs' largest error stays under 2.3 floors; every planted
+ * fault's error at the stage it enters is 10^5 floors and more).
  */
 export const CALIBRATED_K = 8;

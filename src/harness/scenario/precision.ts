@@ -15,7 +15,7 @@ const DS_MLA_TILE = 128;
 
 /**
  * The multiple of the noise floor a scenario in a narrower dtype is judged with by default (chosen
- * from bench/precision/calibration.md: clean bf16/fp16/fp8 runs stay well under it, planted faults far above).
+ * from the precision calibration: clean bf16/fp16/fp8 runs stay under 2.3 floors, planted faults far above).
  */
 export const PRECISION_K = 8;
 
