@@ -67,7 +67,7 @@ const scenario = api.loadScenario(join(root, 'scenarios', 'tiny-smoke.yaml'));
 
 it('npm pack, installed by name in a fresh project: the API loads and tiny-smoke agrees on wasm', async () => {
   const pack = await execa('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', dir], { cwd: ROOT });
-  const [{ filename, files }] = JSON.parse(pack.stdout) as { filename: string; files: { path: string }[] }[];
+  const { filename, files } = (JSON.parse(pack.stdout) as { filename: string; files: { path: string }[] }[])[0]!;
   const paths = files.map((f) => f.path);
   expect(paths).toEqual(expect.arrayContaining(['package.json', 'dist/index.js', 'dist/index.d.ts', 'dist/devices/index.js', 'scenarios/tiny-smoke.yaml', PKG.bin['mla-diff']!]));
   expect(paths.filter((p) => p.startsWith('bench/') || p.startsWith('test/') || p.startsWith('src/'))).toEqual([]);
