@@ -2,7 +2,7 @@
 // process, the verdict and the worst engine error, and each stage's L2 norm against the same scenario's
 // report from the H200 (webgpu) where one is committed. Writes bench/cpu/cli-long.{json,md}.
 // Usage: npm run build && node bench/cpu/cli-long.mjs [--scenario scenarios/gpu/glm5-long-2048.yaml]
-//   [--gpu-report bench/gpu/2026-11-30/issue8-s6/2-layer/glm5-long-2048.json]
+//   [--gpu-report FILE: a run report of the same scenario; default bench/gpu/results.json's glm5Long2048Report, the H200's]
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -15,7 +15,7 @@ const CLI = join(dirname(require.resolve('mla-diff/package.json')), require('mla
 
 const arg = (n, d) => { const i = process.argv.indexOf(`--${n}`); return i > 0 ? process.argv[i + 1] : d; };
 const scenario = arg('scenario', 'scenarios/gpu/glm5-long-2048.yaml');
-const gpuPath = arg('gpu-report', 'bench/gpu/2026-11-30/issue8-s6/2-layer/glm5-long-2048.json');
+const gpuPath = arg('gpu-report', 'bench/gpu/results.json');
 const out = `${os.tmpdir()}/mla-diff-cli-long.json`;
 const t = performance.now();
 const r = spawnSync('/usr/bin/time', ['-f', 'MAXRSS_KB=%M', 'node', CLI, 'run', scenario, '--device', 'wasm', '--format', 'json', '--out', out], { encoding: 'utf8' });
@@ -23,7 +23,8 @@ const wallS = (performance.now() - t) / 1000;
 const rssGiB = Number(/MAXRSS_KB=(\d+)/.exec(r.stderr)?.[1] ?? NaN) / 2 ** 20;
 if (r.status !== 0 && r.status !== 1) throw new Error(`mla-diff exited ${r.status}: ${r.stderr.slice(-600)}`);
 const report = JSON.parse(readFileSync(out, 'utf8'));
-const gpu = existsSync(gpuPath) ? JSON.parse(readFileSync(gpuPath, 'utf8')) : null;
+const gpuJson = existsSync(gpuPath) ? JSON.parse(readFileSync(gpuPath, 'utf8')) : null;
+const gpu = gpuJson?.glm5Long2048Report ?? gpuJson;
 const stagesOf = (rep, path) => new Map(rep.cases[0].trace.paths[path].stages.map((s) => [`${s.step}/${s.stage}/${s.chunk ?? ''}`, s.stats]));
 const rows = [];
 for (const path of ['mha', 'mqa']) {
