@@ -27,8 +27,12 @@ const layering = WINGS.slice(0, -1).map((wing, i) => ({
   name: `layer-${wing.name}`,
   comment:
     `layering: ${wing.name} (${wing.path}) may import only ` +
-    `${WINGS.slice(0, i + 1).map((w) => w.name).join(', ')}; ` +
-    `not ${WINGS.slice(i + 1).map((w) => w.name).join(', ')} (docs/architecture.md)`,
+    `${WINGS.slice(0, i + 1)
+      .map((w) => w.name)
+      .join(', ')}; ` +
+    `not ${WINGS.slice(i + 1)
+      .map((w) => w.name)
+      .join(', ')} (docs/architecture.md)`,
   severity: 'error',
   from: { path: wing.path, pathNot: TEST },
   to: { path: WINGS.slice(i + 1).map((w) => w.path) },
