@@ -5,8 +5,10 @@
 // piece, no mask, S = 0 under both emptyLse, fully masked rows, several row blocks and key tiles; and
 // token-major inputs and output (layout 'tokens'). Then a timing of both on a few
 // larger shapes (a sanity number on lavapipe; the H200 numbers come from the GPU bench).
-// Plain node on the built package (mla-diff, mla-diff/devices). Usage: node test/e2e/checks/flash-check.mjs [--device webgpu] [--out DIR] [--prefetch-v 0|1]
-//   [--time 1|0] [--reps 3] [--prefetch-v 0|1] [--unroll 0|1] [--tiles JSON]. Exit status 1 when an error exceeds the tolerance or a tensor leaks.
+// Plain node on the built package (mla-diff, mla-diff/devices). Usage: node test/e2e/checks/flash-check.mjs [--device webgpu] [--out DIR]
+// [--prefetch-v 0|1]
+//   [--time 1|0] [--reps 3] [--prefetch-v 0|1] [--unroll 0|1] [--tiles JSON]. Exit status 1 when an error exceeds the tolerance or a tensor
+//   leaks.
 import { createRequire } from 'node:module';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -15,11 +17,12 @@ const require = createRequire(import.meta.url);
 const api = require('mla-diff');
 const dev = require('mla-diff/devices');
 const { selectRuntime } = api;
-const { attend } = dev;
-const { flashAttention } = dev;
-const { defaultTiles } = dev;
+const { attend, flashAttention, defaultTiles } = dev;
 
-const arg = (name, dflt) => { const i = process.argv.indexOf(`--${name}`); return i > 0 ? process.argv[i + 1] : dflt; };
+const arg = (name, dflt) => {
+  const i = process.argv.indexOf(`--${name}`);
+  return i > 0 ? process.argv[i + 1] : dflt;
+};
 const outDir = arg('out');
 const reps = Number(arg('reps', '3'));
 const TOL = 1e-5;
@@ -32,7 +35,10 @@ console.log(`device: ${rt.device.description}`);
 function values(n, seed, amp) {
   const a = new Float32Array(n);
   let x = seed >>> 0;
-  for (let i = 0; i < n; i++) { x = (Math.imul(x, 1664525) + 1013904223) >>> 0; a[i] = (x / 2 ** 32 * 2 - 1) * amp; }
+  for (let i = 0; i < n; i++) {
+    x = (Math.imul(x, 1664525) + 1013904223) >>> 0;
+    a[i] = ((x / 2 ** 32) * 2 - 1) * amp;
+  }
   return a;
 }
 
@@ -45,7 +51,8 @@ function unfused(c, q, k, v) {
     let logits = tf.mul(tf.matMul(q, kb, false, true), c.scale); // [A,B,S]
     if (c.mask && c.S > 0) {
       const bias = new Float32Array(c.B * c.S);
-      for (let b = 0; b < c.B; b++) for (let s = 0; s < c.S; s++) bias[b * c.S + s] = s <= c.mask.offset + Math.floor(b / c.mask.rowsPerToken) ? 0 : -Infinity;
+      for (let b = 0; b < c.B; b++)
+        for (let s = 0; s < c.S; s++) bias[b * c.S + s] = s <= c.mask.offset + Math.floor(b / c.mask.rowsPerToken) ? 0 : -Infinity;
       logits = tf.add(logits, tf.tensor2d(bias, [c.B, c.S]));
     }
     return attend(logits, vb, 'native', c.mask !== null, c.emptyLse ?? '-inf');
@@ -54,10 +61,16 @@ function unfused(c, q, k, v) {
 
 /** max |got − want| / max |want| over the finite entries; non-finite entries must match exactly. */
 function relErr(got, want) {
-  let diff = 0, scale = 0, mismatched = 0;
+  let diff = 0,
+    scale = 0,
+    mismatched = 0;
   for (let i = 0; i < want.length; i++) {
-    const g = got[i], w = want[i];
-    if (!Number.isFinite(w) || !Number.isFinite(g)) { if (g !== w) mismatched++; continue; }
+    const g = got[i],
+      w = want[i];
+    if (!Number.isFinite(w) || !Number.isFinite(g)) {
+      if (g !== w) mismatched++;
+      continue;
+    }
     diff = Math.max(diff, Math.abs(g - w));
     scale = Math.max(scale, Math.abs(w));
   }
@@ -65,7 +78,18 @@ function relErr(got, want) {
 }
 
 const mha = (name, A, B, S, D, E, mask, extra = {}) => ({ name, A, B, S, D, E, Ak: A, vShared: false, mask, ...extra });
-const mqa = (name, N, T, S, mask, extra = {}) => ({ name, A: 1, B: T * N, S, D: 576, E: 512, Ak: 1, vFromK: true, mask: mask && { offset: mask, rowsPerToken: N }, ...extra });
+const mqa = (name, N, T, S, mask, extra = {}) => ({
+  name,
+  A: 1,
+  B: T * N,
+  S,
+  D: 576,
+  E: 512,
+  Ak: 1,
+  vFromK: true,
+  mask: mask && { offset: mask, rowsPerToken: N },
+  ...extra,
+});
 const causal = (offset) => ({ offset, rowsPerToken: 1 });
 const CASES = [
   mha('MHA D24/E16 T=5 causal', 3, 5, 5, 24, 16, causal(0)),
@@ -111,10 +135,28 @@ const prefetchV = arg('prefetch-v', null);
 const unroll = arg('unroll', null);
 const forced = JSON.parse(arg('tiles', '{}'));
 const flag = (name, v) => (v === null ? {} : { [name]: v === '1' });
-const tilesFor = (c) => (prefetchV === null && unroll === null && !Object.keys(forced).length ? {} : {
-  tiles: { ...defaultTiles(c.D, c.E, tf.backend().device.limits), ...flag('prefetchV', prefetchV), ...flag('unroll', unroll), ...(forced[c.E > 256 ? 'wide' : 'narrow'] ?? {}) },
+const tilesFor = (c) =>
+  prefetchV === null && unroll === null && !Object.keys(forced).length
+    ? {}
+    : {
+        tiles: {
+          ...defaultTiles(c.D, c.E, tf.backend().device.limits),
+          ...flag('prefetchV', prefetchV),
+          ...flag('unroll', unroll),
+          ...(forced[c.E > 256 ? 'wide' : 'narrow'] ?? {}),
+        },
+      };
+const request = (c, x) => ({
+  q: x.q,
+  k: x.k,
+  v: x.v,
+  valueWidth: c.E,
+  scale: x.scale,
+  mask: c.mask,
+  emptyLse: c.emptyLse,
+  ...(c.splits ? { splits: c.splits } : {}),
+  ...tilesFor(c),
 });
-const request = (c, x) => ({ q: x.q, k: x.k, v: x.v, valueWidth: c.E, scale: x.scale, mask: c.mask, emptyLse: c.emptyLse, ...(c.splits ? { splits: c.splits } : {}), ...tilesFor(c) });
 const swap01 = (t) => tf.transpose(t, [1, 0, 2]);
 /** The kernel on the case's layout: token-major cases get transposed copies and their out transposed back. */
 function fused(c, x) {
@@ -143,7 +185,9 @@ for (const [i, c] of CASES.entries()) {
   const ok = out.rel <= TOL && lse.rel <= TOL && max.rel <= TOL && !out.mismatched && !lse.mismatched && !max.mismatched && leaked === 0;
   const shape = `A=${c.A} B=${c.B} S=${c.S} D=${c.D} E=${c.E}${c.vFromK ? ' V=K[:E]' : ''}`;
   checks.push({ name: c.name, shape, out, lse, max, leakedTensors: leaked, ok });
-  console.log(`${ok ? 'ok  ' : 'FAIL'} ${c.name.padEnd(46)} ${shape.padEnd(34)} out ${out.rel.toExponential(2)} lse ${lse.rel.toExponential(2)} max ${max.rel.toExponential(2)} non-finite mismatches ${out.mismatched + lse.mismatched + max.mismatched} leaked ${leaked}`);
+  console.log(
+    `${ok ? 'ok  ' : 'FAIL'} ${c.name.padEnd(46)} ${shape.padEnd(34)} out ${out.rel.toExponential(2)} lse ${lse.rel.toExponential(2)} max ${max.rel.toExponential(2)} non-finite mismatches ${out.mismatched + lse.mismatched + max.mismatched} leaked ${leaked}`,
+  );
 }
 
 /** Median ms of fn() including a 1-element read-back of its result (the first run warms up). */
@@ -162,7 +206,10 @@ async function timeIt(fn) {
 
 const timings = [];
 if (arg('time', '1') !== '0') {
-  const shapes = [mha('MHA 8 heads D256 T=256 causal', 8, 256, 256, 256, 256, causal(0)), mqa('MQA 16 heads T=64 after 192 keys', 16, 64, 256, 192)];
+  const shapes = [
+    mha('MHA 8 heads D256 T=256 causal', 8, 256, 256, 256, 256, causal(0)),
+    mqa('MQA 16 heads T=64 after 192 keys', 16, 64, 256, 192),
+  ];
   for (const c of shapes) {
     const x = inputs(c, 5);
     const flash = await timeIt(() => flashAttention(tf, request(c, x)));

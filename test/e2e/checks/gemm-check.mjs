@@ -2,7 +2,8 @@
 // (M=1, N=5, K=3, scalar and vec4 paths), real-shaped small products of the MLA layer's linears,
 // batched and broadcast b, each tile set of the ladder (default, mid, fallback: k-steps in pairs, odd
 // and even counts) and a deep bk, the k-steps one per loop iteration, and
-// the empty products, split-K (few output tiles over a long K); then gemmHeads (src/devices/kernels/gemm-heads.ts): per-head products in token-major
+// the empty products, split-K (few output tiles over a long K); then gemmHeads (src/devices/kernels/gemm-heads.ts): per-head products in
+// token-major
 // layouts ([T,N,K]·[N,K,E] → [T,N,E], and a [T,K] shared by every head) against tf.matMul on the
 // heads-major transposes.
 // Tolerance: max |gemm − matMul| / max |matMul| ≤ 1e-5 (the k-sum order differs), and the same
@@ -17,12 +18,12 @@ const require = createRequire(import.meta.url);
 const api = require('mla-diff');
 const dev = require('mla-diff/devices');
 const { selectRuntime } = api;
-const { gemm, planGemm } = dev;
-const { chooseSplitK } = dev;
-const { gemmHeads } = dev;
-const { DEFAULT_GEMM_TILES, MID_GEMM_TILES, FALLBACK_GEMM_TILES } = dev;
+const { gemm, planGemm, chooseSplitK, gemmHeads, DEFAULT_GEMM_TILES, MID_GEMM_TILES, FALLBACK_GEMM_TILES } = dev;
 
-const arg = (name, dflt) => { const i = process.argv.indexOf(`--${name}`); return i > 0 ? process.argv[i + 1] : dflt; };
+const arg = (name, dflt) => {
+  const i = process.argv.indexOf(`--${name}`);
+  return i > 0 ? process.argv[i + 1] : dflt;
+};
 const outDir = arg('out');
 const TOL = 1e-5;
 
@@ -34,7 +35,10 @@ console.log(`device: ${rt.device.description}`);
 function values(n, seed) {
   const a = new Float32Array(n);
   let x = seed >>> 0;
-  for (let i = 0; i < n; i++) { x = (Math.imul(x, 1664525) + 1013904223) >>> 0; a[i] = x / 2 ** 32 * 2 - 1; }
+  for (let i = 0; i < n; i++) {
+    x = (Math.imul(x, 1664525) + 1013904223) >>> 0;
+    a[i] = (x / 2 ** 32) * 2 - 1;
+  }
   return a;
 }
 
@@ -73,18 +77,23 @@ function hostProduct(c, av, bv) {
   const out = new Float64Array(Math.max(c.batch, 1) * c.M * c.N);
   for (let z = 0; z < Math.max(c.batch, 1); z++) {
     const bo = bv.length > c.K * c.N ? z * c.K * c.N : 0;
-    for (let m = 0; m < c.M; m++) for (let k = 0; k < c.K; k++) {
-      const x = av[(z * c.M + m) * c.K + k];
-      for (let n = 0; n < c.N; n++) out[(z * c.M + m) * c.N + n] += x * bv[bo + k * c.N + n];
-    }
+    for (let m = 0; m < c.M; m++)
+      for (let k = 0; k < c.K; k++) {
+        const x = av[(z * c.M + m) * c.K + k];
+        for (let n = 0; n < c.N; n++) out[(z * c.M + m) * c.N + n] += x * bv[bo + k * c.N + n];
+      }
   }
   return out;
 }
 
 /** max |got − want| / max |want|. */
 function relErr(got, want) {
-  let diff = 0, scale = 0;
-  for (let i = 0; i < want.length; i++) { diff = Math.max(diff, Math.abs(got[i] - want[i])); scale = Math.max(scale, Math.abs(want[i])); }
+  let diff = 0,
+    scale = 0;
+  for (let i = 0; i < want.length; i++) {
+    diff = Math.max(diff, Math.abs(got[i] - want[i]));
+    scale = Math.max(scale, Math.abs(want[i]));
+  }
   return scale > 0 ? diff / scale : diff;
 }
 
@@ -93,8 +102,14 @@ for (const [i, c] of CASES.entries()) {
   const before = tf.memory().numTensors;
   const aShape = c.batch ? [c.batch, c.M, c.K] : [c.M, c.K];
   const bShape = c.batch && (c.bBatch > 1 || c.bRank3) ? [c.bBatch, c.K, c.N] : [c.K, c.N];
-  const av = values(aShape.reduce((x, y) => x * y, 1), 11 + 7 * i);
-  const bv = values(bShape.reduce((x, y) => x * y, 1), 12 + 7 * i);
+  const av = values(
+    aShape.reduce((x, y) => x * y, 1),
+    11 + 7 * i,
+  );
+  const bv = values(
+    bShape.reduce((x, y) => x * y, 1),
+    12 + 7 * i,
+  );
   const a = tf.tensor(av, aShape);
   const b = tf.tensor(bv, bShape);
   const split = c.K && !c.tiles && !c.batch ? chooseSplitK(planGemm(a, b, tf.backend().device.limits)) : 1;
@@ -109,7 +124,9 @@ for (const [i, c] of CASES.entries()) {
   const ok = shapeOk && rel <= TOL && host <= TOL && leaked === 0 && (!c.split || split > 1); // a split case must split
   const shape = `[${aShape}]·[${bShape}]`;
   checks.push({ name: c.name, shape, tiles: c.tiles ?? null, split, rel, host, shapeOk, leakedTensors: leaked, ok });
-  console.log(`${ok ? 'ok  ' : 'FAIL'} ${c.name.padEnd(50)} ${shape.padEnd(26)} vs matMul ${rel.toExponential(2)} vs float64 ${host.toExponential(2)}${split > 1 ? ` split ${split}` : ''}${shapeOk ? '' : ' SHAPE'} leaked ${leaked}`);
+  console.log(
+    `${ok ? 'ok  ' : 'FAIL'} ${c.name.padEnd(50)} ${shape.padEnd(26)} vs matMul ${rel.toExponential(2)} vs float64 ${host.toExponential(2)}${split > 1 ? ` split ${split}` : ''}${shapeOk ? '' : ' SHAPE'} leaked ${leaked}`,
+  );
 }
 
 /** Per-head cases: x [T,N,K] (or [T,K] when shared), w [N,K,E]. */
@@ -123,27 +140,36 @@ const HEADS = [
 for (const [i, c] of HEADS.entries()) {
   const before = tf.memory().numTensors;
   const xShape = c.shared ? [c.T, c.K] : [c.T, c.N, c.K];
-  const xv = values(xShape.reduce((x, y) => x * y, 1), 101 + 7 * i);
+  const xv = values(
+    xShape.reduce((x, y) => x * y, 1),
+    101 + 7 * i,
+  );
   const wv = values(c.N * c.K * c.E, 102 + 7 * i);
   const x = tf.tensor(xv, xShape);
   const w = tf.tensor(wv, [c.N, c.K, c.E]);
   const got = gemmHeads(tf, x, w, c.tiles);
-  const want = tf.tidy(() => tf.transpose(tf.matMul(c.shared ? tf.tile(tf.expandDims(x, 0), [c.N, 1, 1]) : tf.transpose(x, [1, 0, 2]), w), [1, 0, 2])); // [T,N,E]
+  const want = tf.tidy(() =>
+    tf.transpose(tf.matMul(c.shared ? tf.tile(tf.expandDims(x, 0), [c.N, 1, 1]) : tf.transpose(x, [1, 0, 2]), w), [1, 0, 2]),
+  ); // [T,N,E]
   const [g, wt] = [await got.data(), await want.data()];
   const shapeOk = JSON.stringify(got.shape) === JSON.stringify([c.T, c.N, c.E]);
   tf.dispose([x, w, got, want]);
   const leaked = tf.memory().numTensors - before;
   const host = new Float64Array(c.T * c.N * c.E); // out[t,h,e] = Σ_k x[t,h,k]·w[h,k,e]
-  for (let t = 0; t < c.T; t++) for (let h = 0; h < c.N; h++) for (let k = 0; k < c.K; k++) {
-    const xk = xv[c.shared ? t * c.K + k : (t * c.N + h) * c.K + k];
-    for (let e = 0; e < c.E; e++) host[(t * c.N + h) * c.E + e] += xk * wv[(h * c.K + k) * c.E + e];
-  }
+  for (let t = 0; t < c.T; t++)
+    for (let h = 0; h < c.N; h++)
+      for (let k = 0; k < c.K; k++) {
+        const xk = xv[c.shared ? t * c.K + k : (t * c.N + h) * c.K + k];
+        for (let e = 0; e < c.E; e++) host[(t * c.N + h) * c.E + e] += xk * wv[(h * c.K + k) * c.E + e];
+      }
   const rel = relErr(g, wt);
   const hostErr = relErr(g, host);
   const ok = shapeOk && rel <= TOL && hostErr <= TOL && leaked === 0;
   const shape = `[${xShape}]·[${c.N},${c.K},${c.E}]`;
   checks.push({ name: c.name, shape, tiles: c.tiles ?? null, rel, host: hostErr, shapeOk, leakedTensors: leaked, ok });
-  console.log(`${ok ? 'ok  ' : 'FAIL'} ${c.name.padEnd(50)} ${shape.padEnd(26)} vs matMul ${rel.toExponential(2)} vs float64 ${hostErr.toExponential(2)}${shapeOk ? '' : ' SHAPE'} leaked ${leaked}`);
+  console.log(
+    `${ok ? 'ok  ' : 'FAIL'} ${c.name.padEnd(50)} ${shape.padEnd(26)} vs matMul ${rel.toExponential(2)} vs float64 ${hostErr.toExponential(2)}${shapeOk ? '' : ' SHAPE'} leaked ${leaked}`,
+  );
 }
 
 const passed = checks.every((c) => c.ok);

@@ -3,7 +3,8 @@
 // [1,T] causal key counts (MHA, cold), [T,N] with [T,1] (MQA), a scalar count (a context chunk) and
 // keys as large as the LSE; values inside, on and past both bounds, NaN and ±inf in lse and max, a
 // zero key count (upper bound −inf), a narrow-dtype relative slack, 1 to 600 000 elements (one workgroup to ten). The counts
-// must be equal but for elements within 3e-7 (relative, ~2 ulp) of a bound, which GPU logs and sums may round either way. Plain node on the built package (mla-diff, mla-diff/devices). Usage: node test/e2e/checks/lse-bounds-check.mjs [--device webgpu] [--out DIR].
+// must be equal but for elements within 3e-7 (relative, ~2 ulp) of a bound, which GPU logs and sums may round either way. Plain node on the
+// built package (mla-diff, mla-diff/devices). Usage: node test/e2e/checks/lse-bounds-check.mjs [--device webgpu] [--out DIR].
 // Exit status 1 on a mismatch or a leaked tensor.
 import { createRequire } from 'node:module';
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -13,28 +14,40 @@ const require = createRequire(import.meta.url);
 const api = require('mla-diff');
 const dev = require('mla-diff/devices');
 const { selectRuntime } = api;
-const { lseBoundViolations, LSE_SLACK } = dev;
-const { lseBoundsKernel } = dev;
+const { lseBoundViolations, LSE_SLACK, lseBoundsKernel } = dev;
 
-const arg = (name, dflt) => { const i = process.argv.indexOf(`--${name}`); return i > 0 ? process.argv[i + 1] : dflt; };
+const arg = (name, dflt) => {
+  const i = process.argv.indexOf(`--${name}`);
+  return i > 0 ? process.argv[i + 1] : dflt;
+};
 const rt = await selectRuntime(arg('device', 'webgpu'));
 const { tf } = rt;
 console.log(`device: ${rt.device.description}`);
 
 let seed = 12345;
-const rand = () => { seed = (Math.imul(seed, 1664525) + 1013904223) >>> 0; return seed / 2 ** 32; };
+const rand = () => {
+  seed = (Math.imul(seed, 1664525) + 1013904223) >>> 0;
+  return seed / 2 ** 32;
+};
 /** max, and an lse around [max, max + ln k]: a quarter inside, the rest near or past a bound, some NaN/±inf. */
 function values(n, keysAt) {
-  const max = new Float32Array(n), lse = new Float32Array(n);
+  const max = new Float32Array(n),
+    lse = new Float32Array(n);
   for (let i = 0; i < n; i++) {
     max[i] = (rand() - 0.5) * 20;
-    const k = keysAt(i), hi = max[i] + (k > 0 ? Math.log(k) : -Infinity);
+    const k = keysAt(i),
+      hi = max[i] + (k > 0 ? Math.log(k) : -Infinity);
     const r = rand();
-    lse[i] = r < 0.25 ? max[i] + rand() * Math.max(0, hi - max[i])
-      : r < 0.45 ? max[i] - (rand() - 0.5) * 4e-4 // around the lower bound's slack
-        : r < 0.65 ? hi + (rand() - 0.5) * 4e-4 // around the upper one
-          : r < 0.8 ? max[i] + (rand() - 0.5) * 30
-            : [NaN, Infinity, -Infinity, max[i] - 1][Math.floor(rand() * 4)];
+    lse[i] =
+      r < 0.25
+        ? max[i] + rand() * Math.max(0, hi - max[i])
+        : r < 0.45
+          ? max[i] - (rand() - 0.5) * 4e-4 // around the lower bound's slack
+          : r < 0.65
+            ? hi + (rand() - 0.5) * 4e-4 // around the upper one
+            : r < 0.8
+              ? max[i] + (rand() - 0.5) * 30
+              : [NaN, Infinity, -Infinity, max[i] - 1][Math.floor(rand() * 4)];
     if (rand() < 0.02) max[i] = [NaN, -Infinity, Infinity][Math.floor(rand() * 3)];
   }
   return { lse, max };
@@ -73,12 +86,17 @@ for (const c of cases) {
   }
   const ok = Math.abs(w - g) <= nearBound && leaked === 0 && got.dtype === 'int32';
   checks.push({ name: c.name, elements: n, tfjsOps: w, kernel: g, nearBound, leakedTensors: leaked, ok });
-  console.log(`${ok ? 'ok  ' : 'FAIL'} ${c.name}: ${g} violations (tfjs ops ${w}; ${nearBound} within 3e-7 of a bound)${leaked ? ` leaked ${leaked}` : ''}`);
+  console.log(
+    `${ok ? 'ok  ' : 'FAIL'} ${c.name}: ${g} violations (tfjs ops ${w}; ${nearBound} within 3e-7 of a bound)${leaked ? ` leaked ${leaked}` : ''}`,
+  );
 }
 const deviceError = rt.deviceError?.() ?? null;
 if (deviceError) console.log(`FAIL: the device reported an error: ${deviceError.split('\n')[0]}`);
 const passed = !deviceError && checks.every((c) => c.ok) && checks.some((c) => c.tfjsOps > 0);
 const out = arg('out', null);
-if (out) { mkdirSync(out, { recursive: true }); writeFileSync(join(out, 'lse-bounds-check.json'), JSON.stringify({ device: rt.device, passed, deviceError, checks }, null, 1)); }
+if (out) {
+  mkdirSync(out, { recursive: true });
+  writeFileSync(join(out, 'lse-bounds-check.json'), JSON.stringify({ device: rt.device, passed, deviceError, checks }, null, 1));
+}
 console.log(passed ? `\nall ${checks.length} checks pass` : '\nFAIL');
 process.exit(passed ? 0 : 1);
