@@ -1,6 +1,6 @@
 import * as tf from '@tensorflow/tfjs-core';
 import type { Runtime } from './runtime';
-import { hostFilled, hostRound } from './runtime';
+import { hostFilled, hostRound } from './host-tensors';
 import { tiledAttention } from './kernels/tiled-attention';
 
 /** tfjs-backend-cpu: plain JavaScript kernels, the slowest and most portable device. */

@@ -4,7 +4,6 @@ import type * as tfc from '@tensorflow/tfjs-core';
 import type { Batched } from './kernels/matmul';
 import type { StorageDtype } from '../core/precision/formats';
 import type { AttentionFn } from './kernels/attention-kernel';
-import { roundArray } from '../core/precision/formats';
 import type { Layout } from '../core/weights/layer';
 import type { StatsKernel } from '../core/probes/stats-partials';
 
@@ -39,7 +38,6 @@ export interface DeviceInfo {
   adapter?: AdapterInfo;
 }
 
-/** A selected tfjs backend plus the few device-specific operations the paths need. */
 /** RMSNorm and RoPE as single device programs (kernels/norm-rope.ts): the same results as shared.ts rmsNorm / applyRope. */
 export interface NormRope {
   rmsNorm(x: tfc.Tensor, w: tfc.Tensor1D, eps: number): tfc.Tensor;
@@ -49,6 +47,7 @@ export interface NormRope {
 /** out[t,h,:] = x[t,h,:]·w[h] (x [T,N,K]) or x[t,:]·w[h] (x [T,K]), w [N,K,E] → [T,N,E]. */
 export type HeadProduct = (x: tfc.Tensor2D | tfc.Tensor3D, w: tfc.Tensor3D) => tfc.Tensor3D;
 
+/** A selected tfjs backend plus the few device-specific operations the paths need. */
 export interface Runtime {
   readonly tf: typeof tfc;
   readonly device: DeviceInfo;
@@ -117,16 +116,3 @@ export interface LinearPlan {
 }
 
 export type Log = (message: string) => void;
-
-/** makeFilled for backends that copy host data in: fill a host array, hand it to tf.tensor. */
-export function hostFilled(tf: typeof tfc, shape: number[], fill: (dst: Float32Array) => void): tfc.Tensor {
-  const values = new Float32Array(shape.reduce((a, b) => a * b, 1));
-  fill(values);
-  return tf.tensor(values, shape, 'float32');
-}
-
-/** Runtime.round for backends whose float32 data can be read synchronously: round on the host, upload. */
-export function hostRound(tf: typeof tfc, x: tfc.Tensor, dtype: StorageDtype, read: (t: tfc.Tensor) => Float32Array): tfc.Tensor {
-  return tf.tensor(roundArray(read(x), dtype), x.shape, 'float32');
-}
-

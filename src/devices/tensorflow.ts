@@ -1,7 +1,7 @@
 import * as tf from '@tensorflow/tfjs-core';
 import { MlaDiffError } from '../errors';
 import type { Runtime } from './runtime';
-import { hostFilled, hostRound } from './runtime';
+import { hostFilled, hostRound } from './host-tensors';
 
 /** Loads @tensorflow/tfjs-node-gpu (optional: libtensorflow + CUDA 11); throws when it cannot. */
 export function loadTfjsNode(): void {

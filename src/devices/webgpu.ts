@@ -10,7 +10,7 @@ import { gemm } from './kernels/gemm';
 import { gemmHeads } from './kernels/gemm-heads';
 import { rmsNormKernel, ropeKernel } from './kernels/norm-rope';
 import { lseBoundsKernel } from './kernels/lse-bounds';
-import { hostFilled } from './runtime';
+import { hostFilled } from './host-tensors';
 import type { UploadingBackend } from './webgpu-upload';
 import { pooledUploads } from './webgpu-upload';
 
