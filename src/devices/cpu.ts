@@ -1,14 +1,25 @@
 import * as tf from '@tensorflow/tfjs-core';
+import type * as tfc from '@tensorflow/tfjs-core';
 import type { Runtime } from './runtime';
 import { hostFilled, hostRound } from './host-tensors';
 import { tiledAttention } from './kernels/tiled-attention';
+
+/** The one method of tfjs-backend-cpu's MathBackendCPU used here. */
+interface CpuBackend {
+  readSync(dataId: object): unknown;
+}
+
+/** tf.backend() as the cpu backend: the one place it is cast. Call it with cpu the backend. */
+function cpuBackend(tf: typeof tfc): CpuBackend {
+  return tf.backend() as unknown as CpuBackend;
+}
 
 /** tfjs-backend-cpu: plain JavaScript kernels, the slowest and most portable device. */
 export async function createCpuRuntime(reason: string): Promise<Runtime> {
   require('@tensorflow/tfjs-backend-cpu');
   await tf.setBackend('cpu');
   await tf.ready();
-  const backend = tf.backend() as unknown as { readSync(dataId: object): unknown };
+  const backend = cpuBackend(tf);
   return {
     tf,
     device: { name: 'cpu', backend: tf.getBackend(), description: 'cpu: tfjs-backend-cpu (JavaScript)', software: false, reason },

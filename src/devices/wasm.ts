@@ -7,13 +7,7 @@ import { installZeroCopySlice } from './kernels/wasm-slice';
 import type { BlasRequest } from './kernels/host-blas';
 import { loadHostBlas } from './kernels/host-blas';
 import { installBlasMatMul } from './kernels/wasm-blas';
-
-// The parts of tfjs-backend-wasm's BackendWasm that kernels themselves use to write outputs.
-interface WasmBackend {
-  makeOutput(shape: number[], dtype: 'float32'): tf.TensorInfo;
-  typedArrayFromHeap(info: tf.TensorInfo): Float32Array;
-  wasm: { HEAPU8: Uint8Array };
-}
+import { wasmBackend } from './kernels/wasm-backend';
 
 /**
  * Recorders keep stage values in the heap until it has grown past this, then copy them out: the
@@ -39,7 +33,8 @@ export async function createWasmRuntime(reason: string, blasRequest: BlasRequest
   installZeroCopySlice();
   installBlasMatMul(blas);
   const batched = blas ? 'native' : 'per-batch';
-  const backend = tf.backend() as unknown as WasmBackend;
+  const backend = wasmBackend(tf);
+  const floats = (t: tf.TensorInfo) => backend.typedArrayFromHeap(t) as Float32Array; // of float32 tensors only
   return {
     tf,
     device: {
@@ -58,16 +53,16 @@ export async function createWasmRuntime(reason: string, blasRequest: BlasRequest
     linearPlan: () => (blas ? { layout: 'out_in', product: 'direct', batched } : { layout: 'out_in', product: 'swapped', batched }),
     makeFilled(shape, fill) {
       const info = backend.makeOutput(shape, 'float32');
-      fill(backend.typedArrayFromHeap(info));
+      fill(floats(info));
       return tf.engine().makeTensorFromTensorInfo(info);
     },
-    hostView: (t) => (t.dtype === 'float32' ? backend.typedArrayFromHeap(t) : null),
+    hostView: (t) => (t.dtype === 'float32' ? floats(t) : null),
     // Attention in query blocks (no [N,T,S] score tensor), as the paths use it when no probe records the scores.
     attention: (req) => tiledAttention(tf, { q: req.q, k: req.k, v: req.v, vDim: req.e, scale: req.scale, mask: req.mask, emptyLse: req.emptyLse }, { batched }),
     // Rounded from the wasm heap straight into a new heap tensor: no host copy either way.
     round(x, dtype) {
       const info = backend.makeOutput(x.shape, 'float32');
-      roundInto(backend.typedArrayFromHeap(x), backend.typedArrayFromHeap(info), dtype);
+      roundInto(floats(x), floats(info), dtype);
       return tf.engine().makeTensorFromTensorInfo(info);
     },
   };

@@ -10,16 +10,10 @@ import { gemm } from './kernels/gemm';
 import { gemmHeads } from './kernels/gemm-heads';
 import { rmsNormKernel, ropeKernel } from './kernels/norm-rope';
 import { lseBoundsKernel } from './kernels/lse-bounds';
+import { webgpuBackend } from './kernels/webgpu-program';
 import { hostFilled } from './host-tensors';
 import type { UploadingBackend } from './webgpu-upload';
 import { pooledUploads } from './webgpu-upload';
-
-/** The parts of GPUDevice the runtime uses for its error handling. */
-interface ScopedDevice {
-  addEventListener?(type: string, f: (e: { error?: { message?: string } }) => void): void;
-  pushErrorScope(filter: 'out-of-memory' | 'validation'): void;
-  popErrorScope(): Promise<{ message: string } | null>;
-}
 
 /** Dispatches per queue submit (tfjs's WEBGPU_DEFERRED_SUBMIT_BATCH_SIZE). */
 export const SUBMIT_BATCH = 4;
@@ -49,11 +43,12 @@ export async function createWebgpuRuntime(reason: string): Promise<Runtime> {
   // step); 1, 64 and 1000 were slower.
   tf.env().set('WEBGPU_DEFERRED_SUBMIT_BATCH_SIZE', SUBMIT_BATCH);
   // Small host-made tensors (cache slot indices, key counts, scalars) through pooled buffers, not a new buffer each.
-  pooledUploads(tf.backend() as unknown as UploadingBackend);
+  const backend = webgpuBackend<UploadingBackend>(tf);
+  pooledUploads(backend);
   const software = isSoftwareAdapter(adapter);
   // Errors Dawn raises on its own (out of memory, validation): the first is kept and checked by the runners.
   let firstError: string | null = null;
-  const gpuDevice = (tf.backend() as unknown as { device: ScopedDevice }).device;
+  const gpuDevice = backend.device;
   gpuDevice.addEventListener?.('uncapturederror', (e) => { firstError ??= e.error?.message ?? 'uncaptured device error'; });
   return {
     tf,

@@ -1,6 +1,7 @@
 import type * as tfc from '@tensorflow/tfjs-core';
 import { MlaDiffError } from '../../errors';
-import type { WebgpuBackend, WebgpuProgram, WebgpuUniform } from './webgpu-program';
+import type { WebgpuProgram, WebgpuUniform } from './webgpu-program';
+import { webgpuBackend } from './webgpu-program';
 import { mergeFlashParts } from './flash-merge';
 import type { FlashLimits, FlashRequest, FlashResult } from './flash-plan';
 import { planFlash } from './flash-plan';
@@ -43,7 +44,7 @@ export function flashAttention(tf: typeof tfc, req: FlashRequest): FlashResult {
   if (tf.getBackend() !== 'webgpu') {
     throw new MlaDiffError('device-unavailable', `flashAttention runs on webgpu; the backend is ${tf.getBackend()}`, { field: 'flashAttention' });
   }
-  const backend = tf.backend() as unknown as WebgpuBackend;
+  const backend = webgpuBackend(tf);
   const { A, B, S, D, E, vFromK, tokens, Ak, Av, tiles, splits, splitKeys } = planFlash(req, backend.device.limits as unknown as FlashLimits);
   if (S === 0 || A * B === 0) {
     const empty = S === 0 && req.emptyLse === '+inf' ? Infinity : -Infinity;

@@ -1,5 +1,6 @@
 import type * as tfc from '@tensorflow/tfjs-core';
-import type { WebgpuBackend, WebgpuProgram, WebgpuUniform } from './webgpu-program';
+import type { WebgpuProgram, WebgpuUniform } from './webgpu-program';
+import { webgpuBackend } from './webgpu-program';
 
 /**
  * The LSE merge of split-KV partials on tfjs-backend-webgpu (flash-decoding's second stage; vLLM's
@@ -12,7 +13,7 @@ import type { WebgpuBackend, WebgpuProgram, WebgpuUniform } from './webgpu-progr
  * max −inf, as the unsplit kernel writes it. Natural log throughout, fp32.
  */
 export function mergeFlashParts(tf: typeof tfc, parts: tfc.Tensor1D, Z: number, n: number, E: number): tfc.Tensor1D {
-  const backend = tf.backend() as unknown as WebgpuBackend;
+  const backend = webgpuBackend(tf);
   const total = n * (E + 2);
   if (parts.size !== Z * total) throw new Error(`mergeFlashParts: ${parts.size} values for ${Z} parts of ${n} rows × ${E + 2}`);
   const WG = 256;

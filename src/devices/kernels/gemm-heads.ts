@@ -3,7 +3,7 @@ import { MlaDiffError } from '../../errors';
 import type { GemmLimits, GemmPlan, Operand } from './gemm';
 import { bad, finishPlan, runGemm } from './gemm';
 import type { GemmTiles } from './gemm-wgsl';
-import type { WebgpuBackend } from './webgpu-program';
+import { webgpuBackend } from './webgpu-program';
 
 /**
  * Per-head products in the token-major layouts the MLA paths keep, one GEMM dispatch (workgroup z =
@@ -39,6 +39,6 @@ export function gemmHeads(tf: typeof tfc, x: tfc.Tensor2D | tfc.Tensor3D, w: tfc
   if (tf.getBackend() !== 'webgpu') {
     throw new MlaDiffError('device-unavailable', `gemmHeads runs on webgpu; the backend is ${tf.getBackend()}`, { field: 'gemm' });
   }
-  const backend = tf.backend() as unknown as WebgpuBackend;
+  const backend = webgpuBackend(tf);
   return runGemm(tf, planGemmHeads(x, w, backend.device.limits as unknown as GemmLimits, tiles), x, w) as tfc.Tensor3D;
 }

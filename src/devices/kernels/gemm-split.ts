@@ -2,7 +2,8 @@ import type * as tfc from '@tensorflow/tfjs-core';
 import type { GemmLimits, GemmPlan } from './gemm';
 import { finishPlan } from './gemm';
 import { MIN_GEMM_WORKGROUPS } from './gemm-tiles';
-import type { WebgpuBackend, WebgpuProgram, WebgpuUniform } from './webgpu-program';
+import type { WebgpuProgram, WebgpuUniform } from './webgpu-program';
+import { webgpuBackend } from './webgpu-program';
 
 /**
  * Split-K for a 2-D product with few output tiles and a long K (a decode's projections, or a few
@@ -51,7 +52,7 @@ fn main(index: i32) {
 /** Σ_z parts[z] for partials [s,M,N] → [M,N], in z order (webgpu). */
 export function sumParts(tf: typeof tfc, parts: tfc.Tensor): tfc.Tensor2D {
   const [s, M, N] = parts.shape as [number, number, number];
-  const backend = tf.backend() as unknown as WebgpuBackend;
+  const backend = webgpuBackend(tf);
   const n = M * N;
   const groups = Math.ceil(n / 256);
   const gx = Math.min(groups, backend.device.limits['maxComputeWorkgroupsPerDimension'] ?? 65535);

@@ -1,7 +1,8 @@
 import type * as tfc from '@tensorflow/tfjs-core';
 import { MlaDiffError } from '../../errors';
 import type { GemmTiles, GemmVec } from './gemm-wgsl';
-import type { WebgpuBackend, WebgpuProgram, WebgpuUniform } from './webgpu-program';
+import type { WebgpuProgram, WebgpuUniform } from './webgpu-program';
+import { webgpuBackend } from './webgpu-program';
 import { chooseSplitK, splitPlan, sumParts } from './gemm-split';
 import { MIN_GEMM_WORKGROUPS } from './gemm-tiles';
 import { DEFAULT_GEMM_TILES, FALLBACK_GEMM_TILES, GEMM_UNIFORMS, MID_GEMM_TILES, gemmShader, gemmShaderKey, gemmThreads, gemmTileBytes, gemmTilesProblem } from './gemm-wgsl';
@@ -134,7 +135,7 @@ export function gemm<T extends tfc.Tensor2D | tfc.Tensor3D>(tf: typeof tfc, a: T
   if (tf.getBackend() !== 'webgpu') {
     throw new MlaDiffError('device-unavailable', `gemm runs on webgpu; the backend is ${tf.getBackend()}`, { field: 'gemm' });
   }
-  const backend = tf.backend() as unknown as WebgpuBackend;
+  const backend = webgpuBackend(tf);
   const limits = backend.device.limits as unknown as GemmLimits;
   const plan = planGemm(a, b, limits, tiles);
   const s = tiles ? 1 : chooseSplitK(plan); // explicit tiles: exactly that program
@@ -147,7 +148,7 @@ export function gemm<T extends tfc.Tensor2D | tfc.Tensor3D>(tf: typeof tfc, a: T
 
 /** Dispatches a plan over a and b (zeros for an empty product). */
 export function runGemm(tf: typeof tfc, p: GemmPlan, a: tfc.Tensor, b: tfc.Tensor): tfc.Tensor {
-  const backend = tf.backend() as unknown as WebgpuBackend;
+  const backend = webgpuBackend(tf);
   const program = gemmProgram(p);
   if (p.batch * p.M * p.N === 0 || p.K === 0) return tf.zeros(program.outputShape);
   const info = (t: tfc.Tensor): tfc.TensorInfo => ({ dataId: t.dataId, shape: t.shape, dtype: 'float32' });

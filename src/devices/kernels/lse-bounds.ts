@@ -1,6 +1,7 @@
 import type * as tfc from '@tensorflow/tfjs-core';
 import { MlaDiffError } from '../../errors';
-import type { WebgpuBackend, WebgpuProgram, WebgpuUniform } from './webgpu-program';
+import type { WebgpuProgram, WebgpuUniform } from './webgpu-program';
+import { webgpuBackend } from './webgpu-program';
 
 /**
  * The LSE bounds check (attention.ts lseBoundViolations, the oracle) in one webgpu program, where
@@ -66,7 +67,7 @@ export function lseBoundsKernel(tf: typeof tfc, lse: tfc.Tensor, max: tfc.Tensor
     throw new MlaDiffError('invalid-value', `lse bounds: lse [${lse.shape}], max [${max.shape}] and keys [${keys.shape}] must be float32, max as large as lse and keys broadcast over its rows, columns or all of it`, { field: 'kernels' });
   }
   if (lse.size === 0) return tf.scalar(0, 'int32');
-  const backend = tf.backend() as unknown as WebgpuBackend;
+  const backend = webgpuBackend(tf);
   const groups = Math.ceil(lse.size / LB_ONE);
   const program: WebgpuProgram = {
     outputShape: groups > 1 ? [groups] : [], shaderKey: `mlaLseBounds_w${WG}`, dispatchLayout: { x: [0] }, dispatch: [groups, 1, 1], workgroupSize: [WG, 1, 1],

@@ -2,6 +2,7 @@ import type * as tfc from '@tensorflow/tfjs-core';
 import { MlaDiffError } from '../../errors';
 import type { RopeStyle } from '../../core/model/rope';
 import type { WebgpuBackend, WebgpuProgram, WebgpuUniform } from './webgpu-program';
+import { webgpuBackend } from './webgpu-program';
 
 /**
  * RMSNorm and RoPE on tfjs-backend-webgpu, one program each, where tfjs ops take 6 (square, mean,
@@ -19,7 +20,7 @@ const bad = (message: string): MlaDiffError => new MlaDiffError('invalid-value',
 
 function webgpu(tf: typeof tfc, what: string): WebgpuBackend {
   if (tf.getBackend() !== 'webgpu') throw new MlaDiffError('device-unavailable', `${what} runs on webgpu; the backend is ${tf.getBackend()}`, { field: 'kernels' });
-  return tf.backend() as unknown as WebgpuBackend;
+  return webgpuBackend(tf);
 }
 
 /** Workgroups over x, spilling into y past the device's per-dimension cap. */

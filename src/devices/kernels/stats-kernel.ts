@@ -2,7 +2,8 @@ import type * as tfc from '@tensorflow/tfjs-core';
 import { MlaDiffError } from '../../errors';
 import type { StatsKernel } from '../../core/probes/stats-partials';
 import { PARTIAL_WIDTH, partialRows } from '../../core/probes/stats-partials';
-import type { WebgpuBackend, WebgpuProgram, WebgpuUniform } from './webgpu-program';
+import type { WebgpuProgram, WebgpuUniform } from './webgpu-program';
+import { webgpuBackend } from './webgpu-program';
 import { STATS_GROUP, ST_PER, ST_WG, statsShader, statsUniforms } from './stats-wgsl';
 
 export { STATS_GROUP } from './stats-wgsl';
@@ -25,7 +26,7 @@ export { STATS_GROUP } from './stats-wgsl';
  * workgroups-per-dimension cap (a check can then exercise the dispatch-y spill).
  */
 export function webgpuStats(tf: typeof tfc, maxGroupsX?: number): StatsKernel {
-  const backend = () => tf.backend() as unknown as WebgpuBackend;
+  const backend = () => webgpuBackend(tf);
   const maxBatch = Math.max(1, Math.min(7, (backend().device.limits['maxStorageBuffersPerShaderStage'] ?? 8) - 1));
   const launchMany = (xs: readonly tfc.Tensor[]): tfc.Tensor => {
     if (xs.length < 1 || xs.length > maxBatch) throw new MlaDiffError('invalid-value', `stats kernel: 1 to ${maxBatch} tensors per launch, got ${xs.length}`, { field: 'stats' });

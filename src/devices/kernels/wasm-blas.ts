@@ -1,11 +1,7 @@
 import * as tf from '@tensorflow/tfjs-core';
+import { asWasm } from './wasm-backend';
 import type { HostBlas } from './host-blas';
 import { swapWasmKernel } from './wasm-slice';
-
-interface WasmBackend {
-  makeOutput(shape: number[], dtype: tf.DataType): tf.TensorInfo;
-  typedArrayFromHeap(info: tf.TensorInfo): Float32Array | Int32Array | Uint8Array;
-}
 
 const size = (s: readonly number[]) => s.reduce((a, b) => a * b, 1);
 
@@ -38,7 +34,7 @@ export function installBlasMatMul(blas: HostBlas | null): void {
     const { transposeA, transposeB } = args.attrs as unknown as { transposeA: boolean; transposeB: boolean };
     const plan = a.dtype === 'float32' && b.dtype === 'float32' ? planBatchMatMul(a.shape, b.shape, transposeA, transposeB) : null;
     if (!plan) return original.kernelFunc(args);
-    const backend = args.backend as unknown as WasmBackend;
+    const backend = asWasm(args.backend);
     const { batchA, batchB, batch, m, n, k, outShape } = plan;
     const out = backend.makeOutput(outShape, 'float32'); // may grow the heap: take views after it
     if (m * n * batch === 0) return out;

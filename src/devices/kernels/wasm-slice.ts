@@ -1,9 +1,5 @@
 import * as tf from '@tensorflow/tfjs-core';
-
-interface WasmBackend {
-  makeOutput(shape: number[], dtype: tf.DataType): tf.TensorInfo;
-  typedArrayFromHeap(info: tf.TensorInfo): Float32Array | Int32Array | Uint8Array;
-}
+import { asWasm } from './wasm-backend';
 
 /** Copies the block begin..begin+size of a row-major `src` of `shape` into `dst`, run by run. */
 export function copyBlock(
@@ -38,7 +34,7 @@ export function installZeroCopySlice(): void {
   swapWasmKernel('Slice', (args, original) => {
     const x = args.inputs['x'] as tf.TensorInfo;
     if (x.dtype === 'string') return original.kernelFunc(args);
-    const backend = args.backend as unknown as WasmBackend;
+    const backend = asWasm(args.backend);
     const attrs = args.attrs as unknown as { begin: number | number[]; size?: number | number[] };
     const [begin, size] = tf.slice_util.parseSliceParams(x, attrs.begin, attrs.size) as [number[], number[]];
     const out = backend.makeOutput(size, x.dtype); // may grow the heap: take views after it
@@ -57,7 +53,7 @@ function installZeroCopyUnpack(): void {
   swapWasmKernel('Unpack', (args, original) => {
     const x = args.inputs['value'] as tf.TensorInfo;
     if (x.dtype === 'string') return original.kernelFunc(args);
-    const backend = args.backend as unknown as WasmBackend;
+    const backend = asWasm(args.backend);
     const r = x.shape.length;
     const axis = ((args.attrs as unknown as { axis: number }).axis + r) % r;
     const size = x.shape.map((d, i) => (i === axis ? 1 : d));

@@ -22,7 +22,23 @@ export interface WebgpuProgram {
 
 export type WebgpuUniform = { type: 'int32' | 'float32' | 'uint32'; data: number[] };
 
+/** The parts of GPUDevice used: its limits (the kernels' checks) and its error scopes (webgpu.ts's error handling). */
+export interface WebgpuDevice {
+  limits: Record<string, number>;
+  addEventListener?(type: string, f: (e: { error?: { message?: string } }) => void): void;
+  pushErrorScope(filter: 'out-of-memory' | 'validation'): void;
+  popErrorScope(): Promise<{ message: string } | null>;
+}
+
 export interface WebgpuBackend {
-  device: { limits: Record<string, number> };
+  device: WebgpuDevice;
   runWebGPUProgram(program: WebgpuProgram, inputs: tfc.TensorInfo[], dtype: 'float32' | 'int32', uniforms?: WebgpuUniform[]): tfc.TensorInfo;
+}
+
+/**
+ * tf.backend() as tfjs-backend-webgpu's backend: the one place it is cast. `Extra` names further
+ * parts a single caller uses (webgpu-upload.ts's UploadingBackend). Call it with webgpu the backend.
+ */
+export function webgpuBackend<Extra extends object = object>(tf: typeof tfc): WebgpuBackend & Extra {
+  return tf.backend() as unknown as WebgpuBackend & Extra;
 }

@@ -1,5 +1,6 @@
 import type * as tfc from '@tensorflow/tfjs-core';
-import type { WebgpuBackend, WebgpuProgram } from './webgpu-program';
+import type { WebgpuProgram } from './webgpu-program';
+import { webgpuBackend } from './webgpu-program';
 import type { StorageDtype } from '../../core/precision/formats';
 import { FORMATS } from '../../core/precision/formats';
 
@@ -99,7 +100,7 @@ function roundProgram(size: number, dtype: StorageDtype): WebgpuProgram {
  * output (so tf.tidy disposes it).
  */
 export function webgpuRound(tf: typeof tfc, x: tfc.Tensor, dtype: StorageDtype): tfc.Tensor {
-  const backend = tf.backend() as unknown as WebgpuBackend;
+  const backend = webgpuBackend(tf);
   const size = x.size;
   const flat: tfc.TensorInfo = { dataId: x.dataId, shape: [size], dtype: 'float32' };
   const out = backend.runWebGPUProgram(roundProgram(size, dtype), [flat], 'float32');
