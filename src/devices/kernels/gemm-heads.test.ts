@@ -1,7 +1,7 @@
 import * as tf from '@tensorflow/tfjs-core';
 import { thrownCode } from '../../test-utils/errors';
 import { testRuntime } from '../../test-utils/runtime';
-import type { GemmLimits } from './gemm';
+import type { GemmLimits } from './gemm-plan';
 import { gemmProgram } from './gemm';
 import { gemmHeads, planGemmHeads } from './gemm-heads';
 import { DEFAULT_GEMM_TILES, MID_GEMM_TILES } from './gemm-wgsl';

@@ -1,7 +1,8 @@
 import type * as tfc from '@tensorflow/tfjs-core';
 import { MlaDiffError } from '../../errors';
-import type { GemmLimits, GemmPlan, Operand } from './gemm';
-import { bad, finishPlan, runGemm } from './gemm';
+import type { GemmLimits, GemmPlan, Operand } from './gemm-plan';
+import { bad, finishPlan } from './gemm-plan';
+import { runGemm } from './gemm';
 import type { GemmTiles } from './gemm-wgsl';
 import { webgpuBackend } from './webgpu-program';
 

@@ -1,5 +1,5 @@
 import { planGemm } from './gemm';
-import type { GemmLimits } from './gemm';
+import type { GemmLimits } from './gemm-plan';
 import { MAX_SPLIT_K, MIN_SPLIT_K, SPLIT_WORKGROUPS, chooseSplitK, splitPlan } from './gemm-split';
 
 const H200: GemmLimits = { maxStorageBufferBindingSize: 2 ** 31 - 4, maxComputeWorkgroupStorageSize: 49152, maxComputeInvocationsPerWorkgroup: 1024, maxComputeWorkgroupsPerDimension: 65535 };

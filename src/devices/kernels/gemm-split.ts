@@ -1,6 +1,6 @@
 import type * as tfc from '@tensorflow/tfjs-core';
-import type { GemmLimits, GemmPlan } from './gemm';
-import { finishPlan } from './gemm';
+import type { GemmLimits, GemmPlan } from './gemm-plan';
+import { finishPlan } from './gemm-plan';
 import { MIN_GEMM_WORKGROUPS } from './gemm-tiles';
 import type { WebgpuProgram, WebgpuUniform } from './webgpu-program';
 import { webgpuBackend } from './webgpu-program';

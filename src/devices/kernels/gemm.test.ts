@@ -1,8 +1,9 @@
 import * as tf from '@tensorflow/tfjs-core';
 import { thrownCode } from '../../test-utils/errors';
 import { testRuntime } from '../../test-utils/runtime';
-import type { GemmLimits } from './gemm';
-import { MIN_GEMM_WORKGROUPS, gemm, gemmProgram, planGemm } from './gemm';
+import type { GemmLimits } from './gemm-plan';
+import { MIN_GEMM_WORKGROUPS } from './gemm-tiles';
+import { gemm, gemmProgram, planGemm } from './gemm';
 import type { GemmTiles } from './gemm-wgsl';
 import { DEFAULT_GEMM_TILES, FALLBACK_GEMM_TILES, MID_GEMM_TILES, gemmShaderKey, gemmThreads, gemmTileBytes, gemmTilesProblem } from './gemm-wgsl';
 

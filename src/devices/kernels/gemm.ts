@@ -1,11 +1,12 @@
 import type * as tfc from '@tensorflow/tfjs-core';
 import { MlaDiffError } from '../../errors';
-import type { GemmTiles, GemmVec } from './gemm-wgsl';
+import type { GemmTiles } from './gemm-wgsl';
+import type { GemmLimits, GemmPlan, GemmStrides, Operand } from './gemm-plan';
+import { bad, finishPlan } from './gemm-plan';
 import type { WebgpuProgram, WebgpuUniform } from './webgpu-program';
 import { webgpuBackend } from './webgpu-program';
 import { chooseSplitK, splitPlan, sumParts } from './gemm-split';
-import { MIN_GEMM_WORKGROUPS } from './gemm-tiles';
-import { DEFAULT_GEMM_TILES, FALLBACK_GEMM_TILES, GEMM_UNIFORMS, MID_GEMM_TILES, gemmShader, gemmShaderKey, gemmThreads, gemmTileBytes, gemmTilesProblem } from './gemm-wgsl';
+import { GEMM_UNIFORMS, gemmShader, gemmShaderKey, gemmThreads } from './gemm-wgsl';
 
 /**
  * C = A·B on tfjs-backend-webgpu (fp32, row-major, contiguous) through a register-tiled WGSL GEMM
@@ -22,55 +23,6 @@ import { DEFAULT_GEMM_TILES, FALLBACK_GEMM_TILES, GEMM_UNIFORMS, MID_GEMM_TILES,
  * tiles within the workgroup memory and thread limits (without tiles: chooseGemmTiles).
  * Cost: one dispatch; two for a 2-D product split over K (gemm-split.ts: few output tiles, long K).
  */
-
-/** The device limits the kernel checks (GPUDevice.limits). */
-export interface GemmLimits {
-  maxStorageBufferBindingSize: number;
-  maxComputeWorkgroupStorageSize: number;
-  maxComputeInvocationsPerWorkgroup: number;
-  maxComputeWorkgroupsPerDimension: number;
-}
-
-/**
- * Where batch entry z's matrices lie in the flat operands (elements): A[z] row m at
- * aOff + z·aBatch + m·lda, B[z] row k at z·bBatch + k·ldb, C[z] row m at z·cBatch + m·ldc.
- */
-export interface GemmStrides {
-  lda: number; aBatch: number; aOff: number;
-  ldb: number; bBatch: number;
-  ldc: number; cBatch: number;
-}
-
-export interface GemmPlan {
-  /** Batch entries (1 for a 2-D product). */
-  batch: number;
-  M: number; N: number; K: number;
-  /** b has one batch entry shared by all (a 2-D b, or [1,K,N]). */
-  broadcastB: boolean;
-  tiles: GemmTiles;
-  vec: GemmVec;
-  dispatch: [number, number, number];
-  strides: GemmStrides;
-  outputShape: number[];
-}
-
-export const bad = (message: string): MlaDiffError => new MlaDiffError('invalid-value', `gemm: ${message}`, { field: 'gemm' });
-export const tooBig = (message: string, hint: string): MlaDiffError => new MlaDiffError('device-limit', `gemm: ${message}`, { field: 'gemm' }, hint);
-
-const fits = (t: GemmTiles, l: GemmLimits): boolean =>
-  gemmTileBytes(t) <= l.maxComputeWorkgroupStorageSize && gemmThreads(t) <= l.maxComputeInvocationsPerWorkgroup;
-
-export type Operand = Pick<tfc.Tensor, 'shape' | 'dtype'>;
-
-export { MIN_GEMM_WORKGROUPS };
-const TILE_LADDER: readonly GemmTiles[] = [DEFAULT_GEMM_TILES, MID_GEMM_TILES];
-
-/** The largest tiles of the ladder that fit the device and give MIN_GEMM_WORKGROUPS, else the smallest that fits, else FALLBACK. */
-export function chooseGemmTiles(batch: number, M: number, N: number, limits: GemmLimits): GemmTiles {
-  const usable = TILE_LADDER.filter((t) => fits(t, limits));
-  const wide = usable.find((t) => batch * Math.ceil(M / t.bm) * Math.ceil(N / t.bn) >= MIN_GEMM_WORKGROUPS);
-  return wide ?? usable[usable.length - 1] ?? FALLBACK_GEMM_TILES;
-}
 
 /** Shapes, tiles and limits checked up front; pure (no GPU), so every error path is testable anywhere. */
 export function planGemm(a: Operand, b: Operand, limits: GemmLimits, tiles?: GemmTiles): GemmPlan {
@@ -90,28 +42,6 @@ export function planGemm(a: Operand, b: Operand, limits: GemmLimits, tiles?: Gem
   const strides: GemmStrides = { lda: K, aBatch: M * K, aOff: 0, ldb: N, bBatch: bBatch === 1 ? 0 : K * N, ldc: N, cBatch: M * N };
   return finishPlan({ batch, M, N, K, broadcastB: bBatch === 1, strides, outputShape: ra === 3 ? [batch, M, N] : [M, N] },
     [['a', batch * M * K], ['b', bBatch * K * N], ['c', batch * M * N]], limits, tiles);
-}
-
-/** Tiles, vec4 forms, dispatch and the limits for a product laid out by `strides`; `sizes` are the operands' element counts. */
-export function finishPlan(p: Omit<GemmPlan, 'tiles' | 'vec' | 'dispatch'>, sizes: [string, number][], limits: GemmLimits, tiles?: GemmTiles): GemmPlan {
-  const { batch, M, N, K, strides: s } = p;
-  const t = tiles ?? chooseGemmTiles(batch, M, N, limits);
-  const problem = gemmTilesProblem(t);
-  if (problem) throw bad(problem);
-  if (!fits(t, limits)) {
-    throw tooBig(`tiles ${JSON.stringify(t)} need ${gemmTileBytes(t)} B of workgroup memory and ${gemmThreads(t)} threads; the device allows ${limits.maxComputeWorkgroupStorageSize} B, ${limits.maxComputeInvocationsPerWorkgroup}`, 'use smaller tiles');
-  }
-  const hint = 'split the product by rows of a or columns of b';
-  for (const [name, n] of sizes) {
-    if (4 * n > limits.maxStorageBufferBindingSize) throw tooBig(`${name} needs ${4 * n} bytes, over the binding limit ${limits.maxStorageBufferBindingSize}`, hint);
-  }
-  const dispatch: [number, number, number] = [Math.ceil(N / t.bn), Math.ceil(M / t.bm), batch];
-  if (Math.max(...dispatch) > limits.maxComputeWorkgroupsPerDimension) {
-    throw tooBig(`${dispatch.join('×')} workgroups exceed ${limits.maxComputeWorkgroupsPerDimension} per dimension`, hint);
-  }
-  const by4 = (...xs: number[]) => xs.every((x) => x % 4 === 0);
-  const vec = { a: by4(K, s.lda, s.aBatch, s.aOff), b: by4(N, s.ldb, s.bBatch, s.ldc, s.cBatch) };
-  return { ...p, tiles: t, vec, dispatch };
 }
 
 /** The program for a plan (pure: its shader and key are testable without a GPU). */
