@@ -1,38 +1,18 @@
 // dependency-cruiser: the module graph's rules (issue 19, point 4). `npm run check:deps` runs this and
-// scripts/check-folders.mjs (no two folders importing each other, which per-module rules cannot say).
+// scripts/deps/check-folders.mjs (no two folders importing each other, which per-module rules cannot say).
 // docs/architecture.md explains the wings; `npm run graph` draws docs/architecture.svg from this config.
 
-// A test (beside its code, or under test/) and the test-only helpers (src/test-utils/, any */test-utils/).
-const TEST = '\\.test\\.ts$|(^|/)test-utils/|^test/';
-
-// The wings, bottom to top. A module of a wing may import its own wing and any wing below it, never one
-// above. src/index.ts (the public API) sits on top of them all; src/test-utils/ is outside the ladder.
-const WINGS = [
-  { name: 'base', path: '^src/((errors|version)\\.ts$|formats/)' },
-  { name: 'trace', path: '^src/trace/' },
-  { name: 'core', path: '^src/core/' },
-  { name: 'devices', path: '^src/devices/' },
-  { name: 'paths', path: '^src/paths/' },
-  { name: 'checkpoints', path: '^src/checkpoints/' },
-  { name: 'harness', path: '^src/harness/' },
-  { name: 'surface', path: '^src/surface/' },
-  { name: 'api', path: '^src/index\\.ts$' },
-];
+const { WINGS, TEST } = require('./scripts/deps/wings.cjs');
 
 // optionalDependencies (@tensorflow/tfjs-node-gpu, webgpu) need not be installed: not resolving them is fine.
 const OPTIONAL = Object.keys(require('./package.json').optionalDependencies ?? {}).map((n) => `^${n.replace(/[/.]/g, '\\$&')}$`);
 
+const names = (wings) => wings.map((w) => w.name).join(', ');
+
 /** One rule a wing: `layer-<wing>`: nothing in <wing> imports a wing above it (tests excepted). */
 const layering = WINGS.slice(0, -1).map((wing, i) => ({
   name: `layer-${wing.name}`,
-  comment:
-    `layering: ${wing.name} (${wing.path}) may import only ` +
-    `${WINGS.slice(0, i + 1)
-      .map((w) => w.name)
-      .join(', ')}; ` +
-    `not ${WINGS.slice(i + 1)
-      .map((w) => w.name)
-      .join(', ')} (docs/architecture.md)`,
+  comment: `layering: ${wing.name} may import ${names(WINGS.slice(0, i + 1))}, not ${names(WINGS.slice(i + 1))} (docs/architecture.md)`,
   severity: 'error',
   from: { path: wing.path, pathNot: TEST },
   to: { path: WINGS.slice(i + 1).map((w) => w.path) },
@@ -96,15 +76,6 @@ module.exports = {
       exportsFields: ['exports'],
       conditionNames: ['import', 'require', 'node', 'default', 'types'],
       mainFields: ['module', 'main', 'types', 'typings'],
-    },
-    reporterOptions: {
-      // `npm run graph`: one box per folder, clustered by wing.
-      archi: {
-        collapsePattern: '^src/([^/]+/[^/]+|[^/]+\\.ts|[^/]+)',
-      },
-      dot: {
-        collapsePattern: '^src/([^/]+/[^/]+|[^/]+\\.ts|[^/]+)',
-      },
     },
   },
 };
