@@ -17,7 +17,7 @@ const positiveInt = z.number().int().positive();
 const tolerance = z.strictObject({ rel: z.number().nonnegative().optional(), floor: z.number().positive().optional() });
 
 /** A path's rounding points: a kernel preset, or the points listed. */
-const pathRounding = z.union([z.enum(KERNEL_PRESETS as [string, ...string[]]), z.array(z.enum(ROUND_POINTS as [string, ...string[]]))]);
+const pathRounding = z.union([z.enum(KERNEL_PRESETS), z.array(z.enum(ROUND_POINTS))]);
 
 const yarn = z.strictObject({
   type: z.literal('yarn'),
@@ -150,13 +150,13 @@ export const scenarioSchema = z.strictObject({
     })).min(1),
   })).min(1).optional(),
   /** Storage dtype of activations and weights, as vLLM's --dtype; products accumulate in fp32 either way. */
-  dtype: z.enum(ACTIVATION_DTYPES as [string, ...string[]]).default('float32'),
+  dtype: z.enum(ACTIVATION_DTYPES).default('float32'),
   /** As vLLM's --kv-cache-dtype: auto keeps the latent cache in dtype; fp8_e4m3 quantizes it. */
-  kv_cache_dtype: z.enum(KV_CACHE_DTYPES as [string, ...string[]]).default('auto'),
+  kv_cache_dtype: z.enum(KV_CACHE_DTYPES).default('auto'),
   /** Scales of an fp8 cache: {k_scale: x} one per-tensor scale (default 1.0), or per-token (DeepSeek-V3.2 fp8_ds_mla tiles). */
   kv_cache_scale: z.union([z.literal('per-token'), z.strictObject({ k_scale: z.number().positive() })]).optional(),
   /** Where each path rounds: a kernel preset (vllm-triton-mla, vllm-flashmla for mqa; vllm-fa3-prefill for mha) or {mha:, mqa:}. */
-  rounding: z.union([z.enum(KERNEL_PRESETS as [string, ...string[]]), z.strictObject({ mha: pathRounding.optional(), mqa: pathRounding.optional() })]).optional(),
+  rounding: z.union([z.enum(KERNEL_PRESETS), z.strictObject({ mha: pathRounding.optional(), mqa: pathRounding.optional() })]).optional(),
   reference: z.enum(['auto', 'on', 'off']).default('auto'),
   /** Stage replay (teacher forcing) of divergent records: auto = the first divergent piece and the first record of each later one, capped; on = every one. */
   replay: z.enum(['auto', 'on', 'off']).default('auto'),
