@@ -75,6 +75,9 @@ function gatherRows(data: Float32Array, shape: number[], rows: readonly number[]
   return Float32Array.from(out);
 }
 
+/** The flat (row-major) index of position `at` in a tensor of `shape`. */
+const flatIndex = (at: readonly number[], shape: readonly number[]): number => at.reduce((o, x, i) => o * shape[i]! + x, 0);
+
 function relErr(a: Float32Array, b: Float32Array): number {
   let [d, n] = [0, 0];
   for (let i = 0; i < a.length; i++) {
@@ -121,7 +124,10 @@ describe('sampled logits rows beside fused attention (wasm, host tiling)', () =>
         expect(relErr(s.data, want)).toBeLessThan(1e-5);
         const [a, b] = [hostStats(s.data, s.shape, 'float32', ''), hostStats(want, s.shape, 'float32', '')];
         expect(a.l2).toBeCloseTo(b.l2, 4);
-        expect(a.maxAbsAt).toEqual(b.maxAbsAt);
+        // Where |values| tie within float32 rounding (a first query row's probabilities: 1 in every head) the
+        // argmax may flip between two correct computations: each side's must point at a maximum of the other's.
+        expect(Math.abs(want[flatIndex(a.maxAbsAt, s.shape)]!)).toBeCloseTo(b.maxAbs, 4);
+        expect(Math.abs(s.data[flatIndex(b.maxAbsAt, s.shape)]!)).toBeCloseTo(a.maxAbs, 4);
         if (stage === 'logits') compared++;
       } else {
         expect(s.shape).toEqual(f.shape);
