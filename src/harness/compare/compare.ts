@@ -1,13 +1,10 @@
-import type { CheckName } from '../../core/probes/probe';
 import { isInvariant } from '../../core/probes/probe';
 import { executionOrder, recordKey } from '../../core/probes/recorder';
-import type { Scope } from '../../core/probes/recorder';
-import type { DevicePath, PathName, ScalarName, ScalarValue } from '../../core/probes/stages';
+import type { PathName, ScalarName, ScalarValue } from '../../core/probes/stages';
 import { STAGES } from '../../core/probes/stages';
-import type { PairDiff, Where } from '../run/diff';
-import type { CaseTrace } from '../run/trace';
-import type { Culprit } from '../scenario/scenario';
-import type { NoiseFloor } from './floors';
+import type {
+  CaseComparison, CaseTrace, CheckResult, Culprit, Divergence, PairDiff, PairVerdict, ScalarMismatch, StageVerdict, Verdict, Where,
+} from '../../trace';
 import { noiseFloors, vsReference, withStorage } from './floors';
 import type { ToleranceSpec } from './tolerance';
 import { externalCulprit, isExt } from './external-culprit';
@@ -17,64 +14,10 @@ import { floorMultiple, ruleFor, toleranceFor } from './tolerance';
  * Compare: a pure function of a recorded case and tolerances. No tfjs, no I/O; it can re-judge a
  * saved trace with new tolerances without re-running anything.
  */
-export type Verdict = 'ok' | 'out-of-tolerance' | 'invariant-violated' | 'nan-introduced' | 'shape-mismatch';
+/** The comparison's types (Verdict, StageVerdict, CaseComparison, …) are the trace contract's: src/trace/comparison.ts. */
+export type { CaseComparison, CheckResult, Divergence, PairVerdict, ScalarMismatch, StageVerdict, Verdict } from '../../trace';
+
 const SEVERITY: Record<Verdict, number> = { ok: 0, 'out-of-tolerance': 1, 'invariant-violated': 2, 'nan-introduced': 3, 'shape-mismatch': 4 };
-
-export interface PairVerdict {
-  a: PathName;
-  b: PathName;
-  verdict: Verdict;
-  relErr: number | null;
-  normRatio: number | null;
-  /** One side known by its norm only: relErr is a lower bound (PairDiff.normOnly). */
-  normOnly?: true;
-}
-
-export interface CheckResult {
-  path: PathName;
-  name: CheckName;
-  violations: number;
-}
-
-/** One record (piece, stage, chunk) judged over every pair of paths that have it. */
-export interface StageVerdict extends Where {
-  verdict: Verdict;
-  /** The relative-L2 bound every pair of the record is judged with. */
-  tolerance: number;
-  /** Present when the tolerance is k × the noise floor (`{floor: k}`): k. */
-  floorMultiple?: number;
-  /** The record's noise floor and where it came from (floors.ts). */
-  floor: NoiseFloor;
-  /** Each fp32 path's relative error against the float64 reference here (with the reference). */
-  vsReference: Partial<Record<DevicePath, number>>;
-  pairs: PairVerdict[];
-  checks: CheckResult[];
-  /** Which path is wrong, when the record diverges. */
-  culprit: Culprit | null;
-}
-
-export interface Divergence extends Where {
-  verdict: Verdict;
-  culprit: Culprit;
-  /** The engine-pair measure (or the failing pair's) at the divergence. */
-  relErr: number | null;
-  normRatio: number | null;
-}
-
-export interface ScalarMismatch extends Scope {
-  name: ScalarName;
-  values: Partial<Record<PathName, ScalarValue>>;
-}
-
-export interface CaseComparison {
-  verdict: 'agree' | 'diverge';
-  firstDivergence: Divergence | null;
-  /** Every record of every piece, in schedule and pipeline order. */
-  stages: StageVerdict[];
-  /** Largest mha↔mqa relative error over activation records. */
-  worstEngine: (Where & { relErr: number }) | null;
-  scalarMismatches: ScalarMismatch[];
-}
 
 /** NaN on either side is a finding; an unmatched infinity makes relErr Infinity. */
 export function pairVerdict(d: PairDiff, tolerance: number): Verdict {

@@ -4,7 +4,7 @@ import type { MlaConfig } from '../../core/model/config';
 import { latentWidth, qkHeadDim, softmaxScale, yarnGetMscale } from '../../core/model/config';
 import { ropeMscale } from '../../core/model/rope';
 import type { StageName } from '../../core/probes/stages';
-import type { CaseDetail, CaseTrace } from '../run/trace';
+import type { CaseDetail, CaseTrace, Diagnosis } from '../../trace';
 import type { CaseComparison } from './compare';
 import { facts, fmt, near } from './diagnose-facts';
 import type { Signature } from './diagnose-detail';
@@ -16,18 +16,8 @@ import { flatSoftmaxSig, headSubsetSig, normRatioSig, positionZeroSig, swappedWe
  * matched (recorded scalars, norm ratios equal to a known constant, which neighbouring records
  * agree). Pure: a trace, its comparison and the config in; ranked likely causes out.
  */
-export type CauseName =
-  | 'softmax-scale' | 'lse-base' | 'split-merge' | 'rope-convention' | 'rope-magnitude' | 'norm-skipped'
-  | 'absorbed-weights' | 'empty-context-lse' | 'merge-inputs' | 'context-only' | 'nan-origin'
-  | 'head-subset' | 'flat-softmax' | 'norm-ratio' | 'dtype-range' | 'narrow-storage';
-
-export interface Diagnosis {
-  cause: CauseName;
-  summary: string;
-  evidence: string;
-  /** The planted fault (or real bug class) this signature is. */
-  matches?: FaultName;
-}
+/** The diagnosis's types are the trace contract's: src/trace/comparison.ts (Diagnosis), src/trace/names.ts (CauseName). */
+export type { CauseName, Diagnosis } from '../../trace';
 
 const LSE_STAGES: readonly StageName[] = ['lse', 'suffix_lse', 'chunk_lse', 'split_lse', 'context_lse'];
 

@@ -1,12 +1,7 @@
-import type { Expectation } from '../scenario/scenario';
-import type { CaseComparison } from './compare';
+import type { CaseComparison, Expectation, ExpectationResult } from '../../trace';
 
-/** Whether a case met the outcome its scenario declares under `expect:`. */
-export interface ExpectationResult {
-  met: boolean;
-  /** What did not match, e.g. `first divergence q_pe, expected logits`. */
-  misses: string[];
-}
+/** Whether a case met the outcome its scenario declares under `expect:` (ExpectationResult: src/trace/case-result.ts). */
+export type { ExpectationResult } from '../../trace';
 
 export function checkExpectation(expect: Expectation, c: CaseComparison): ExpectationResult {
   const misses: string[] = [];

@@ -1,39 +1,17 @@
 import type { DevicePath, PathName, StageName } from '../../core/probes/stages';
 import { unitRoundoff } from '../../core/precision/formats';
-import type { CaseTrace } from '../run/trace';
+import type { CaseTrace, NoiseFloor, PairDiff, Where } from '../../trace';
 import { STAGES } from '../../core/probes/stages';
-import type { PairDiff, Where } from '../run/diff';
 
 /**
  * Noise floors: how far a record of an fp32 path may sit from the exact value through rounding
  * alone. The idea of PyTorch dynamo's same(): a candidate passes if its error against float64 is
  * within k × the error the plain fp32 implementation (eager) has there. Here that implementation
  * is the cold path (HF eager in fp32), so with the float64 reference a record's floor is
- * relErr(cold, reference). Where that is not measured, the fallbacks below, in this order.
- * Pure: diffs in, floors out.
+ * relErr(cold, reference). Where that is not measured, the fallbacks (FloorSource), in this order.
+ * Pure: diffs in, floors out. NoiseFloor and FloorSource: src/trace/comparison.ts, src/trace/names.ts.
  */
-export type FloorSource =
-  /** relErr(cold, float64 reference) at the record: the dynamo same() ref_error. */
-  | 'reference'
-  /** No reference: the smallest pairwise relErr of mha, mqa and cold (all three have the record). */
-  | 'paths'
-  /** Reference but no cold here: the smallest relErr against it of the (≥ 2) fp32 paths that have the record. */
-  | 'best-path'
-  /** None of those (one fp32 path only): the largest floor of the earlier records of the same piece. */
-  | 'upstream'
-  /** Nothing measured it (or a weight stage, an exact rearrangement): MIN_FLOOR. */
-  | 'minimum';
-
-export interface NoiseFloor {
-  value: number;
-  source: FloorSource;
-  /**
-   * Present when an engine path stores the stage in a narrower dtype than the cold path does (the
-   * Triton MLA LSE in bf16): that one rounding's relative error u/√3, combined into `value` as
-   * √(measured² + storage²). A correct path in that precision has at least this error there.
-   */
-  storage?: number;
-}
+export type { FloorSource, NoiseFloor } from '../../trace';
 
 /**
  * `floor` with the storage term of `stage`: the largest u/√3 over the engine paths that keep the

@@ -1,7 +1,5 @@
 import { recordKey } from '../../core/probes/recorder';
-import type { DevicePath, PathName } from '../../core/probes/stages';
-import type { Where } from '../run/diff';
-import type { CaseComparison, StageVerdict } from './compare';
+import type { CaseComparison, CaseReplay, Origin, StageVerdict, Where } from '../../trace';
 import { divergenceOf } from './compare';
 
 /**
@@ -14,34 +12,7 @@ import { divergenceOf } from './compare';
  * `undetermined`: an input (or A's value) is unavailable or could not be substituted (`reason`).
  * `not-replayed`: over the case's cap of replays.
  */
-export type Origin = 'introduced' | 'inherited' | 'undetermined' | 'not-replayed';
-export type ReplayMode = 'auto' | 'on' | 'off';
-
-/** One input of a replayed record, and the path whose captured value replaced it. */
-export interface ReplayInput extends Where {
-  from: PathName;
-}
-
-export interface ReplayResult extends Where {
-  /** The path re-run (B). */
-  path: DevicePath;
-  origin: Origin;
-  /** The path whose value B is judged against at the record (A), null when none has it. */
-  source: PathName | null;
-  /** B re-run from A's inputs against A at the record, in canonical layout; null when not run. */
-  relErrAfter: number | null;
-  tolerance: number;
-  /** What was substituted: the record's direct inputs, and for cache reads the latent rows of earlier pieces. */
-  inputs: ReplayInput[];
-  reason?: string;
-}
-
-export interface CaseReplay {
-  results: ReplayResult[];
-  /** Re-runs of a path (replays sharing a substitution set share one). */
-  runs: number;
-  seconds: number;
-}
+export type { CaseReplay, Origin, ReplayInput, ReplayMode, ReplayResult } from '../../trace';
 
 /**
  * The origin of a record over the paths replayed there: introduced if any path's replay says so,

@@ -1,4 +1,5 @@
 import type { StageName } from '../../core/probes/stages';
+import type { ToleranceRule, ToleranceSpec } from '../../trace';
 import { STAGES } from '../../core/probes/stages';
 
 export type Dtype = 'float32';
@@ -6,17 +7,8 @@ export type Dtype = 'float32';
 /** Default relative-L2 tolerance per compute dtype (fp32: the paths agree to ~1e-6). */
 export const DEFAULT_REL: Record<Dtype, number> = { float32: 1e-5 };
 
-/**
- * A tolerance as a scenario gives it: a number is a relative-L2 bound (`{rel: x}` in YAML);
- * `{floor: k}` bounds the error by k × the record's noise floor (floors.ts).
- */
-export type ToleranceRule = number | { floor: number };
-
-/** Tolerances: a default and per-stage overrides, as a scenario's `tolerances:` gives them. */
-export interface ToleranceSpec {
-  default?: ToleranceRule;
-  stages?: Partial<Record<StageName, ToleranceRule>>;
-}
+/** A tolerance rule and a scenario's tolerances: src/trace/scenario.ts. */
+export type { ToleranceRule, ToleranceSpec } from '../../trace';
 
 /**
  * Weight stages (W_UK_T, W_UV) are rearrangements of the same float32 values: any difference at

@@ -1,47 +1,12 @@
-import type { Where } from '../run/diff';
-import type { WeightName } from '../../core/weights/records';
-import { WEIGHT_NAMES } from '../../core/weights/records';
+import type { AcrossDiff, AcrossVerdict, WeightDiff, WeightName, WeightsComparison, WeightVerdictName } from '../../trace';
+import { WEIGHT_NAMES } from '../../trace';
 import { allowedAcross } from './weight-deps';
 
 /**
  * The weight stage W across two sources of the same layer (scenario `compare_weights:`), and the
  * activations of each engine path run on both. Pure: measures in, verdicts out.
  */
-export interface WeightDiff {
-  name: WeightName;
-  /** ‖a − b‖ / ‖b‖ (b: the compare source). */
-  relErr: number;
-  maxAbsErr: number;
-  /** [row, col] (or [i]) of the largest |a − b|. */
-  maxAbsErrAt: number[];
-  /** (‖bound_a‖ + ‖bound_b‖) / ‖b‖: the most relErr can be when both hold the same weights. */
-  allowed: number;
-  /** Elements with |a − b| above bound_a + bound_b. */
-  beyond: number;
-  nonFinite: [number, number];
-  shapeMatch: boolean;
-}
-
-/** One activation record of one path, measured across the two sources. */
-export interface AcrossDiff extends Where {
-  path: 'mha' | 'mqa';
-  relErr: number | null;
-}
-
-export type WeightVerdictName = 'agree' | 'diverge' | 'non-finite' | 'shape-mismatch';
-
-export interface WeightVerdict extends WeightDiff { verdict: WeightVerdictName }
-export interface AcrossVerdict extends AcrossDiff { allowed: number; verdict: 'agree' | 'diverge' }
-
-export interface WeightsComparison {
-  verdict: 'agree' | 'diverge';
-  weights: WeightVerdict[];
-  /** The first weight (in W order) that differs beyond its bound. */
-  firstWeight: WeightName | null;
-  activations: AcrossVerdict[];
-  /** Per path, the first activation record that moved beyond what the weights' bounds allow. */
-  firstActivation: Partial<Record<'mha' | 'mqa', AcrossVerdict>>;
-}
+export type { AcrossDiff, AcrossVerdict, WeightDiff, WeightsComparison, WeightVerdict, WeightVerdictName } from '../../trace';
 
 /** Float slack on the bound: the diff itself is summed in float64 over float32 values. */
 const SLACK = 1e-6;
