@@ -1,9 +1,8 @@
-import type { StageVerdict } from '../../harness/compare/compare';
+import type { CaseResult, StageVerdict } from '../../trace';
 import { isInvariant } from '../../core/probes/probe';
 import type { DevicePath } from '../../core/probes/stages';
 import { shortDtype } from '../../core/precision/formats';
 import type { StageDtype } from '../../core/precision/formats';
-import type { CaseResult } from '../../harness/run/trace';
 
 /**
  * The precision columns of the norm-trace table: each stage's storage dtype on the engine paths,

@@ -1,5 +1,4 @@
-import type { StageVerdict } from '../../harness/compare/compare';
-import type { FloorSource } from '../../harness/compare/floors';
+import type { FloorSource, StageVerdict } from '../../trace';
 import type { DevicePath } from '../../core/probes/stages';
 import { err, num } from './format';
 

@@ -1,7 +1,6 @@
-import type { PairVerdict, StageVerdict, Verdict } from '../../harness/compare/compare';
+import type { CaseResult, PairVerdict, PieceInfo, StageVerdict, Verdict } from '../../trace';
 import type { PathName } from '../../core/probes/stages';
 import { stageOrder } from '../../core/probes/stages';
-import type { CaseResult, PieceInfo } from '../../harness/run/trace';
 import { pathLabel, samePiece } from './table';
 
 /**

@@ -1,5 +1,5 @@
 import type { TopLevelSpec } from 'vega-lite';
-import type { Verdict } from '../../harness/compare/compare';
+import type { Verdict } from '../../trace';
 import type { ErrRow, HeadRow, NormRow } from './html-data';
 
 /**

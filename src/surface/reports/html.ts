@@ -1,5 +1,5 @@
 import { originOf } from '../../harness/compare/origin';
-import type { CaseResult, RunReport } from '../../harness/run/trace';
+import type { CaseResult, RunReport } from '../../trace';
 import { err, num } from './format';
 import { errRows, focusPiece, headRows, normRows, plottedPair, recordLabel } from './html-data';
 import { renderSvg } from './html-render';

@@ -1,4 +1,4 @@
-import type { CaseResult, RunReport } from '../../harness/run/trace';
+import type { CaseResult, RunReport } from '../../trace';
 import type { StepOutcome } from './steps';
 import { caseOutcome, recordLine } from './steps';
 import type { Attrs } from './xml';

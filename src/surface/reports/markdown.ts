@@ -1,4 +1,4 @@
-import type { CaseResult, RunReport } from '../../harness/run/trace';
+import type { CaseResult, RunReport } from '../../trace';
 import type { RunError } from './junit';
 import { caseOutcome, failingPair, originText, recordLabel } from './steps';
 import { err } from './format';

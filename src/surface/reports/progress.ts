@@ -1,5 +1,5 @@
 import { SingleBar } from 'cli-progress';
-import type { Progress, ProgressEvent } from '../../harness/run/progress';
+import type { Progress, ProgressEvent } from '../../trace';
 
 /** What the bar draws on: stderr, or a test's stand-in. cli-progress moves the cursor with escape codes. */
 export interface BarStream extends NodeJS.WritableStream {

@@ -1,5 +1,5 @@
 import Table from 'cli-table3';
-import type { FaultRates, SelftestReport, SelftestScore } from '../../harness/selftest/run';
+import type { FaultRates, SelftestReport, SelftestScore } from '../../trace';
 import type { Style } from './style';
 
 const pct = (n: number, of: number) => (of ? `${((100 * n) / of).toFixed(0)} %` : '—');

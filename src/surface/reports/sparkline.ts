@@ -1,4 +1,4 @@
-import type { CaseResult } from '../../harness/run/trace';
+import type { CaseResult } from '../../trace';
 import { err } from './format';
 import { errOverTolerance, focusPiece } from './html-data';
 import type { Style } from './style';

@@ -1,7 +1,5 @@
-import type { PairVerdict, StageVerdict } from '../../harness/compare/compare';
+import type { CaseResult, Origin, PairVerdict, PieceInfo, RunReport, StageVerdict } from '../../trace';
 import { firstIntroduced, originOf } from '../../harness/compare/origin';
-import type { Origin } from '../../harness/compare/origin';
-import type { CaseResult, PieceInfo, RunReport } from '../../harness/run/trace';
 import { err } from './format';
 
 /**

@@ -1,13 +1,10 @@
 import Table from 'cli-table3';
-import type { StageVerdict } from '../../harness/compare/compare';
-import type { Origin } from '../../harness/compare/origin';
+import type { CaseResult, Origin, PairDiff, PieceInfo, StageVerdict } from '../../trace';
 import { originOf } from '../../harness/compare/origin';
 import { isInvariant } from '../../core/probes/probe';
 import { recordKey } from '../../core/probes/recorder';
 import type { PathName } from '../../core/probes/stages';
 import { STAGES } from '../../core/probes/stages';
-import type { PairDiff } from '../../harness/run/diff';
-import type { CaseResult, PieceInfo } from '../../harness/run/trace';
 import type { TensorStats } from '../../core/probes/stats';
 import { FLOOR_LEGEND, floorBased, floorText } from './floors';
 import { err, num } from './format';

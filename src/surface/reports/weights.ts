@@ -1,6 +1,5 @@
 import Table from 'cli-table3';
-import type { AcrossVerdict, WeightVerdict } from '../../harness/compare/weights';
-import type { WeightsReport } from '../../harness/run/run-weights';
+import type { AcrossVerdict, WeightsReport, WeightVerdict } from '../../trace';
 import type { WeightRecord } from '../../core/weights/records';
 import { err, num } from './format';
 import type { Style } from './style';
