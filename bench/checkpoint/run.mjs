@@ -1,13 +1,20 @@
 // Checkpoint load bench: GLM-5-sized GGUF files written by our writer (Q8_0 and Q4_K; 1 layer and
 // 78 layers, the full token_embd and a GLM-5-sized vocabulary in the header), then one layer
 // loaded in a fresh process per measurement (page cache dropped first when allowed): time, peak
-// RSS and bytes read must follow the layer, not the file. Writes bench/checkpoint/results.{json,md}.
+// RSS and bytes read must follow the layer, not the file. Stores its data under 'layer-load' in
+// bench/checkpoint/results.json and re-renders its table in bench/checkpoint/results.md (results.mjs).
 // Usage: npm run build && node bench/checkpoint/run.mjs [--dir /tmp/mla-bench] [--rounds 3]
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, rmSync, statSync } from 'node:fs';
 import os from 'node:os';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
+import { record } from './results.mjs';
+
+if (process.argv.includes('--help')) {
+  console.log('Usage: npm run build && node bench/checkpoint/run.mjs [--dir /tmp/mla-bench] [--rounds 3]');
+  process.exit(0);
+}
 
 const require = createRequire(import.meta.url);
 // the CLI: the bin of the mla-diff package (package.json "bin")
@@ -47,13 +54,4 @@ for (const type of ['Q8_0', 'Q4_K']) {
   }
 }
 const machine = { cpus: os.cpus().length, model: os.cpus()[0]?.model, memGiB: os.totalmem() / 2 ** 30, node: process.version };
-writeFileSync('bench/checkpoint/results.json', `${JSON.stringify({ command: 'node bench/checkpoint/run.mjs', created: new Date().toISOString(), machine, rows }, null, 2)}\n`);
-const med = (xs) => { const s = [...xs].sort((a, b) => a - b); return s[Math.floor(s.length / 2)]; };
-const lines = ['| type | layers in file | file size | layer | load (median) | header parse | bytes read | peak RSS | `inspect` |', '|---|---|---|---|---|---|---|---|---|'];
-for (const type of ['Q8_0', 'Q4_K']) for (const layers of [1, 78]) for (const layer of layers === 1 ? [0] : [0, 77]) {
-  const r = rows.filter((x) => x.type === type && x.layers === layers && x.layer === layer);
-  lines.push(`| ${type} | ${layers} | ${(r[0].fileBytes / 2 ** 30).toFixed(2)} GiB | ${layer} | ${med(r.map((x) => x.loadSeconds)).toFixed(2)} s | ${med(r.map((x) => x.openSeconds)).toFixed(2)} s | ` +
-    `${(med(r.map((x) => x.bytesRead)) / 2 ** 20).toFixed(0)} MiB | ${med(r.map((x) => x.maxRssMiB)).toFixed(0)} MiB | ${med(r.map((x) => x.inspectSeconds)).toFixed(2)} s |`);
-}
-writeFileSync('bench/checkpoint/results.table.md', `${lines.join('\n')}\n`);
-console.log(lines.join('\n'));
+console.log(record('layer-load', { command: 'node bench/checkpoint/run.mjs', created: new Date().toISOString(), machine, rows }));

@@ -1,11 +1,18 @@
 // The 416 GB case: a GLM-5-shaped GGUF whose tensor data is a hole (bench/checkpoint/sparse-glm5.mjs),
 // `mla-diff inspect` on it and layers 0, 40, 77 loaded in fresh processes (page cache dropped first
-// when allowed). Writes bench/checkpoint/sparse-results.json. Usage: node bench/checkpoint/sparse-run.mjs [--rounds 3]
+// when allowed). Stores its data under 'sparse-416gb' in bench/checkpoint/results.json and re-renders its
+// table in bench/checkpoint/results.md (results.mjs). Usage: node bench/checkpoint/sparse-run.mjs [--rounds 3]
 import { spawnSync } from 'node:child_process';
-import { rmSync, writeFileSync } from 'node:fs';
+import { rmSync } from 'node:fs';
 import os from 'node:os';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
+import { record } from './results.mjs';
+
+if (process.argv.includes('--help')) {
+  console.log('Usage: npm run build && node bench/checkpoint/sparse-run.mjs [--rounds 3]');
+  process.exit(0);
+}
 
 const require = createRequire(import.meta.url);
 // the CLI: the bin of the mla-diff package (package.json "bin")
@@ -33,5 +40,6 @@ for (let i = 0; i < rounds; i++) {
 }
 rmSync(file);
 const machine = { cpus: os.cpus().length, model: os.cpus()[0]?.model, memGiB: os.totalmem() / 2 ** 30, node: process.version };
-writeFileSync('bench/checkpoint/sparse-results.json', `${JSON.stringify({ command: 'node bench/checkpoint/sparse-run.mjs', created: new Date().toISOString(), machine, file: made, rows }, null, 2)}\n`);
+const table = record('sparse-416gb', { command: 'node bench/checkpoint/sparse-run.mjs', created: new Date().toISOString(), machine, file: made, rows });
 for (const r of rows) console.log(r.what, r.round, r.seconds?.toFixed(2) ?? `${r.loadSeconds.toFixed(2)} s, ${(r.bytesRead / 2 ** 20).toFixed(0)} MiB read, RSS ${r.maxRssMiB.toFixed(0)} MiB`);
+console.log(table);
