@@ -71,15 +71,15 @@ export type { PresetName } from './core/model/presets';
 export type { MlaConfig } from './core/model/config';
 
 // Report formats: the `format`/`version` of each JSON document mla-diff writes, and their types.
-export { RUN_FORMAT, RUN_VERSION } from './harness/run/trace';
-export type { RunReport, CaseResult, CaseTrace, PieceInfo, ScenarioEcho } from './harness/run/trace';
+export { RUN_FORMAT, RUN_VERSION } from './trace';
+export type { RunReport, CaseResult, CaseTrace, PieceInfo, ScenarioEcho } from './trace';
 export { COMPARE_FORMAT, COMPARE_VERSION } from './harness/golden/compare-runs';
 export { SWEEP_FORMAT, SWEEP_VERSION } from './harness/sweep/report';
 export { TOLERANCES_FORMAT, TOLERANCES_VERSION } from './harness/golden/ratchet';
 export { REQUEST_FORMAT, RESPONSE_FORMAT, PROTOCOL_VERSION } from './harness/external/request';
 export { INSPECT_VERSION } from './checkpoints/inspect/types';
-export { reportValidator } from './harness/schema/validate';
-export type { ReportKind, Validation, SchemaError } from './harness/schema/validate';
+export { reportValidator } from './trace/validate';
+export type { ReportKind, Validation, SchemaError } from './trace/validate';
 
 // Weights and checkpoints: synthetic layers, a layer of a GGUF or safetensors checkpoint, writing checkpoints.
 export { SyntheticWeights } from './core/weights/synthetic';

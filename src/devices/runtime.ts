@@ -6,37 +6,14 @@ import type { StorageDtype } from '../core/precision/formats';
 import type { AttentionFn } from './kernels/attention-kernel';
 import type { Layout } from '../core/weights/layer';
 import type { StatsKernel } from '../core/probes/stats-partials';
+import type { DeviceInfo, DeviceName } from '../trace';
+import { DEVICE_NAMES } from '../trace';
 
-/** The tfjs backends mla-diff runs on. */
-export type DeviceName = 'webgpu' | 'tensorflow' | 'wasm' | 'cpu';
+/** The tfjs backends mla-diff runs on, and what ran (recorded in every report): src/trace. */
+export type { AdapterInfo, DeviceInfo, DeviceName } from '../trace';
+export { DEVICE_NAMES } from '../trace';
 export type DeviceRequest = DeviceName | 'auto';
-export const DEVICE_NAMES: readonly DeviceName[] = ['webgpu', 'tensorflow', 'wasm', 'cpu'];
 export const DEVICE_REQUESTS: readonly DeviceRequest[] = ['auto', ...DEVICE_NAMES];
-
-/** A WebGPU adapter as Dawn describes it. */
-export interface AdapterInfo {
-  vendor: string;
-  architecture: string;
-  device: string;
-  description: string;
-  isFallbackAdapter: boolean;
-  maxStorageBufferBindingSize: number;
-  maxBufferSize: number;
-}
-
-/** What ran, recorded in every report. */
-export interface DeviceInfo {
-  name: DeviceName;
-  /** tf.getBackend() after selection. */
-  backend: string;
-  /** One line for humans, e.g. `webgpu: NVIDIA H200 (nvidia, hopper)`. */
-  description: string;
-  /** A software rasterizer/CPU pretending to be a GPU (lavapipe, SwiftShader). */
-  software: boolean;
-  /** Why this device was chosen (auto selection notes). */
-  reason: string;
-  adapter?: AdapterInfo;
-}
 
 /** RMSNorm and RoPE as single device programs (kernels/norm-rope.ts): the same results as shared.ts rmsNorm / applyRope. */
 export interface NormRope {

@@ -1,3 +1,4 @@
+import type { LoaderFault } from '../../trace';
 /**
  * kv_b_proj and llama.cpp's split attn_k_b / attn_v_b. The converter (DeepseekV2Model.modify_tensors):
  *
@@ -8,12 +9,9 @@
  */
 export interface KvBDims { heads: number; nope: number; v: number; rank: number }
 
-/**
- * A planted loader bug: `k-b-wrong-axis` reassembles attn_k_b along the wrong axis, reading its
- * [H, L, P] memory as if it were [H, P, L] (a view where the inverse needs a transpose).
- */
-export type LoaderFault = 'k-b-wrong-axis';
-export const LOADER_FAULTS: readonly LoaderFault[] = ['k-b-wrong-axis'];
+/** The planted loader bugs (`k-b-wrong-axis`: attn_k_b reassembled along the wrong axis): src/trace/names.ts. */
+export type { LoaderFault } from '../../trace';
+export { LOADER_FAULTS } from '../../trace';
 
 /** What each loader fault models, for `mla-diff stages`. */
 export const LOADER_FAULT_DOCS: Record<LoaderFault, { enters: string; summary: string; bug: string }> = {

@@ -1,19 +1,15 @@
 import { CheckpointWeights } from './checkpoint-weights';
 import { openGgufLayer } from './gguf-layer';
-import type { LoaderFault } from './kv-b';
 import { openSafetensorsLayer } from './safetensors-layer';
-import type { MlaConfig } from '../../core/model/config';
-import type { LayerTensor, WeightSource } from '../../core/weights/layer';
+import type { WeightSource } from '../../core/weights/layer';
+import type { SourceSpec } from '../../trace';
 import { SyntheticWeights } from '../../core/weights/synthetic';
 
 /**
  * A weight source as plain data, so that a worker thread can open the same source: the float64
  * reference regenerates (or, for checkpoints, re-reads) exactly the values the device holds.
  */
-export type SourceSpec =
-  | { kind: 'synthetic'; config: MlaConfig; seed: number; gain?: Partial<Record<LayerTensor, number>> }
-  | { kind: 'gguf'; file: string; layer: number; overrides: Partial<MlaConfig>; fault?: LoaderFault }
-  | { kind: 'safetensors'; file: string; layer: number; overrides: Partial<MlaConfig> };
+export type { SourceSpec } from '../../trace';
 
 export function openSource(spec: SourceSpec): WeightSource {
   switch (spec.kind) {

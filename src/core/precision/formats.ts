@@ -4,11 +4,11 @@
  * to ±inf, fp8 e4m3 saturating to ±448 as vLLM's scaled_fp8_conversion (__NV_SATFINITE) does.
  * The result is float32 holding exactly the stored value, so that the rest of a path computes in fp32.
  */
-export type StorageDtype = 'bfloat16' | 'float16' | 'fp8_e4m3';
-export const STORAGE_DTYPES: readonly StorageDtype[] = ['bfloat16', 'float16', 'fp8_e4m3'];
+import type { StageDtype, StorageDtype } from '../../trace';
 
-/** A stage's dtype as a path keeps it: float32 (no rounding) or a storage format. */
-export type StageDtype = 'float32' | StorageDtype;
+/** The storage formats and a stage's dtype as a path keeps it (float32 or one of them): src/trace/precision.ts. */
+export type { StageDtype, StorageDtype } from '../../trace';
+export { STORAGE_DTYPES } from '../../trace';
 
 /** Mantissa bits, smallest normal exponent and largest finite value of each format. */
 export interface FormatSpec {

@@ -1,40 +1,14 @@
 import type { DevicePath, StageName } from '../probes/stages';
 import type { StageDtype, StorageDtype } from './formats';
+import type { KernelPreset, PrecisionSpec, RoundPoint } from '../../trace';
 
 /**
  * Where each path stores a tensor in a narrower dtype than the fp32 it accumulates in: a scenario's
  * `dtype:`, `kv_cache_dtype:` and `rounding:` as data (it travels to the reference worker as is).
+ * The spec and its closed sets are the report's (src/trace/precision.ts); the rounding plan is here.
  */
-export type ActivationDtype = 'float32' | 'bfloat16' | 'float16';
-export const ACTIVATION_DTYPES: readonly ActivationDtype[] = ['float32', 'bfloat16', 'float16'];
-export type KvCacheDtype = 'auto' | 'fp8_e4m3';
-export const KV_CACHE_DTYPES: readonly KvCacheDtype[] = ['auto', 'fp8_e4m3'];
-
-/**
- * Scales of an fp8 latent cache. `per-tensor`: one k_scale for every row (vLLM layer._k_scale,
- * 1.0 unless the checkpoint brings one), stored = sat_fp8(x / k_scale). `per-token`: DeepSeek-V3.2's
- * fp8_ds_mla layout, each row's kv_c_normed in tiles of 128 with an fp32 scale amax/448 each, k_pe
- * kept in the model dtype.
- */
-export type CacheScale = { kind: 'per-tensor'; k_scale: number } | { kind: 'per-token'; tile: number };
-
-/**
- * The points a path can round at. Most are the stage of the same name (the value the path keeps
- * there); `attn_probs` is the softmax weights cast before the P·V product, `lse` the LSE tensor
- * a kernel writes, `attn_out_heads` every attention output a kernel or a merge writes (MHA: each
- * partial and merged output; MQA: the W_UV product), `ctx_workspace` the MHA context rows gathered
- * and dequantized from an fp8 cache, `latent_k` the keys Triton MLA dequantizes from an fp8 cache and
- * casts to the query dtype for Q·Kᵀ (its V stays fp32, so P is not cast then).
- */
-export type RoundPoint =
-  | 'hidden_in' | 'q_c_raw' | 'kv_lora' | 'q_c' | 'q_full_prerope' | 'kv_c_normed' | 'q_pe' | 'k_pe'
-  | 'kv_nope' | 'ctx_workspace' | 'ql_nope' | 'latent_k' | 'attn_probs' | 'lse' | 'attn_out_latent' | 'attn_out_heads' | 'o_proj_out';
-export const ROUND_POINTS: readonly RoundPoint[] = ['hidden_in', 'q_c_raw', 'kv_lora', 'q_c', 'q_full_prerope', 'kv_c_normed', 'q_pe', 'k_pe',
-  'kv_nope', 'ctx_workspace', 'ql_nope', 'latent_k', 'attn_probs', 'lse', 'attn_out_latent', 'attn_out_heads', 'o_proj_out'];
-
-/** Kernels whose rounding points are known (docs/precision.md has the sources). */
-export type KernelPreset = 'vllm-fa3-prefill' | 'vllm-triton-mla' | 'vllm-flashmla';
-export const KERNEL_PRESETS: readonly KernelPreset[] = ['vllm-fa3-prefill', 'vllm-triton-mla', 'vllm-flashmla'];
+export type { ActivationDtype, CacheScale, KernelPreset, KvCacheDtype, PathRounding, PrecisionSpec, RoundPoint } from '../../trace';
+export { ACTIVATION_DTYPES, KERNEL_PRESETS, KV_CACHE_DTYPES, ROUND_POINTS } from '../../trace';
 
 /** vLLM's layers around attention: every linear and norm writes the model dtype. */
 const COMMON: readonly RoundPoint[] = ['hidden_in', 'q_c_raw', 'kv_lora', 'q_c', 'q_full_prerope', 'kv_c_normed', 'q_pe', 'k_pe', 'o_proj_out'];
@@ -50,17 +24,6 @@ export const PRESET_POINTS: Record<KernelPreset, readonly RoundPoint[]> = {
   // forward_mqa with FlashMLA: as Triton MLA but softmax_lse stays fp32.
   'vllm-flashmla': [...COMMON, 'ql_nope', 'attn_probs', 'attn_out_latent', 'attn_out_heads'],
 };
-
-/** A path's rounding: a preset or an explicit list of points. */
-export type PathRounding = KernelPreset | readonly RoundPoint[];
-
-export interface PrecisionSpec {
-  dtype: ActivationDtype;
-  kvCache: KvCacheDtype;
-  cacheScale: CacheScale;
-  /** mha and mqa as the scenario sets them; cold (the floor's plain implementation) rounds as mha's FA prefill. */
-  rounding: { mha: PathRounding; mqa: PathRounding };
-}
 
 export const FP32_PRECISION: PrecisionSpec = {
   dtype: 'float32', kvCache: 'auto', cacheScale: { kind: 'per-tensor', k_scale: 1 },

@@ -1,5 +1,6 @@
 import type * as tf from '@tensorflow/tfjs-core';
 import type { ScalarName, ScalarValue, StageName } from './stages';
+import type { CheckName } from '../../trace';
 
 /**
  * A tensor of the plain-TypeScript reference, row-major: float64 for computed values, float32 for
@@ -16,7 +17,7 @@ export interface HostTensor {
  * dtype's range to ±inf, `saturated` values an fp8 cache clamped to ±448 (facts of the precision,
  * shown and used by the diagnosis, not divergences by themselves).
  */
-export type CheckName = 'lse_bounds' | 'overflow' | 'saturated';
+export type { CheckName } from '../../trace';
 
 /** Whether a check is an invariant whose violation makes the record divergent. */
 export const isInvariant = (name: CheckName): boolean => name === 'lse_bounds';

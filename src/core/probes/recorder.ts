@@ -3,36 +3,11 @@ import type { CheckName, Probe } from './probe';
 import type { PathName, ScalarName, ScalarValue, StageName } from './stages';
 import { STAGES, stageOrder } from './stages';
 import type { TensorStats } from './stats';
+import type { PathTrace, PieceTrace, Scope, StageRecord } from '../../trace';
 import type { StatsKernel } from './stats-partials';
 
-/** Which piece of which engine step a record belongs to. */
-export interface Scope {
-  step: number;
-  request: string;
-}
-
-export interface StageRecord extends Scope {
-  stage: StageName;
-  chunk?: number;
-  stats: TensorStats;
-  /** Only statistics are known (an external backend's norms, a jsonl dump): no values to diff; `mean`, and `maxAbs` unless given, are NaN. */
-  statsOnly?: true;
-  /** Invariant checks on this stage, e.g. LSE bounds: rows that break it. */
-  checks?: { name: CheckName; violations: number }[];
-}
-
-export interface PieceTrace extends Scope {
-  scalars: Partial<Record<ScalarName, ScalarValue>>;
-}
-
-/** One path's trace: plain data, the unit of the versioned JSON. */
-export interface PathTrace {
-  path: PathName;
-  precision: 'float32' | 'float64';
-  /** In execution order: by piece, then pipeline order. */
-  stages: StageRecord[];
-  pieces: PieceTrace[];
-}
+/** Which piece a record belongs to, and one path's trace (the unit of the versioned JSON): src/trace/case-trace.ts. */
+export type { PathTrace, PieceTrace, Scope, StageRecord } from '../../trace';
 
 /** Values kept past recording, for elementwise comparison with another path. */
 export type Captured =

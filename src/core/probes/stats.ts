@@ -1,27 +1,13 @@
 import type * as tfc from '@tensorflow/tfjs-core';
 import { unravel } from './layout';
+import type { TensorStats } from '../../trace';
 
 // Hot loops read Math through module constants: a global lookup per element is ~100× slower
 // inside a vm context (jest) and no faster anywhere else.
 const { abs } = Math;
 
-/** What a probe records about one tensor: enough to read a norm trace, small enough for JSON. */
-export interface TensorStats {
-  shape: number[];
-  dtype: 'float32' | 'float64';
-  /** Axis names of `shape` (the tapping path's own layout). */
-  layout: string;
-  size: number;
-  /** L2 norm over the finite values. */
-  l2: number;
-  rms: number;
-  mean: number;
-  maxAbs: number;
-  /** Multi-index of the largest |x| in `shape`. */
-  maxAbsAt: number[];
-  nanCount: number;
-  infCount: number;
-}
+/** What a probe records about one tensor (the report's `stats`): src/trace/case-trace.ts. */
+export type { TensorStats } from '../../trace';
 
 /** Exact stats of host values, accumulated in float64. */
 export function hostStats(data: ArrayLike<number>, shape: number[], dtype: TensorStats['dtype'], layout: string): TensorStats {

@@ -1,24 +1,11 @@
+import type { Phase, RequestPlan } from '../../trace';
 /**
  * Serving schedules as engines run them: requests made of phases (a prefill, possibly chunked over
  * several engine steps; decode steps of one token; a prefix-cache hit whose rows are already cached),
  * expanded into engine steps, each a batch of pieces ordered decodes first (vLLM reorders the batch
  * so). Pure data; no tensors.
  */
-export type Phase =
-  | { kind: 'prefill'; tokens: number; chunk?: number }
-  | { kind: 'decode'; tokens: number }
-  | { kind: 'cached'; tokens: number };
-
-export interface RequestPlan {
-  name: string;
-  /** Every token id the request will ever hold, in order. */
-  ids: number[];
-  /** The engine step at which its first phase runs. */
-  startStep: number;
-  /** RoPE position of token 0 (cache indices still start at 0). */
-  positionOffset: number;
-  phases: Phase[];
-}
+export type { Phase, RequestPlan } from '../../trace';
 
 /** Which MLA path an engine sends a piece through (vLLM: query_len ≤ reorder_batch_threshold → decode). */
 export type Route = 'mqa' | 'mha';

@@ -1,13 +1,10 @@
 import type { MlaConfig } from '../model/config';
 import { qkHeadDim } from '../model/config';
+import type { HeadSlice, LayerTensor, LinearName, NormName } from '../../trace';
 
-/** The 2-D projections of one MLA layer, in Hugging Face names; stored [out, in] as PyTorch does. */
-export type LinearName = 'q_a_proj' | 'q_b_proj' | 'kv_a_proj_with_mqa' | 'kv_b_proj' | 'o_proj';
-/** The 1-D RMSNorm weights. */
-export type NormName = 'input_layernorm' | 'q_a_layernorm' | 'kv_a_layernorm';
-
-export const LINEAR_NAMES: readonly LinearName[] = ['q_a_proj', 'q_b_proj', 'kv_a_proj_with_mqa', 'kv_b_proj', 'o_proj'];
-export const NORM_NAMES: readonly NormName[] = ['input_layernorm', 'q_a_layernorm', 'kv_a_layernorm'];
+/** The layer's tensor names (projections in Hugging Face names, stored [out, in]; RMSNorm weights): src/trace/names.ts. */
+export type { LayerTensor, LinearName, NormName } from '../../trace';
+export { LINEAR_NAMES, NORM_NAMES } from '../../trace';
 
 /**
  * How a matrix sits in memory. 'out_in' is PyTorch's [out, in]; 'in_out' is its transpose,
@@ -36,10 +33,7 @@ export function normLength(c: MlaConfig, name: NormName): number {
 }
 
 /** A contiguous run of heads, e.g. tensor-parallel rank 0 of 8 on GLM-5 = {start: 0, count: 8}. */
-export interface HeadSlice {
-  start: number;
-  count: number;
-}
+export type { HeadSlice } from '../../trace';
 
 export type Range = readonly [number, number];
 
@@ -62,8 +56,7 @@ export function slicedConfig(c: MlaConfig, heads: HeadSlice): MlaConfig {
   return { ...c, num_attention_heads: heads.count };
 }
 
-/** A tensor of the layer: a projection or a norm weight. */
-export type LayerTensor = LinearName | NormName;
+/** Every tensor of the layer: the projections and the norm weights. */
 export const LAYER_TENSORS: readonly LayerTensor[] = [
   'input_layernorm', 'q_a_proj', 'q_a_layernorm', 'q_b_proj', 'kv_a_proj_with_mqa', 'kv_a_layernorm', 'kv_b_proj', 'o_proj',
 ];

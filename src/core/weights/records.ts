@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
-import type { LayerTensor, WeightSource } from './layer';
+import type { WeightSource } from './layer';
+import type { WeightName, WeightRecord } from '../../trace';
 import { LAYER_TENSORS, linearShape, normLength } from './layer';
 
 const { sqrt, abs } = Math;
@@ -9,26 +10,8 @@ const { sqrt, abs } = Math;
  * uses them (W_UK: its K rows, from attn_k_b in a split GGUF; W_UV: its V rows, from attn_v_b),
  * and the embedding rows of the scenario's tokens.
  */
-export type WeightName = LayerTensor | 'W_UK' | 'W_UV' | 'embed_tokens';
-export const WEIGHT_NAMES: readonly WeightName[] = [
-  'embed_tokens', 'input_layernorm', 'q_a_proj', 'q_a_layernorm', 'q_b_proj', 'kv_a_proj_with_mqa', 'kv_a_layernorm',
-  'kv_b_proj', 'W_UK', 'W_UV', 'o_proj',
-];
-
-export interface WeightRecord {
-  name: WeightName;
-  /** The file's tensor names it was read from. */
-  tensors: string[];
-  dtype: string;
-  shape: number[];
-  norm: number;
-  maxAbs: number;
-  nonFinite: number;
-  /** First 16 hex digits of the SHA-256 of its float32 values (little-endian): equal ⇔ bit-identical. */
-  checksum: string;
-  /** ‖per-element quantization bound‖₂: how far it may sit from the values it was quantized from (0: exact). */
-  boundNorm: number;
-}
+export type { WeightName, WeightRecord } from '../../trace';
+export { WEIGHT_NAMES } from '../../trace';
 
 export interface WeightValues {
   record: WeightRecord;

@@ -6,7 +6,7 @@ import type {
   CaseComparison, CaseTrace, CheckResult, Culprit, Divergence, PairDiff, PairVerdict, ScalarMismatch, StageVerdict, Verdict, Where,
 } from '../../trace';
 import { noiseFloors, vsReference, withStorage } from './floors';
-import type { ToleranceSpec } from './tolerance';
+import type { ToleranceSpec } from '../../trace';
 import { externalCulprit, isExt } from './external-culprit';
 import { floorMultiple, ruleFor, toleranceFor } from './tolerance';
 

@@ -3,8 +3,7 @@ import { K_SCALE } from '../../core/faults/catalogue';
 import type { MlaConfig } from '../../core/model/config';
 import { latentWidth, qkHeadDim, softmaxScale, yarnGetMscale } from '../../core/model/config';
 import type { StageName } from '../../core/probes/stages';
-import type { CaseTrace } from '../run/trace';
-import type { Diagnosis } from './diagnose';
+import type { CaseTrace, Diagnosis } from '../../trace';
 import type { Facts } from './diagnose-facts';
 import { fmt, near } from './diagnose-facts';
 

@@ -1,8 +1,5 @@
-import type { StageRecord } from '../../core/probes/recorder';
+import type { CaseComparison, CaseDetail, CaseTrace, Divergence, RecordDetail, StageRecord, StageVerdict, Where } from '../../trace';
 import type { PathName, ScalarName, ScalarValue, StageName } from '../../core/probes/stages';
-import type { Where } from '../run/diff';
-import type { CaseDetail, CaseTrace, RecordDetail } from '../run/trace';
-import type { CaseComparison, Divergence, StageVerdict } from './compare';
 
 /** What a signature may look at: the first divergence, the culprit path, and the recorded facts around it. */
 export interface Facts {

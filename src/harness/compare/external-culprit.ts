@@ -1,5 +1,4 @@
-import type { Culprit } from '../scenario/scenario';
-import type { PairVerdict } from './compare';
+import type { Culprit, PairVerdict } from '../../trace';
 
 /** A pair with the external path on one side. */
 export const isExt = (p: PairVerdict) => p.a === 'external' || p.b === 'external';

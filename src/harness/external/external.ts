@@ -3,27 +3,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { isMlaDiffError, MlaDiffError } from '../../errors';
 import type { Recording } from '../../core/probes/recorder';
-import type { ExternalSpec } from '../scenario/scenario';
+import type { ExternalInfo, ExternalSpec } from '../../trace';
 import { slicedConfig } from '../../core/weights/layer';
 import type { ExternalJob } from './request';
 import { writeRequest } from './request';
 import { readResponse } from './response';
 import { runBackend } from './runner';
 
-/** What the run JSON says about the external path of a case (CaseTrace.external). */
-export interface ExternalInfo {
-  /** Label in reports: external: name, response.json name, or the dump's file name. */
-  name: string;
-  kind: 'command' | 'trace';
-  /** The command, or the dump file. */
-  source: string;
-  precision?: string;
-  device?: string;
-  /** Records known only by their statistics (compared by norm: a lower bound of the error). */
-  statsOnly: number;
-  /** The exchange directory, when kept (--keep-external). */
-  dir?: string;
-}
+/** What the run JSON says about the external path of a case (CaseTrace.external): src/trace/case-trace.ts. */
+export type { ExternalInfo } from '../../trace';
 
 export interface ExternalRun {
   recording: Recording;

@@ -1,12 +1,16 @@
 import type { PieceInput } from '../../paths/backend';
 import { MlaDiffError } from '../../errors';
-import type { CaseSpec, Scenario } from '../scenario/scenario';
-import { scenarioDir } from '../scenario/external';
+import type { HeadSlice, ScenarioEcho } from '../../trace';
 import type { WeightSource } from '../../core/weights/layer';
 import { slicedConfig } from '../../core/weights/layer';
 import type { ExternalRun } from './external';
 import { runExternal } from './external';
+import { scenarioDir } from './scenario-dir';
 import { importTrace } from './trace-import';
+
+/** What the external path reads of a scenario (src/harness/scenario Scenario has it) and of one of its cases. */
+type ExternalScenario = Pick<ScenarioEcho, 'name' | 'file' | 'external' | 'trace'>;
+interface ExternalCase { name: string; heads: HeadSlice }
 
 /** CLI overrides: `--external "<command>"`, `--keep-external`, `--trace dump`. */
 export interface ExternalFlags {
@@ -16,7 +20,7 @@ export interface ExternalFlags {
 }
 
 /** The scenario with the flags applied; a command or dump must come from one of the two. */
-export function withExternalFlags(s: Scenario, f: ExternalFlags): Scenario {
+export function withExternalFlags<S extends ExternalScenario>(s: S, f: ExternalFlags): S {
   const file = s.file ?? undefined;
   if (f.external !== undefined && f.trace !== undefined) throw new MlaDiffError('usage', 'give either --external or --trace, not both', { field: '--trace' });
   let out = s;
@@ -35,7 +39,7 @@ export function withExternalFlags(s: Scenario, f: ExternalFlags): Scenario {
 
 /** The external path of one case, as a thunk runCase calls after the device paths; null without one. */
 export function externalFor(
-  s: Scenario, source: WeightSource, spec: CaseSpec, pieces: readonly PieceInput[], kvSplits: number, keep: boolean, log?: (l: string) => void,
+  s: ExternalScenario, source: WeightSource, spec: ExternalCase, pieces: readonly PieceInput[], kvSplits: number, keep: boolean, log?: (l: string) => void,
 ): (() => Promise<ExternalRun>) | null {
   const shapes = pieces.map((p) => ({ step: p.step, request: p.request, kind: p.kind, start: p.start, count: p.ids.length, chunks: p.chunks }));
   if (s.trace) {

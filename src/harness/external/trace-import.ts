@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { basename } from 'node:path';
 import { MlaDiffError } from '../../errors';
-import type { TraceSpec } from '../scenario/scenario';
+import type { TraceSpec } from '../../trace';
 import type { ExternalRun } from './external';
 import type { ImportContext, NamedStats } from './records';
 import { importRecords } from './records';

@@ -1,8 +1,29 @@
-import type { PathTrace, StageRecord } from '../../core/probes/recorder';
+import type { PathTrace, StageRecord, Where } from '../../trace';
 import { recordKey } from '../../core/probes/recorder';
 import type { PathName } from '../../core/probes/stages';
-import type { Where } from '../run/diff';
-import type { RecordChange, StatsView } from './compare-runs';
+
+/** How a record changed between two runs: present in one only, or its shape, NaN or Inf counts, or norm moved. */
+export type ChangeKind = 'only-golden' | 'only-new' | 'shape' | 'nan' | 'inf' | 'norm';
+
+/** One record's statistics as the comparison quotes them. */
+export interface StatsView {
+  shape: number[];
+  l2: number;
+  maxAbs: number;
+  nanCount: number;
+  infCount: number;
+}
+
+export interface RecordChange extends Where {
+  path: PathName;
+  kind: ChangeKind;
+  golden?: StatsView;
+  new?: StatsView;
+  /** max(|Δ‖x‖|, |Δ max|x||) / max(‖x_golden‖, ‖x_new‖): a lower bound of the relative L2 error between the two runs' values. */
+  moved?: number;
+  /** The bound it was held to. */
+  tolerance?: number;
+}
 
 const { abs, max } = Math;
 

@@ -2,9 +2,8 @@ import { MIN_FLOOR } from '../compare/floors';
 import { DEFAULT_REL } from '../compare/tolerance';
 import { executionOrder, recordKey } from '../../core/probes/recorder';
 import type { PathName } from '../../core/probes/stages';
-import type { Where } from '../run/diff';
-import type { CaseResult, RunReport } from '../run/trace';
-import type { DeviceInfo } from '../../devices/runtime';
+import type { CaseResult, DeviceInfo, RunReport, Where } from '../../trace';
+import type { RecordChange } from './case-changes';
 import { caseChanges } from './case-changes';
 
 /**
@@ -28,27 +27,8 @@ export interface CompareRule {
 
 export const DEFAULT_RULE: CompareRule = { k: DEFAULT_FLOOR_K, fallback: DEFAULT_REL.float32 };
 
-export type ChangeKind = 'only-golden' | 'only-new' | 'shape' | 'nan' | 'inf' | 'norm';
-
-/** One record's statistics as the comparison quotes them. */
-export interface StatsView {
-  shape: number[];
-  l2: number;
-  maxAbs: number;
-  nanCount: number;
-  infCount: number;
-}
-
-export interface RecordChange extends Where {
-  path: PathName;
-  kind: ChangeKind;
-  golden?: StatsView;
-  new?: StatsView;
-  /** max(|Δ‖x‖|, |Δ max|x||) / max(‖x_golden‖, ‖x_new‖): a lower bound of the relative L2 error between the two runs' values. */
-  moved?: number;
-  /** The bound it was held to. */
-  tolerance?: number;
-}
+/** A record's change between the two runs: src/harness/golden/case-changes.ts. */
+export type { ChangeKind, RecordChange, StatsView } from './case-changes';
 
 type CaseView = Pick<CaseResult['comparison'], 'verdict'> & { firstDivergence: (Where & { culprit: string }) | null };
 

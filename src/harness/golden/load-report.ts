@@ -1,9 +1,9 @@
 import { MlaDiffError } from '../../errors';
 import { readTextFile } from '../../formats/text-file';
-import type { RunReport } from '../run/trace';
-import { RUN_FORMAT, RUN_VERSION } from '../run/trace';
-import type { Validation } from '../schema/validate';
-import { reportValidator } from '../schema/validate';
+import type { RunReport } from '../../trace';
+import { RUN_FORMAT, RUN_VERSION } from '../../trace';
+import type { Validation } from '../../trace/validate';
+import { reportValidator } from '../../trace/validate';
 
 type Validate = (doc: unknown) => Validation;
 

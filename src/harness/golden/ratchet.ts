@@ -2,7 +2,7 @@ import { MIN_FLOOR } from '../compare/floors';
 import { MlaDiffError } from '../../errors';
 import type { StageName } from '../../core/probes/stages';
 import { STAGE_NAMES, STAGES } from '../../core/probes/stages';
-import type { RunReport } from '../run/trace';
+import type { RunReport } from '../../trace';
 
 /**
  * The tolerance ratchet: per stage the smallest relative-L2 tolerance that passes every record of

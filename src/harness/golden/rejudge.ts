@@ -2,9 +2,8 @@ import { compareCase } from '../compare/compare';
 import { diagnose } from '../compare/diagnose';
 import { checkExpectation } from '../compare/expect';
 import { diagnosisView } from '../compare/origin';
-import type { ToleranceSpec } from '../compare/tolerance';
+import type { CaseResult, RunReport, ToleranceSpec } from '../../trace';
 import { recordKey } from '../../core/probes/recorder';
-import type { CaseResult, RunReport } from '../run/trace';
 
 /**
  * Re-judges a saved run with new tolerances, without re-running: compare is a pure function of the

@@ -1,6 +1,7 @@
 import type * as tfc from '@tensorflow/tfjs-core';
 import { isIdentity, permutation, transposeHost, unravel } from '../../core/probes/layout';
-import type { Captured, HostView, Scope } from '../../core/probes/recorder';
+import type { Captured, HostView } from '../../core/probes/recorder';
+import type { PairDiff, Where } from '../../trace';
 import type { PathName, StageName } from '../../core/probes/stages';
 import { STAGES } from '../../core/probes/stages';
 
@@ -8,39 +9,8 @@ import { STAGES } from '../../core/probes/stages';
 // inside a vm context (jest) and no faster anywhere else.
 const { abs } = Math;
 
-/** Where a record sits: piece (step, request), stage, context chunk. */
-export type Where = Scope & { stage: StageName; chunk?: number };
-
-/**
- * Elementwise agreement of one stage of one piece between two paths, measured where the values
- * live (on the device for two tfjs paths, on the host against the float64 reference), in
- * canonical layout. Equal infinities agree (an empty chunk's −inf LSE); NaN never does.
- */
-export interface PairDiff extends Where {
-  a: PathName;
-  b: PathName;
-  shapeMatch: boolean;
-  /**
-   * ‖a − b‖ / max(‖a‖, ‖b‖) over positions finite in both (for an LSE stage, max(‖a‖, ‖b‖, √n): at
-   * least one nat per element); Infinity if an infinity differs; null when not measured.
-   */
-  relErr: number | null;
-  maxAbsErr: number | null;
-  /** Position of the largest |a − b| in the canonical layout. */
-  maxAbsErrAt: number[] | null;
-  cosine: number | null;
-  /** ‖a‖ / ‖b‖. */
-  normRatio: number | null;
-  /** NaN counts of a and b. */
-  nan: [number, number];
-  /** Positions where an infinity of one side is not matched by the same infinity on the other. */
-  infMismatch: number;
-  /**
-   * One side is known only by its statistics (src/harness/run/norm-diff.ts): relErr is |‖a‖ − ‖b‖| / max(‖a‖, ‖b‖),
-   * a lower bound of the relative error; it can prove a divergence, never agreement beyond it.
-   */
-  normOnly?: true;
-}
+/** Where a record sits and the diff of one record between two paths: src/trace/case-trace.ts. */
+export type { PairDiff, Where } from '../../trace';
 
 interface Sums { dd: number; aa: number; bb: number; ab: number; maxAbs: number; at: number; nanA: number; nanB: number; inf: number }
 const zero = (): Sums => ({ dd: 0, aa: 0, bb: 0, ab: 0, maxAbs: 0, at: 0, nanA: 0, nanB: 0, inf: 0 });

@@ -1,28 +1,19 @@
 import type { KernelOptions, PieceInput } from '../../paths/backend';
 import type { DeviceLayer } from '../../paths/layer';
 import { disposeLayer, uploadLayer } from '../../paths/layer';
-import type { WeightsComparison } from '../compare/weights';
+import type { ExpectationResult, WeightsComparison, WeightsExpectation, WeightsReport } from '../../trace';
 import { compareWeights } from '../compare/weights';
 import type { Runtime } from '../../devices/runtime';
-import type { Scenario, WeightsExpectation } from '../scenario/scenario';
+import type { Scenario } from '../scenario/scenario';
 import type { HeadSlice, WeightSource } from '../../core/weights/layer';
-import type { WeightRecord } from '../../core/weights/records';
 import { weightValues } from '../../core/weights/records';
 import { openSource } from '../../checkpoints/checkpoint/source';
 import { runAcross } from './across';
 import { planRun } from './pieces';
-import type { ExpectationResult } from '../compare/expect';
 import { diffWeights } from './weights-diff';
 
-/** The weight stage W of a run: each source's records and, with compare_weights:, their comparison. */
-export interface WeightsReport {
-  primary: { label: string; records: WeightRecord[] };
-  compare?: { label: string; records: WeightRecord[] };
-  /** Heads the activations were compared on across sources. */
-  heads?: HeadSlice;
-  comparison?: WeightsComparison;
-  expectation?: ExpectationResult;
-}
+/** The weight stage W of a run (its records and comparison): src/trace/weights.ts. */
+export type { WeightsReport } from '../../trace';
 
 export interface WeightsJob {
   source: WeightSource;

@@ -1,15 +1,12 @@
-import { dirname, resolve as resolvePath } from 'node:path';
+import { resolve as resolvePath } from 'node:path';
 import { parseLayout } from '../external/layout-map';
+import { scenarioDir } from '../external/scenario-dir';
 import type { StageName } from '../../core/probes/stages';
 import { isStageName } from '../../core/probes/stages';
 import { fail } from './fail';
 import type { ExternalSpec, TraceSpec } from './scenario';
 import type { ScenarioFile } from './schema';
 import type { YamlSource } from './yaml-source';
-
-/** Directory that relative paths and external commands are taken from: the scenario file's. */
-export const scenarioDir = (file: string | null): string =>
-  !file || file.startsWith('<') ? process.cwd() : dirname(resolvePath(file));
 
 function checkLayouts(src: YamlSource, key: 'external' | 'trace', layouts: Record<string, string>): void {
   for (const [stage, layout] of Object.entries(layouts)) {

@@ -3,6 +3,7 @@ import { FAULT_NAMES, FAULTS } from '../../core/faults/catalogue';
 import { qkHeadDim } from '../../core/model/config';
 import { preset } from '../../core/model/presets';
 import type { StageName } from '../../core/probes/stages';
+import type { SelftestOptions } from '../../trace';
 
 /**
  * The mutation self-test's plan: every fault of the catalogue, in every path that has the code it
@@ -44,12 +45,8 @@ export interface SelftestCase {
   expect: { stage: StageName; culprit: FaultPath } | null;
 }
 
-export interface SelftestOptions {
-  seeds: readonly number[];
-  shapes: readonly string[];
-  /** Judge with `tolerances: {default: {floor: k}}` (the cold path then runs for the floors); default: the rel default. */
-  floor?: number;
-}
+/** Seeds, shapes and an optional floor k of a selftest run: src/trace/report.ts. */
+export type { SelftestOptions } from '../../trace';
 
 /** The shape as the fault needs it: W_UK and W_UV of one shape for p-eq-v (v_head_dim = qk_nope_head_dim). */
 function model(shape: string, pEqV: boolean): string {

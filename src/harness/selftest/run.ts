@@ -1,61 +1,15 @@
-import type { FaultName, FaultPath } from '../../core/faults/catalogue';
 import type { FaultDef } from '../../core/faults/catalogue';
 import { FAULT_NAMES, FAULTS } from '../../core/faults/catalogue';
 import { originOf } from '../compare/origin';
-import type { CaseResult } from '../run/trace';
-import type { StageName } from '../../core/probes/stages';
+import type { CaseResult, FaultRates, SelftestReport, SelftestRow, SelftestScore } from '../../trace';
 import { runScenario } from '../run/run-scenario';
-import type { DeviceInfo, Log, Runtime } from '../../devices/runtime';
+import type { Log, Runtime } from '../../devices/runtime';
 import { parseScenario } from '../scenario/load';
-import type { Culprit } from '../scenario/scenario';
 import type { SelftestOptions } from './cases';
 import { selftestCases } from './cases';
 
-export interface SelftestRow {
-  name: string;
-  fault: FaultName | null;
-  path: FaultPath | null;
-  /** Fault runs: the run diverged. Clean runs: it diverged too (a false positive). */
-  detected: boolean;
-  /** The first divergence is the stage the fault enters. */
-  localized: boolean;
-  /** The culprit named is the path the fault was planted in. */
-  attributed: boolean;
-  /** The first likely cause names the planted fault. */
-  diagnosed: boolean;
-  /**
-   * Stage replay: in the first divergent piece the fault's entry stage (and the stages it also
-   * enters) are marked introduced and every other divergent record inherited.
-   */
-  origin: boolean;
-  cause: string | null;
-  first: { step: number; request: string; stage: StageName; culprit: Culprit } | null;
-  seconds: number;
-}
-
-export interface FaultRates { runs: number; detected: number; localized: number; attributed: number; diagnosed: number; origin: number }
-
-/** One tolerance mode's scores over the plan. */
-export interface SelftestScore {
-  /** `default` (rel 1e-5 for fp32) or `floor k` (`tolerances: {default: {floor: k}}`). */
-  tolerance: string;
-  rows: SelftestRow[];
-  perFault: Record<string, FaultRates>;
-  total: FaultRates;
-  clean: { runs: number; falsePositives: number };
-  /** 100 % detection, localization and attribution, and no false positive. */
-  goalMet: boolean;
-  seconds: number;
-}
-
-/** The default-tolerance scores at the top level (as before); with a floor k, the same plan under `{floor: k}` in `floor`. */
-export interface SelftestReport extends SelftestScore {
-  format: 'mla-diff/selftest';
-  version: 1;
-  device: DeviceInfo;
-  options: SelftestOptions;
-  floor?: SelftestScore;
-}
+/** The selftest report and its rows and scores: src/trace/report.ts. */
+export type { FaultRates, SelftestReport, SelftestRow, SelftestScore } from '../../trace';
 
 /** Runs every case of the plan on `rt` and scores it; with `floorK`, runs the plan again judged by k × the noise floor. */
 export async function runSelftest(rt: Runtime, options: SelftestOptions, log: Log = () => {}, floorK?: number): Promise<SelftestReport> {

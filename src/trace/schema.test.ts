@@ -1,13 +1,14 @@
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { runScenario } from '../run/run-scenario';
-import type { RunReport } from '../run/trace';
-import { RUN_VERSION } from '../run/trace';
-import { loadScenario } from '../scenario/load';
-import { runSelftest } from '../selftest/run';
-import type { Runtime } from '../../devices/runtime';
-import { expectNoLeak, testRuntime } from '../../test-utils/runtime';
-import { CAUSES, CULPRITS, PATH_NAMES, STAGE_NAMES, VERDICTS } from './enums';
+import { PATH_NAMES, STAGE_NAMES } from '../core/probes/stages';
+import type { Runtime } from '../devices/runtime';
+import { runScenario } from '../harness/run/run-scenario';
+import { loadScenario } from '../harness/scenario/load';
+import { runSelftest } from '../harness/selftest/run';
+import { expectNoLeak, testRuntime } from '../test-utils/runtime';
+import { CAUSES, CULPRITS, VERDICTS } from './names';
+import type { RunReport } from './report';
+import { RUN_VERSION } from './report';
 import { schemaFiles } from './reports';
 import { reportValidator } from './validate';
 
@@ -15,7 +16,7 @@ import { reportValidator } from './validate';
  * The shipped JSON Schemas (schema/*.json) are the generated ones, their enums are the source's
  * closed sets, every report the tool writes validates, and a broken report fails where it is broken.
  */
-const ROOT = resolve(__dirname, '../../..');
+const ROOT = resolve(__dirname, '../..');
 const { validate } = reportValidator();
 const readJson = (file: string) => JSON.parse(readFileSync(join(ROOT, file), 'utf8')) as RunReport;
 /** A report as a reader sees it: through JSON (NaN and ±Infinity become null). */
@@ -27,7 +28,7 @@ let rt: Runtime;
 beforeAll(async () => { rt = await testRuntime(); });
 
 describe('schema files', () => {
-  it.each(Object.entries(schemaFiles()))('schema/%s is what src/harness/schema generates (npm run schemas)', (name, schema) => {
+  it.each(Object.entries(schemaFiles()))('schema/%s is what src/trace generates (npm run schemas)', (name, schema) => {
     expect(JSON.parse(readFileSync(join(ROOT, 'schema', name), 'utf8'))).toEqual(schema);
   });
 

@@ -1,6 +1,6 @@
 import Ajv2020 from 'ajv/dist/2020';
 import type { ErrorObject, ValidateFunction } from 'ajv/dist/2020';
-import { RUN_FORMAT, RUN_VERSION } from '../run/trace';
+import { RUN_FORMAT, RUN_VERSION } from './report';
 import { runSchema, runsSchema, selftestSchema } from './reports';
 
 /** One schema violation: where in the document (JSON Pointer) and what. */
@@ -31,7 +31,10 @@ export function reportValidator(): { validate: (doc: unknown) => Validation; com
     const head = (doc ?? {}) as { format?: unknown; version?: unknown };
     const kind = `${String(head.format)} v${String(head.version)}`;
     const which = KINDS[String(head.format)];
-    if (!which) return { ok: false, kind, errors: [{ at: '/format', message: `unknown format ${JSON.stringify(head.format)}; expected ${Object.keys(KINDS).join(', ')}` }] };
+    if (!which) {
+      const message = `unknown format ${JSON.stringify(head.format)}; expected ${Object.keys(KINDS).join(', ')}`;
+      return { ok: false, kind, errors: [{ at: '/format', message }] };
+    }
     const v = compiled[which];
     return v(doc) ? { ok: true, kind, errors: [] } : { ok: false, kind, errors: (v.errors ?? []).map(toError) };
   };
