@@ -2,13 +2,18 @@
 // (bench/noise-floors/run.mjs) again in bf16/fp16 and with an fp8 latent cache. Per mode, the
 // repository's clean scenarios run on wasm with `precision` overridden, the float64 reference and
 // the cold path on, judged by {floor: K}; then the selftest plan runs in bf16 + vllm-triton-mla with
-// the precision default tolerance ({floor: PRECISION_K}). Writes bench/precision/calibration.{json,md}.
+// the precision default tolerance ({floor: PRECISION_K}). Stores its data under 'calibration' in
+// bench/precision/results.json and re-renders that section of bench/precision/results.md (render-calibration.mjs).
 // Usage: npm run build && node bench/precision/calibrate.mjs [--k 8] [--plan quick|full] [--modes a,b]
-import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import os from 'node:os';
 import { createRequire } from 'node:module';
 import { finite, quantiles, recordsOf } from '../noise-floors/records.mjs';
 
+if (process.argv.includes('--help')) {
+  console.log('Usage: npm run build && node bench/precision/calibrate.mjs [--k 8] [--plan quick|full] [--modes a,b]');
+  process.exit(0);
+}
 const require = createRequire(import.meta.url);
 const api = require('mla-diff');
 const { loadScenario, parseScenario, runScenario, selectRuntime, selftestCases, SELFTEST_QUICK, SELFTEST_FULL, PRECISION_K, FAULTS } = api;
@@ -140,9 +145,7 @@ const res = {
   machine: { cpus: os.cpus().length, cpu: os.cpus()[0]?.model ?? 'unknown', node: process.version, device: rt.device.description },
   seconds: (performance.now() - t0) / 1000, skipped: all.filter((f) => SKIP.includes(f)), modes: results, selftest,
 };
-const json = JSON.stringify(res, null, 1);
-writeFileSync('bench/precision/calibration.json', (json.length > 200e3 ? JSON.stringify(res) : json) + '\n');
-const { renderCalibration } = await import('./render-calibration.mjs');
-writeFileSync('bench/precision/calibration.md', renderCalibration(res));
+const { writeCalibration } = await import('./render-calibration.mjs');
+writeCalibration(res);
 for (const [m, x] of Object.entries(results)) console.log(`${m}: ${x.records} records, max ${x.worstRatio.max?.toFixed(2)} p99 ${x.worstRatio.p99?.toFixed(2)}, ${x.falsePositives.length} false positives`);
 console.log(`faults: ${faults.length}, missed ${selftest.missed.length}, mislocalized ${selftest.mislocalized.length}, weakest ${selftest.weakest?.name} ${selftest.weakest?.ratio?.toExponential(2)}; ${res.seconds.toFixed(0)} s`);

@@ -1,4 +1,6 @@
-// Renders bench/precision/calibration.json as Markdown (imported by calibrate.mjs; `node render-calibration.mjs` re-renders).
+// The calibration section of bench/precision/results.md, rendered from results.json's 'calibration' (what
+// calibrate.mjs measured). writeCalibration(res) stores res there and replaces the section between its
+// markers in results.md (the rest of the page is prose); `node bench/precision/render-calibration.mjs` re-renders it.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import { e, r } from '../noise-floors/render.mjs';
@@ -27,7 +29,7 @@ export function renderCalibration(res) {
   const stages = [...new Set(Object.values(res.modes).flatMap((x) => Object.keys(x.perStage)))];
   const n = (k) => t.faults.filter((f) => f[k]).length;
   return [
-    '# Noise floors in bf16, fp16 and with an fp8 cache: the k of the precision default `{floor: k}`',
+    '## Calibration: noise floors in bf16, fp16 and with an fp8 cache, the k of the precision default `{floor: k}`',
     '',
     '```',
     `npm run build && ${res.command}`,
@@ -40,7 +42,7 @@ export function renderCalibration(res) {
     'per record the worst pair (mha↔mqa, each path vs float64). Activation records only (weight stages keep their exact rule).',
     `Skipped: ${res.skipped.join(', ')} (over 60 s each on 2 cores; capital-of-france.yaml is capital-of-france-bf16.yaml once its precision is replaced). Per-token fp8 scales only on models with kv_lora_rank % 128 = 0 (GLM-5, DeepSeek-V3).`,
     '',
-    '## Clean runs per mode',
+    '### Clean runs per mode',
     '',
     '| mode | runs | records | worst / floor p50 | p99 | max | mha↔mqa / floor max | false positives at k | NaN records |',
     '|---|---|---|---|---|---|---|---|---|',
@@ -53,7 +55,7 @@ export function renderCalibration(res) {
     ...modeRows(res).flatMap(([m, x]) => x.falsePositives.map((f) => `* false positive, ${m}: ${f.where} ${f.verdict} at ${firstAt(f.first)}`)),
     ...Object.entries(res.modes).flatMap(([m, x]) => x.scenarios.filter((s) => s.error).map((s) => `* ${m}: ${s.file} did not run: ${s.error}`)),
     '',
-    `## Planted faults in ${t.mode} (selftest ${t.plan} plan, the precision default \`{floor: ${t.k}}\`)`,
+    `### Planted faults in ${t.mode} (selftest ${t.plan} plan, the precision default \`{floor: ${t.k}}\`)`,
     '',
     `${t.faults.length} fault runs: ${n('detected')} detected, ${n('localized')} first diverge at the stage the fault enters (${n('localizedAlso')} there or at a stage it also enters), ${n('attributed')} blamed on the planted path.`,
     t.weakest ? `Weakest (smallest err/floor at the stage it enters, NaN faults aside): **${t.weakest.name}**, ${e(t.weakest.ratio)} floors at ${t.weakest.enters}.` : '',
@@ -64,20 +66,38 @@ export function renderCalibration(res) {
     '|---|---|---|---|---|---|---|---|---|---|---|',
     ...[...perFault.entries()].map(([f, x]) => `| ${f} | ${x.runs} | ${x.enters} | ${x.detected} | ${x.localized} / ${x.also} | ${x.attributed} | ${e(x.min)} | ${e(x.max)} | ${r(x.before)} | ${x.nan ? `${x.nan}/${x.runs}` : ''} | ${[...x.how].join(', ')} |`),
     '',
-    '## Largest worst-pair ratio per stage and mode',
+    '### Largest worst-pair ratio per stage and mode',
     '',
     `| stage | ${Object.keys(res.modes).join(' | ')} |`,
     `|---|${Object.keys(res.modes).map(() => '---').join('|')}|`,
     ...stages.map((s) => `| ${s} | ${Object.values(res.modes).map((x) => r(x.perStage[s]?.worstRatioMax)).join(' | ')} |`),
     '',
-    '## Per scenario and mode (seconds; verdict)',
+    '### Per scenario and mode (seconds; verdict)',
     '',
     ...Object.entries(res.modes).map(([m, x]) => `* ${m}: ${x.scenarios.map((s) => `${s.file} ${s.error ? 'error' : `${s.verdict}${s.weights === 'diverge' ? ' (weights diverge)' : ''} ${s.seconds.toFixed(1)}`}`).join(', ')}`),
     '',
   ].join('\n');
 }
 
+const JSON_PATH = 'bench/precision/results.json';
+const MD_PATH = 'bench/precision/results.md';
+const BEGIN = '<!-- calibration: rendered from results.json by bench/precision/render-calibration.mjs -->';
+const END = '<!-- /calibration -->';
+
+/** Stores res (or, without one, results.json's own) as results.json's 'calibration' and re-renders its section of results.md. */
+export function writeCalibration(res) {
+  const doc = JSON.parse(readFileSync(JSON_PATH, 'utf8'));
+  if (res) {
+    doc.calibration = res;
+    writeFileSync(JSON_PATH, `${JSON.stringify(doc, null, 1)}\n`);
+  }
+  const md = readFileSync(MD_PATH, 'utf8');
+  const [a, b] = [md.indexOf(BEGIN), md.indexOf(END)];
+  if (a < 0 || b < a) throw new Error(`${MD_PATH} lacks the calibration markers`);
+  writeFileSync(MD_PATH, `${md.slice(0, a + BEGIN.length)}\n${renderCalibration(doc.calibration)}${md.slice(b)}`);
+}
+
 if (import.meta.url === pathToFileURL(process.argv[1]).href) {
-  const res = JSON.parse(readFileSync('bench/precision/calibration.json', 'utf8'));
-  writeFileSync('bench/precision/calibration.md', renderCalibration(res));
+  if (process.argv.includes('--help')) console.log('Usage: node bench/precision/render-calibration.mjs  (re-renders the calibration section of bench/precision/results.md)');
+  else writeCalibration();
 }
