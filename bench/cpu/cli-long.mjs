@@ -1,13 +1,20 @@
 // A long scenario through the built CLI on wasm, as CI runs it: wall time and peak RSS of the whole
 // process, the verdict and the worst engine error, and each stage's L2 norm against the same scenario's
-// report from the H200 (webgpu) where one is committed. Writes bench/cpu/cli-long.{json,md}.
+// report from the H200 (webgpu) where one is committed. Stores its data under 'cli-long' in
+// bench/cpu/results.json and re-renders bench/cpu/results.md (bench/cpu/results.mjs).
 // Usage: npm run build && node bench/cpu/cli-long.mjs [--scenario scenarios/gpu/glm5-long-2048.yaml]
 //   [--gpu-report FILE: a run report of the same scenario; default bench/gpu/results.json's glm5Long2048Report, the H200's]
 import { spawnSync } from 'node:child_process';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import os from 'node:os';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
+import { record } from './results.mjs';
+
+if (process.argv.includes('--help')) {
+  console.log('Usage: npm run build && node bench/cpu/cli-long.mjs [--scenario scenarios/gpu/glm5-long-2048.yaml] [--gpu-report FILE]');
+  process.exit(0);
+}
 
 const require = createRequire(import.meta.url);
 // the CLI: the bin of the mla-diff package (package.json "bin")
@@ -41,25 +48,8 @@ const result = {
   command: `node bench/cpu/cli-long.mjs ${process.argv.slice(2).join(' ')}`.trim(), date: new Date().toISOString(), scenario,
   machine: { cpus: os.cpus().length, cpu: os.cpus()[0]?.model, memGiB: Math.round(os.totalmem() / 2 ** 30), node: process.version },
   device: report.device?.description, exit: r.status, wallS, rssGiB, verdict: report.verdict, seconds: report.seconds, pathSeconds: c.trace.seconds,
-  worstEngine: c.comparison.worstEngine, gpuReport: gpu ? gpuPath : null, worstCross, rows,
+  worstEngine: c.comparison.worstEngine, gpuReport: gpu ? (gpuJson.glm5Long2048Report ? `\`glm5Long2048Report\` of ${gpuPath}` : `\`${gpuPath}\``) : null, worstCross, rows,
 };
-writeFileSync('bench/cpu/cli-long.json', JSON.stringify(result) + '\n');
-const md = [
-  `# CPU: \`${scenario}\` through the CLI on wasm`,
-  '',
-  `Command: \`${result.command}\` (${result.date.slice(0, 10)}), machine: ${result.machine.cpus} × ${result.machine.cpu}, ${result.machine.memGiB} GiB, Node ${process.version}.`,
-  `It runs \`mla-diff run ${scenario} --device wasm --format json\` under /usr/bin/time, as CI's scenario check does.`,
-  '',
-  `- Device: ${result.device}.`,
-  `- Exit ${r.status}, verdict **${result.verdict}**; wall **${wallS.toFixed(1)} s**, peak RSS **${rssGiB.toFixed(2)} GiB** (the machine: ${result.machine.memGiB} GiB).`,
-  `- The report's seconds (probes on): mha ${c.trace.seconds.mha.toFixed(1)}, mqa ${c.trace.seconds.mqa.toFixed(1)} (each from its step's start to its completion; both steps are encoded before either is awaited, and on wasm encoding is the computing, so MHA's includes MQA's), weights ${report.seconds.weights.toFixed(1)}.`,
-  `- Worst mha↔mqa relative error: ${c.comparison.worstEngine.relErr.toExponential(2)} at ${c.comparison.worstEngine.stage}.`,
-  ...(gpu ? [`- Against the H200's report of the same scenario (\`${gpuPath}\`), the largest relative difference of a stage's L2 norm: ${worstCross.rel.toExponential(2)} (${worstCross.path} ${worstCross.stage}), over ${rows.filter((x) => x.rel !== null).length} records.`] : []),
-  '',
-  '| path | stage | L2 (wasm) | L2 (H200) | rel |',
-  '|---|---|---|---|---|',
-  ...rows.map((x) => `| ${x.path} | ${x.stage} | ${x.l2.toPrecision(8)} | ${x.gpuL2?.toPrecision(8) ?? '—'} | ${x.rel?.toExponential(1) ?? '—'} |`),
-  '',
-].join('\n');
-writeFileSync('bench/cpu/cli-long.md', md);
-console.log(md.split('\n').slice(0, 12).join('\n'));
+const md = record('cli-long', result);
+const section = md.slice(md.indexOf('<a id="cli-long">'));
+console.log(section.split('\n').slice(0, 12).join('\n'));

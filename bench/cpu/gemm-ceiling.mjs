@@ -2,13 +2,20 @@
 // GLM-5 layer at T tokens as plain products, tf.matMul on tfjs-backend-wasm (both operand orders) (XNNPACK, SIMD128, one
 // thread: the threaded build does not initialise in Node) beside numpy's `@` (its BLAS, all
 // cores), each the median of --reps after a warm-up. Prints GFLOP/s per shape and the layer's
-// projection total; writes --out JSON. This bounds how close a wasm run of the layer can come to
+// projection total; stores its data under 'gemm-ceiling-T' in bench/cpu/results.json and re-renders
+// bench/cpu/results.md (bench/cpu/results.mjs), or with --out writes that JSON file instead. This bounds how close a wasm run of the layer can come to
 // ../shared/anchors/mla_numpy.py, whatever the attention does. With a host BLAS (src/devices/kernels/host-blas.ts;
 // not with --blas off), the same x·Wᵀ as mla-diff's wasm runtime then forms it, through that BLAS.
 // Usage: npm run build && node bench/cpu/gemm-ceiling.mjs [--tokens 512] [--reps 3] [--blas auto|off] [--out f.json]
 import { spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { record } from './results.mjs';
+
+if (process.argv.includes('--help')) {
+  console.log('Usage: npm run build && node bench/cpu/gemm-ceiling.mjs [--tokens 512] [--reps 3] [--blas auto|off] [--out f.json (instead of results.json)]');
+  process.exit(0);
+}
 
 const require = createRequire(import.meta.url);
 const dev = require('mla-diff/devices');
@@ -70,4 +77,6 @@ const sum = (k) => rows.reduce((s, r) => s + (r[k] ?? NaN), 0);
 const flop = rows.reduce((s, r) => s + r.flop, 0);
 console.log(`  projections total: wasm ${sum('wasmMs').toFixed(0)} ms (${g(flop, sum('wasmMs'))} GFLOP/s), host BLAS ${sum('blasMs').toFixed(0)} ms (${g(flop, sum('blasMs'))} GFLOP/s), numpy ${sum('numpyMs').toFixed(0)} ms (${g(flop, sum('numpyMs'))} GFLOP/s): ratio ${(sum('wasmMs') / sum('numpyMs')).toFixed(1)}×`);
 const out = arg('out', null);
-if (out) writeFileSync(out, JSON.stringify({ command: `node bench/cpu/gemm-ceiling.mjs ${process.argv.slice(2).join(' ')}`, date: new Date().toISOString(), tokens: T, reps, threads: 'wasm 1, host BLAS and numpy all cores', blas: blas?.description ?? null, rows }, null, 1));
+const result = { command: `node bench/cpu/gemm-ceiling.mjs ${process.argv.slice(2).join(' ')}`.trim(), date: new Date().toISOString(), tokens: T, reps, threads: 'wasm 1, host BLAS and numpy all cores', blas: blas?.description ?? null, rows };
+if (out) writeFileSync(out, JSON.stringify(result, null, 1));
+else record(`gemm-ceiling-${T}`, result);

@@ -4,11 +4,16 @@
 // numpy / BLAS / XNNPACK so that all see the same load; one process per measurement (peak RSS its own).
 // mla-diff: `node bench/cpu/forward.mjs --path P --tokens T --reps 1 --probes on` (the probes-off run after
 // a warm-up, then one with every stage recorded). numpy: `mla_numpy.py T` (the second of two runs per path).
-// Writes bench/cpu/issue8-T.{json,md}.
+// Stores its data under 'issue8-T' in bench/cpu/results.json and re-renders bench/cpu/results.md (bench/cpu/results.mjs).
 // Usage: npm run build && node bench/cpu/issue8.mjs [--tokens 512] [--rounds 3] [--xnnpack 1 (0: skip it)] [--probes on|off] [--anchor ../shared/anchors/mla_numpy.py]
 import { spawnSync } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
+import { record } from './results.mjs';
+
+if (process.argv.includes('--help')) {
+  console.log('Usage: npm run build && node bench/cpu/issue8.mjs [--tokens 512] [--rounds 3] [--xnnpack 1 (0: skip it)] [--probes on|off] [--anchor ../shared/anchors/mla_numpy.py]');
+  process.exit(0);
+}
 
 const arg = (n, d) => { const i = process.argv.indexOf(`--${n}`); return i > 0 ? process.argv[i + 1] : d; };
 const T = Number(arg('tokens', '512'));
@@ -55,31 +60,6 @@ const result = {
   machine: { cpus: os.cpus().length, cpu, memGiB: Math.round(os.totalmem() / 2 ** 30), node: process.version, loadavgAfter: os.loadavg() },
   devices: { blas: rows[0].blas.mha.device, xnnpack: rows[0].xnnpack?.mha.device }, median, medianProbesOn: medOn, rows,
 };
-writeFileSync(`bench/cpu/issue8-${T}.json`, JSON.stringify(result) + '\n');
-
-const s = (x) => (x / 1000).toFixed(2);
-const ratio = (k, p) => `${(median[k][p] / median.numpy[p]).toFixed(2)}×`;
-const md = [
-  `# CPU: issue 8's target at T = ${T} (both paths ≤ 2× numpy)`,
-  '',
-  `Command: \`${result.command}\` (${result.date.slice(0, 10)}), machine: ${result.machine.cpus} × ${cpu}, ${result.machine.memGiB} GiB, Node ${process.version}; load average after the run ${os.loadavg().map((x) => x.toFixed(1)).join(' / ')}.`,
-  '',
-  `One GLM-5 layer, all 64 heads, one causal prefill of ${T} tokens, each path on its own, probes off (the run after a warm-up); ${rounds} alternating rounds, medians. numpy: \`mla_numpy.py ${T}\` (float32, its BLAS on all cores). mla-diff on wasm:`,
-  `- **host BLAS**: ${result.devices.blas}.`,
-  ...(xnnpack ? [`- **XNNPACK** (MLA_DIFF_BLAS=off): ${result.devices.xnnpack}.`] : []),
-  '',
-  `| | numpy (s) | wasm + host BLAS (s) | ratio |${xnnpack ? ' wasm, XNNPACK (s) | ratio |' : ''}`,
-  `|---|---|---|---|${xnnpack ? '---|---|' : ''}`,
-  ...['mha', 'mqa', 'both'].map((p) => `| ${p === 'both' ? '**both paths**' : p} | ${s(median.numpy[p])} | ${s(median.blas[p])} | **${ratio('blas', p)}** |${xnnpack ? ` ${s(median.xnnpack[p])} | ${ratio('xnnpack', p)} |` : ''}`),
-  '',
-  medOn ? `With every stage recorded (probes on, the same processes): host BLAS mha ${s(medOn.blas.mha)} s, mqa ${s(medOn.blas.mqa)} s${xnnpack ? `; XNNPACK mha ${s(medOn.xnnpack.mha)} s, mqa ${s(medOn.xnnpack.mqa)} s` : ''}.` : 'Probes off only (--probes off).',
-  '',
-  `Peak RSS (last round, MiB): numpy ${rows.at(-1).numpy.rssMiB.toFixed(0)} (both paths, one process); host BLAS mha ${rows.at(-1).blas.mha.rssMiB.toFixed(0)}, mqa ${rows.at(-1).blas.mqa.rssMiB.toFixed(0)}. |out| mha/mqa (ours, synthetic weights): ${rows.at(-1).blas.mha.outNorm.toFixed(3)} / ${rows.at(-1).blas.mqa.outNorm.toFixed(3)}; numpy: ${rows.at(-1).numpy.out}.`,
-  '',
-  '| round | numpy mha / mqa (s) | host BLAS mha / mqa (s) |' + (xnnpack ? ' XNNPACK mha / mqa (s) |' : ''),
-  '|---|---|---|' + (xnnpack ? '---|' : ''),
-  ...rows.map((r, i) => `| ${i + 1} | ${s(r.numpy.mha.offMs)} / ${s(r.numpy.mqa.offMs)} | ${s(r.blas.mha.offMs)} / ${s(r.blas.mqa.offMs)} |${xnnpack ? ` ${s(r.xnnpack.mha.offMs)} / ${s(r.xnnpack.mqa.offMs)} |` : ''}`),
-  '',
-].join('\n');
-writeFileSync(`bench/cpu/issue8-${T}.md`, md);
-console.log(md);
+record(`issue8-${T}`, result);
+const ratio = (k) => (median[k] ? `${(median[k].both / median.numpy.both).toFixed(2)}×` : '—');
+console.log(`bench/cpu/results.md, issue8-${T}: both paths, host BLAS ${ratio('blas')} numpy, XNNPACK ${ratio('xnnpack')}`);

@@ -3,11 +3,19 @@
 // on the same machine, one process per measurement (its peak RSS its own). With --before DIR, the
 // same forward from an earlier build: DIR the root of a built checkout of mla-diff (e.g. a `git worktree` of
 // the parent commit after `npm run build` there; it needs the public API bench/cpu/forward.mjs uses).
-// Writes bench/cpu/long.{json,md}.
-// Usage: npm run build && node bench/cpu/long.mjs [--tokens 512,2048] [--before DIR [--before-tokens 2048]] [--anchor ../shared/anchors/mla_numpy.py] [--timeout 300] [--merge: keep long.json's rows of other lengths] [--render: long.md from long.json] [--reuse: numpy/before of a length from long.json, only the current build measured] [--note TEXT]
+// Stores its data under 'long' in bench/cpu/results.json and re-renders bench/cpu/results.md (bench/cpu/results.mjs;
+// the section also shows results.json's 'profile-512').
 import { spawnSync } from 'node:child_process';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import os from 'node:os';
+import { load, record } from './results.mjs';
+
+const USAGE = "Usage: npm run build && node bench/cpu/long.mjs [--tokens 512,2048] [--before DIR [--before-tokens 2048]] [--anchor ../shared/anchors/mla_numpy.py] [--timeout 300] [--merge: keep results.json's long rows of other lengths] [--render: only re-render results.md] [--reuse: numpy/before of a length from results.json's long, only the current build measured] [--note TEXT]";
+
+if (process.argv.includes('--help')) {
+  console.log(USAGE);
+  process.exit(0);
+}
 
 const arg = (n, d) => { const i = process.argv.indexOf(`--${n}`); return i > 0 ? process.argv[i + 1] : d; };
 const tokens = arg('tokens', '512,2048').split(',').map(Number);
@@ -29,9 +37,11 @@ function measured(cmd, args) {
 }
 
 const ms = (x) => (x == null ? '—' : (x / 1000).toFixed(2));
-const render = process.argv.includes('--render'); // only rewrite long.md from long.json
-const rows = render ? JSON.parse(readFileSync('bench/cpu/long.json', 'utf8')).rows : [];
-const earlier = existsSync('bench/cpu/long.json') ? JSON.parse(readFileSync('bench/cpu/long.json', 'utf8')).rows : [];
+const render = process.argv.includes('--render'); // only re-render results.md from results.json
+const stored = load().long; // the earlier run, if any
+if (render && !stored) throw new Error("bench/cpu/results.json has no 'long' to render");
+const rows = render ? stored.rows : [];
+const earlier = stored?.rows ?? [];
 for (const T of render ? [] : tokens) {
   const old = earlier.find((r) => r.tokens === T);
   if (process.argv.includes('--reuse') && old) { // keep the earlier run's numpy and before figures of this length, measure only the current build
@@ -59,53 +69,15 @@ for (const T of render ? [] : tokens) {
   }
   rows.push(row);
 }
-if (!render && process.argv.includes('--merge') && existsSync('bench/cpu/long.json')) { // keep the earlier rows of lengths not measured now
-  const kept = JSON.parse(readFileSync('bench/cpu/long.json', 'utf8')).rows.filter((r) => !tokens.includes(r.tokens));
+if (!render && process.argv.includes('--merge') && stored) { // keep the earlier rows of lengths not measured now
+  const kept = stored.rows.filter((r) => !tokens.includes(r.tokens));
   rows.unshift(...kept.map((r) => ({ ...r, earlierRun: true })));
   rows.sort((a, b) => a.tokens - b.tokens);
 }
 const cpu = os.cpus()[0]?.model ?? 'unknown';
-const result = render ? JSON.parse(readFileSync('bench/cpu/long.json', 'utf8')) : { command: `node bench/cpu/long.mjs ${process.argv.slice(2).join(' ')}`, date: new Date().toISOString(),
+const result = render ? stored : { command: `node bench/cpu/long.mjs ${process.argv.slice(2).join(' ')}`, date: new Date().toISOString(),
   machine: { cpus: os.cpus().length, cpu, memGiB: Math.round(os.totalmem() / 2 ** 30), node: process.version, version: JSON.parse(readFileSync('package.json', 'utf8')).version }, rows };
 if (arg('note', null)) result.note = arg('note'); // conditions of the run (other load on the machine), stated by whoever ran it
 if (!render) result.loadavg = os.loadavg();
-writeFileSync('bench/cpu/long.json', JSON.stringify(result, null, 2) + '\n');
-/** Where the time goes at T=512, from bench/cpu/profile-512.json (forward.mjs --profile: tf.profile of one probes-off step). */
-function profileLines() {
-  if (!existsSync('bench/cpu/profile-512.json')) return [];
-  const prof = JSON.parse(readFileSync('bench/cpu/profile-512.json', 'utf8'));
-  const lines = ['Where the time goes at T = 512 (`bench/cpu/profile-512.json`, see its note: the slowest kernels of one probes-off step under tf.profile, and the probes-off wall times of the same process):', ''];
-  for (const [label, runs] of [['before', prof.before], ['after', prof.after]]) {
-    for (const r of runs) {
-      const total = r.profile.reduce((a, k) => a + k.ms, 0);
-      const top = r.profile.slice(0, 4).map((k) => `${k.kernel.replace(/ .*/, '')} ${k.kernel.slice(k.kernel.indexOf(' ') + 1)} ${(k.ms / 1000).toFixed(1)} s${k.n > 1 ? ` (${k.n} calls)` : ''}`);
-      lines.push(`- ${label} ${r.path} (runs ${r.probesOffAllMs.map((x) => (x / 1000).toFixed(1)).join(' / ')} s): ${top.join('; ')} — of ${(total / 1000).toFixed(1)} s in the ${r.profile.length} slowest kernels.`);
-    }
-  }
-  return [...lines, ''];
-}
-
-const cell = (c) => (c ? (c.failed ? c.failed.replace(/^exit (\d+):.*/, 'failed (exit $1)') : `${ms(c.ms)}`) : '—');
-const ratio = (c, n) => (c?.ms != null && n ? `${(c.ms / n).toFixed(2)}×` : '—');
-const md = [
-  '# CPU: GLM-5 layer forward at T = 512 and 2048 on wasm vs the numpy anchor',
-  '',
-  `Command: \`${result.command}\` (${result.date.slice(0, 10)}), machine: ${result.machine.cpus} × ${cpu}, ${result.machine.memGiB} GiB, Node ${process.version}.`,
-  '',
-  ...(result.note ? [`Conditions: ${result.note}`, ''] : []),
-  'mla-diff: `node bench/cpu/forward.mjs --path P --tokens T --probes off` — one layer, all 64 heads, one causal prefill, `MlaBackend.step` with nothing recorded (as run-case drives it), weights uploaded first; T ≤ 512: the run after a warm-up, else the first run. numpy: `python3 mla_numpy.py T` — the same layer in float32, the second of two runs. Each measurement is its own process; peak RSS from /usr/bin/time (the numpy figure includes its 660 MB of weights, as ours does). "before" is the build this work started from (unfused [N,T,S] attention, tf.unstack copying its input per entry, every intermediate of a step alive until its end); "failed (exit 7)" there is the wasm heap (4 GiB) running out (Aborted(), then memory access out of bounds).',
-  '',
-  '| T | path | numpy (s) | mla-diff after (s) | after / numpy | mla-diff before (s) | peak RSS numpy / after / before (MiB) |',
-  '|---|---|---|---|---|---|---|',
-  ...rows.flatMap((r) => ['mha', 'mqa'].map((p) => {
-    const n = r.numpy[`${p}Ms`];
-    const np = `${ms(n)}${r.numpy.earlierRun ? ' (earlier run)' : ''}`;
-    const a = r[`after_${p}`];
-    const b = r[`before_${p}`];
-    return `| ${r.tokens}${r.earlierRun ? ' (earlier run)' : ''} | ${p} | ${np} | ${cell(a)} | ${ratio(a, n)} | ${cell(b)} | ${r.numpy.rssMiB?.toFixed(0) ?? '—'} / ${a?.rssMiB?.toFixed(0) ?? '—'} / ${b?.rssMiB?.toFixed(0) ?? '—'} |`;
-  })),
-  '',
-  ...profileLines(),
-].join('\n');
-writeFileSync('bench/cpu/long.md', md);
-console.log(md);
+const md = record('long', result);
+console.log(md.slice(md.indexOf('<a id="long">'), md.indexOf('<a id="cli-long">')));

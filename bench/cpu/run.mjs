@@ -1,12 +1,19 @@
 // CPU benchmark: `mla-diff run scenarios/capital-of-france.yaml` end to end (GLM-5 layer, 64 heads
 // and TP rank 0 of 8, float64 reference on) against the numpy anchor `mla_numpy.py 5` (same layer,
-// weights included), alternating on the same machine. Writes bench/cpu/results.{json,md}.
+// weights included), alternating on the same machine. Stores its data under 'capital-of-france' in
+// bench/cpu/results.json and re-renders bench/cpu/results.md (bench/cpu/results.mjs).
 // Usage: npm run build && node bench/cpu/run.mjs [--rounds 5] [--anchor ../shared/anchors/mla_numpy.py]
 import { spawnSync } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import os from 'node:os';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
+import { record } from './results.mjs';
+
+if (process.argv.includes('--help')) {
+  console.log('Usage: npm run build && node bench/cpu/run.mjs [--rounds 5] [--anchor ../shared/anchors/mla_numpy.py]');
+  process.exit(0);
+}
 
 const require = createRequire(import.meta.url);
 // the CLI: the bin of the mla-diff package (package.json "bin")
@@ -48,25 +55,5 @@ const result = {
   median: { numpy_s: mNumpy, mla_diff_s: mOurs, ratio: mOurs / mNumpy },
   rows,
 };
-writeFileSync('bench/cpu/results.json', JSON.stringify(result, null, 2) + '\n');
-const md = [
-  '# CPU: capital-of-france end to end vs the numpy anchor',
-  '',
-  `Command: \`${result.command}\` (${result.date.slice(0, 10)}), machine: ${result.machine.cpus} × ${cpu}, ${result.machine.memGiB} GiB, Node ${process.version}, numpy ${numpyVersion}.`,
-  '',
-  'mla-diff: `mla-diff run scenarios/capital-of-france.yaml --device wasm` — GLM-5 layer, 5 tokens, both paths on all 64 heads and on TP rank 0 of 8, every stage recorded, float64 reference on a worker thread. Anchor: `python3 mla_numpy.py 5` — the same layer in numpy float32, weights generated, each path run twice (warm-up + timed). Wall time of the whole process, alternating runs.',
-  '',
-  '| round | numpy wall (s) | of which weights (s) | mla-diff wall (s) | of which weights (s) | float64 reference, own thread (s) |',
-  '|---|---|---|---|---|---|',
-  ...rows.map((r, i) => `| ${i + 1} | ${r.numpy_s.toFixed(2)} | ${/weights_s=([\d.]+)/.exec(r.numpy_out)?.[1] ?? '?'} | ${r.mla_diff_s.toFixed(2)} | ${r.inner.weights.toFixed(2)} | ${r.inner.reference?.toFixed(2) ?? '—'} |`),
-  `| **median** | **${mNumpy.toFixed(2)}** | | **${mOurs.toFixed(2)}** | | |`,
-  '',
-  `Ratio mla-diff / numpy (medians): **${(mOurs / mNumpy).toFixed(2)}×** (target ≤ 1.5×). Spread: numpy ${Math.min(...rows.map((r) => r.numpy_s)).toFixed(2)}–${Math.max(...rows.map((r) => r.numpy_s)).toFixed(2)} s, mla-diff ${Math.min(...rows.map((r) => r.mla_diff_s)).toFixed(2)}–${Math.max(...rows.map((r) => r.mla_diff_s)).toFixed(2)} s. Both are dominated by first touches of fresh memory (on the 2-core VM of this project a page fault costs microseconds: touching 1 GiB took ~2 s), so absolute times drift from session to session; the rounds alternate so that both see the same conditions.`,
-  '',
-  'Longer prompts (T = 512, 2048), each path on its own, with peak memory: [long.md](long.md) (`node bench/cpu/long.mjs`).',
-  '',
-  `Weights: numpy draws 165M standard normals and divides (\`weights_s\`); mla-diff generates the same count of counter-based samples straight into the wasm heap, once, shared by both paths and both cases. Largest mha↔mqa relative error (last round): ${rows.at(-1).worst.map((w) => `${w.case} ${w.relErr?.toExponential(1)} at ${w.stage}`).join(', ')}; numpy's own rel(mha, mqa): ${/rel=([\d.e+-]+)/.exec(rows.at(-1).numpy_out)?.[1]}.`,
-  '',
-].join('\n');
-writeFileSync('bench/cpu/results.md', md);
-console.log(md);
+record('capital-of-france', result);
+console.log(`bench/cpu/results.md, capital-of-france: median numpy ${mNumpy.toFixed(2)} s, mla-diff ${mOurs.toFixed(2)} s, ratio ${(mOurs / mNumpy).toFixed(2)}×`);
