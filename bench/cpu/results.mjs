@@ -158,7 +158,7 @@ function gemmCeiling(c) {
   const flop = c.rows.reduce((a, r) => a + r.flop, 0);
   const ms = (x) => (x == null ? '—' : x.toFixed(1));
   return [
-    `Command: \`${c.command}\` (${c.date.slice(0, 10)}); threads: ${c.threads}; host BLAS: ${c.blas ?? 'none'}.`,
+    `Command: \`${c.command}\` (${c.date.slice(0, 10)}${/ --out /.test(c.command) ? '; --out wrote a file of its own then, without it the script stores this key' : ''}); threads: ${c.threads}; host BLAS: ${c.blas ?? 'none'}.`,
     '',
     `The five projections of one GLM-5 layer at T = ${c.tokens} as plain products, each the median of ${c.reps} after a warm-up: tf.matMul on tfjs-backend-wasm (XNNPACK, SIMD128, one thread: the threaded build does not initialise in Node) in both operand orders (x·W, W·xᵀ; the faster counts), the same x·Wᵀ through the host BLAS as mla-diff's wasm runtime forms it, and numpy's \`@\` (its BLAS, all cores). ms, GFLOP/s in brackets.`,
     '',
