@@ -45,12 +45,15 @@ export const oneOf = <const T extends string>(values: readonly T[]) => z.enum(va
 /** A map over the keys of `keys` (any subset of them), each value `value`: `Partial<Record<K, V>>`. */
 export const keyed = <const K extends string, V extends z.ZodType>(keys: readonly K[], value: V) => z.partialRecord(oneOf(keys), value);
 
-/** Step, request, stage and (chunked stages) chunk: where a record sits in the schedule. */
+/** Step and request: which piece of which engine step (a record adds its stage and chunk: case-trace.ts `where`). */
 export const scope = { step: count, request: str };
 
 const MAX = Number.MAX_SAFE_INTEGER;
 
-/** Today's JSON Schema idiom from zod's output: no implied bounds, no type next to an enum, pairs as bounded arrays. */
+/**
+ * zod's output in the shipped schemas' idiom: no implied integer bounds, no `type` beside an enum or
+ * const, `null` last in a type list, a nullable array or primitive as a type list, pairs as bounded arrays.
+ */
 function tidy(node: unknown): unknown {
   if (Array.isArray(node)) return node.map(tidy);
   if (!node || typeof node !== 'object') return node;
@@ -71,10 +74,6 @@ function tidy(node: unknown): unknown {
     s['items'] = prefix[0];
   }
   const any = s['anyOf'] as JsonSchema[] | undefined;
-  if (any?.every((a) => Object.keys(a).length === 1 && 'type' in a)) {
-    delete s['anyOf'];
-    return tidy({ type: any.flatMap((a) => a['type'] as string | string[]), ...s });
-  }
   if (any?.length === 2 && JSON.stringify(any[1]) === '{"type":"null"}') {
     const [first] = any as [JsonSchema];
     if (typeof first['type'] === 'string' && first['type'] !== 'object' && !('enum' in first || 'const' in first)) {

@@ -1,7 +1,6 @@
 import { MIN_FLOOR } from '../compare/floors';
 import { DEFAULT_REL } from '../compare/tolerance';
 import { executionOrder, recordKey } from '../../core/probes/recorder';
-import type { PathName } from '../../core/probes/stages';
 import type { CaseResult, DeviceInfo, RunReport, Where } from '../../trace';
 import type { RecordChange } from './case-changes';
 import { caseChanges } from './case-changes';
