@@ -60,8 +60,8 @@ export { renderMarkdown, MARKDOWN_MARKER } from './surface/reports/markdown';
 export { renderHtml, HTML_MARKER } from './surface/reports/html';
 
 // Catalogues: the stages (layout, shape, paths, description in `doc`), the paths, the injectable faults, the model presets.
-export { STAGES, STAGE_NAMES, PATH_NAMES, isStageName, stageIndex } from './core/probes/stages';
-export type { StageName, StageDef, StageGroup, StageKind, PathName, DevicePath, Comparison } from './core/probes/stages';
+export { STAGES, STAGE_NAMES, PATH_NAMES, isStageName, stageIndex } from './trace/stages';
+export type { StageName, StageDef, StageGroup, StageKind, PathName, DevicePath, Comparison } from './trace/stages';
 export { FAULTS, FAULT_NAMES, isFaultName, NO_FAULTS } from './core/faults/catalogue';
 export type { FaultName, FaultDef, FaultPath, FaultSet } from './core/faults/catalogue';
 export { LOADER_FAULTS, LOADER_FAULT_DOCS } from './checkpoints/checkpoint/kv-b';

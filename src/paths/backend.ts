@@ -1,5 +1,5 @@
 import type { Probe } from '../core/probes/probe';
-import type { PathName } from '../core/probes/stages';
+import type { PathName } from '../trace/stages';
 import type { Route } from '../core/schedule/schedule';
 import type { EmptyLse } from '../devices/kernels/attention';
 import type { PrecisionSpec } from '../core/precision/plan';

@@ -2,8 +2,8 @@ import type { CaseResult } from '../harness/run/trace';
 import { runScenario } from '../harness/run/run-scenario';
 import type { Runtime } from '../devices/runtime';
 import { parseScenario } from '../harness/scenario/load';
-import { STAGE_NAMES, STAGES } from '../core/probes/stages';
-import type { PathName } from '../core/probes/stages';
+import { STAGE_NAMES, STAGES } from '../trace/stages';
+import type { PathName } from '../trace/stages';
 import { testRuntime } from '../test-utils/runtime';
 
 /**

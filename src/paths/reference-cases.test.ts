@@ -1,6 +1,6 @@
 import { preset } from '../core/model/presets';
 import { HostRecorder } from '../core/probes/host-recorder';
-import { STAGE_NAMES } from '../core/probes/stages';
+import { STAGE_NAMES } from '../trace/stages';
 import { planRun } from '../harness/run/pieces';
 import { parseScenario } from '../harness/scenario/load';
 import { SyntheticWeights } from '../core/weights/synthetic';

@@ -2,7 +2,7 @@ import { axes } from '../core/probes/layout';
 import type { HostTensor } from '../core/probes/probe';
 import type { Recording } from '../core/probes/recorder';
 import { HostRecorder } from '../core/probes/host-recorder';
-import type { StageName } from '../core/probes/stages';
+import type { StageName } from '../trace/stages';
 import type { HeadSlice, WeightSource } from '../core/weights/layer';
 import { sliceRanges } from '../core/weights/layer';
 import type { KernelOptions, PieceInput } from './backend';

@@ -2,7 +2,7 @@ import type * as tfc from '@tensorflow/tfjs-core';
 import type { KernelOptions } from './backend';
 import type { TensorProbe } from '../core/probes/probe';
 import type { Runtime } from '../devices/runtime';
-import type { DevicePath, StageName } from '../core/probes/stages';
+import type { DevicePath, StageName } from '../trace/stages';
 import type { StorageDtype } from '../core/precision/formats';
 import { FORMATS, overflowPoint, unitRoundoff } from '../core/precision/formats';
 import type { PrecisionSpec, RoundPoint } from '../core/precision/plan';

@@ -1,7 +1,7 @@
 import type { PathTrace, StageRecord } from '../core/probes/recorder';
 import { recordKey } from '../core/probes/recorder';
-import type { PathName, ScalarName, ScalarValue, StageDef, StageName } from '../core/probes/stages';
-import { STAGE_NAMES, STAGES } from '../core/probes/stages';
+import type { PathName, ScalarName, ScalarValue, StageDef, StageName } from '../trace/stages';
+import { STAGE_NAMES, STAGES } from '../trace/stages';
 import type { TensorStats } from '../core/probes/stats';
 import type { PairDiff, Where } from '../harness/run/diff';
 import type { CaseTrace, PieceInfo } from '../harness/run/trace';

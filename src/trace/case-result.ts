@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { PATH_NAMES } from '../core/probes/stages';
+import { PATH_NAMES } from './stages';
 import { bool, count, def, finite, ints, keyed, num, numOrNull, scope, str, strs } from './json';
 import { devicePath, origin, path } from './names';
 import { caseTrace, where } from './case-trace';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { PATH_NAMES, STAGE_NAMES } from '../core/probes/stages';
+import { PATH_NAMES, STAGE_NAMES } from './stages';
 import { bool, count, countPair, def, finite, ints, keyed, num, numOrNull, oneOf, scope, str, strs, trueOnly } from './json';
 import { checkName, computeDtype, DEVICE_PATHS, ENGINE_PATHS, path, scalarName, stage } from './names';
 import { stageDtype } from './precision';

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { FAULT_NAMES } from '../core/faults/catalogue';
-import { PATH_NAMES } from '../core/probes/stages';
+import { FAULT_NAMES } from './faults';
+import { PATH_NAMES } from './stages';
 import { count, def, finite, keyed, num, numOrNull, oneOf, scope, str, trueOnly } from './json';
 import { cause, checkName, culprit, DEVICE_PATHS, floorSource, LOADER_FAULTS, outcome, path, scalarName, verdict } from './names';
 import { scalarValue, where } from './case-trace';

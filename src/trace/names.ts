@@ -1,7 +1,7 @@
 import type { z } from 'zod';
-import { FAULT_NAMES } from '../core/faults/catalogue';
-import { PATH_NAMES, STAGE_NAMES } from '../core/probes/stages';
-import type { DevicePath, ScalarName } from '../core/probes/stages';
+import { FAULT_NAMES } from './faults';
+import { PATH_NAMES, STAGE_NAMES } from './stages';
+import type { DevicePath, ScalarName } from './stages';
 import { def, oneOf } from './json';
 
 /**
@@ -66,7 +66,7 @@ type Missing<U, L extends readonly unknown[]> = Exclude<U, L[number]>;
 const every = <U extends string>() =>
   <const L extends readonly U[]>(list: L & ([Missing<U, L>] extends [never] ? unknown : { missing: Missing<U, L> })): L => list;
 
-/** The scalars a path records per piece (their meaning: src/core/probes/stages.ts ScalarName). */
+/** The scalars a path records per piece (their meaning: src/trace/stages.ts ScalarName). */
 export const SCALAR_NAMES = every<ScalarName>()([
   'softmax_scale', 'has_context', 'num_tokens', 'num_context_tokens', 'route', 'context_chunks', 'kv_splits', 'empty_lse',
   'lse_base', 'rope_style', 'causal', 'logits_rows',

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { FAULT_NAMES } from '../core/faults/catalogue';
+import { FAULT_NAMES } from './faults';
 import { asJson, bool, count, finite, int, keyed, numOrNull, oneOf, str, strs } from './json';
 import { culpritName, ENGINE_PATHS, faultName, outcome, stageName } from './names';
 import { deviceInfo, scenarioEcho } from './scenario';

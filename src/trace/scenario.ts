@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import type { MlaConfig } from '../core/model/config';
-import { STAGE_NAMES } from '../core/probes/stages';
+import type { MlaConfig } from './model-config';
+import { STAGE_NAMES } from './stages';
 import { asJson, bool, count, def, finite, int, ints, keyed, oneOf, str } from './json';
 import { culpritName, deviceName, faultName, LINEAR_NAMES, loaderFault, NORM_NAMES, outcome, stageName, weightName } from './names';
 import { precisionSpec } from './precision';

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { PATH_NAMES, STAGE_NAMES } from '../core/probes/stages';
+import { PATH_NAMES, STAGE_NAMES } from './stages';
 import type { Runtime } from '../devices/runtime';
 import { runScenario } from '../harness/run/run-scenario';
 import { loadScenario } from '../harness/scenario/load';

@@ -1,15 +1,13 @@
-import type { StageName } from '../probes/stages';
+import type { FaultName } from '../../trace/faults';
+import { FAULT_NAMES } from '../../trace/faults';
+import type { StageName } from '../../trace/stages';
 
 /**
  * Faults that can be planted in one engine path from a scenario's `faults:` list, each modelled on a
  * real MLA bug (../shared/reference/gguf-and-bugs.md, Part B). Each names the stage where it enters,
  * which is where mla-diff must report the first divergence.
  */
-export type FaultName =
-  | 'softmax-scale-latent' | 'rope-neox' | 'kv-norm-skipped' | 'lse-base-2'
-  | 'merge-inf-unhandled' | 'lse-layout-transposed' | 'split-merge-base-2'
-  | 'k-scale-bf16-cache' | 'yarn-mscale-missing' | 'yarn-log-mul-misread' | 'rope-mscale-inflated' | 'w-uk-wrong-axis'
-  | 'k-pe-per-head' | 'w-uk-uv-swapped' | 'v-unpadded-before-merge' | 'absorbed-fp16' | 'lse-bf16-merge';
+export type { FaultName } from '../../trace/faults';
 export type FaultPath = 'mha' | 'mqa';
 
 /**
@@ -146,7 +144,7 @@ export const FAULTS: Record<FaultName, FaultDef> = {
   },
 };
 
-export const FAULT_NAMES = Object.keys(FAULTS) as FaultName[];
+export { FAULT_NAMES };
 
 export function isFaultName(s: string): s is FaultName {
   return Object.prototype.hasOwnProperty.call(FAULTS, s);

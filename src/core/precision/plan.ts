@@ -1,4 +1,4 @@
-import type { DevicePath, StageName } from '../probes/stages';
+import type { DevicePath, StageName } from '../../trace/stages';
 import type { StageDtype, StorageDtype } from './formats';
 import type { KernelPreset, PrecisionSpec, RoundPoint } from '../../trace';
 

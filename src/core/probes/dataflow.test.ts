@@ -1,7 +1,7 @@
 import { DATAFLOW } from './dataflow';
-import type { DevicePath, PathName, StageName } from './stages';
-import type { StageDef } from './stages';
-import { STAGE_NAMES, STAGES } from './stages';
+import type { DevicePath, PathName, StageName } from '../../trace/stages';
+import type { StageDef } from '../../trace/stages';
+import { STAGE_NAMES, STAGES } from '../../trace/stages';
 
 const produces = (p: DevicePath, s: StageName) => (STAGES[s].paths as readonly PathName[]).includes(p) || (p === 'mqa' && (s === 'k_nope' || s === 'v'));
 

@@ -1,4 +1,4 @@
-import type { DevicePath, StageName } from './stages';
+import type { DevicePath, StageName } from '../../trace/stages';
 
 /**
  * The static stage dataflow of each device path: for every stage a path records, the stages it

@@ -1,7 +1,7 @@
 import type { CheckName, HostTensor } from './probe';
 import type { Captured, PieceTrace, Recording, Scope, StageRecord } from './recorder';
 import { BaseRecorder, record, recordKey } from './recorder';
-import type { PathName, StageName } from './stages';
+import type { PathName, StageName } from '../../trace/stages';
 import { hostStats } from './stats';
 
 /** Records the float64 reference's host tensors; exact stats, values kept for `retain` stages. */

@@ -1,5 +1,5 @@
 import type * as tf from '@tensorflow/tfjs-core';
-import type { ScalarName, ScalarValue, StageName } from './stages';
+import type { ScalarName, ScalarValue, StageName } from '../../trace/stages';
 import type { CheckName } from '../../trace';
 
 /**

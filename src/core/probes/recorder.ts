@@ -1,7 +1,7 @@
 import type * as tfc from '@tensorflow/tfjs-core';
 import type { CheckName, Probe } from './probe';
-import type { PathName, ScalarName, ScalarValue, StageName } from './stages';
-import { STAGES, stageOrder } from './stages';
+import type { PathName, ScalarName, ScalarValue, StageName } from '../../trace/stages';
+import { STAGES, stageOrder } from '../../trace/stages';
 import type { TensorStats } from './stats';
 import type { PathTrace, PieceTrace, Scope, StageRecord } from '../../trace';
 import type { StatsKernel } from './stats-partials';

@@ -1,5 +1,5 @@
 import type * as tfc from '@tensorflow/tfjs-core';
-import type { PathName, StageName } from './stages';
+import type { PathName, StageName } from '../../trace/stages';
 import type { Captured, HostView, Recording, RecorderOptions, StageRecord, Tap } from './recorder';
 import { BaseRecorder, record } from './recorder';
 import type { LaunchedStats } from './stats-batch';

@@ -1,7 +1,7 @@
 import type * as tfc from '@tensorflow/tfjs-core';
 import type { Captured, StageRecord } from '../../core/probes/recorder';
-import type { PathName, StageName } from '../../core/probes/stages';
-import { STAGES } from '../../core/probes/stages';
+import type { PathName, StageName } from '../../trace/stages';
+import { STAGES } from '../../trace/stages';
 import type { PairDiff, Where } from '../run/diff';
 import { diffCaptured } from '../run/diff';
 import type { CaseTrace } from '../run/trace';

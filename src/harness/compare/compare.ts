@@ -1,7 +1,7 @@
 import { isInvariant } from '../../core/probes/probe';
 import { executionOrder, recordKey } from '../../core/probes/recorder';
-import type { PathName, ScalarName, ScalarValue } from '../../core/probes/stages';
-import { STAGES } from '../../core/probes/stages';
+import type { PathName, ScalarName, ScalarValue } from '../../trace/stages';
+import { STAGES } from '../../trace/stages';
 import type {
   CaseComparison, CaseTrace, CheckResult, Culprit, Divergence, PairDiff, PairVerdict, ScalarMismatch, StageVerdict, Verdict, Where,
 } from '../../trace';

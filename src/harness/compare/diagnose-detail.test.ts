@@ -1,5 +1,5 @@
 import type { FaultName, FaultPath } from '../../core/faults/catalogue';
-import type { PathName, StageName } from '../../core/probes/stages';
+import type { PathName, StageName } from '../../trace/stages';
 import { runScenario } from '../run/run-scenario';
 import type { CaseResult } from '../run/trace';
 import type { Runtime } from '../../devices/runtime';

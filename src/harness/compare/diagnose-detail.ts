@@ -2,7 +2,7 @@ import type { FaultName } from '../../core/faults/catalogue';
 import { K_SCALE } from '../../core/faults/catalogue';
 import type { MlaConfig } from '../../core/model/config';
 import { latentWidth, qkHeadDim, softmaxScale, yarnGetMscale } from '../../core/model/config';
-import type { StageName } from '../../core/probes/stages';
+import type { StageName } from '../../trace/stages';
 import type { CaseTrace, Diagnosis } from '../../trace';
 import type { Facts } from './diagnose-facts';
 import { fmt, near } from './diagnose-facts';

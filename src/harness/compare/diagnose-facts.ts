@@ -1,5 +1,5 @@
 import type { CaseComparison, CaseDetail, CaseTrace, Divergence, RecordDetail, StageRecord, StageVerdict, Where } from '../../trace';
-import type { PathName, ScalarName, ScalarValue, StageName } from '../../core/probes/stages';
+import type { PathName, ScalarName, ScalarValue, StageName } from '../../trace/stages';
 
 /** What a signature may look at: the first divergence, the culprit path, and the recorded facts around it. */
 export interface Facts {

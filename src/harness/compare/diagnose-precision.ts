@@ -1,8 +1,8 @@
 import type { FaultName } from '../../core/faults/catalogue';
 import type { StageDtype } from '../../core/precision/formats';
 import { FORMATS, shortDtype, unitRoundoff } from '../../core/precision/formats';
-import type { StageName } from '../../core/probes/stages';
-import { stageOrder } from '../../core/probes/stages';
+import type { StageName } from '../../trace/stages';
+import { stageOrder } from '../../trace/stages';
 import type { Signature } from './diagnose-detail';
 import { fmt } from './diagnose-facts';
 

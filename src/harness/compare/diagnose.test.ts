@@ -1,5 +1,5 @@
 import type { FaultName, FaultPath } from '../../core/faults/catalogue';
-import type { ScalarName, ScalarValue } from '../../core/probes/stages';
+import type { ScalarName, ScalarValue } from '../../trace/stages';
 import { runScenario } from '../run/run-scenario';
 import type { CaseResult } from '../run/trace';
 import type { Runtime } from '../../devices/runtime';

@@ -3,7 +3,7 @@ import { K_SCALE } from '../../core/faults/catalogue';
 import type { MlaConfig } from '../../core/model/config';
 import { latentWidth, qkHeadDim, softmaxScale, yarnGetMscale } from '../../core/model/config';
 import { ropeMscale } from '../../core/model/rope';
-import type { StageName } from '../../core/probes/stages';
+import type { StageName } from '../../trace/stages';
 import type { CaseComparison, CaseDetail, CaseTrace, Diagnosis } from '../../trace';
 import { facts, fmt, near } from './diagnose-facts';
 import type { Signature } from './diagnose-detail';

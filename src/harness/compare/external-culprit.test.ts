@@ -1,4 +1,4 @@
-import type { PathName } from '../../core/probes/stages';
+import type { PathName } from '../../trace/stages';
 import type { PairVerdict, Verdict } from './compare';
 import { culpritOf } from './compare';
 

@@ -1,5 +1,5 @@
 import { recordKey } from '../../core/probes/recorder';
-import type { StageName } from '../../core/probes/stages';
+import type { StageName } from '../../trace/stages';
 import type { PairDiff, Where } from '../run/diff';
 import type { Rel } from '../../test-utils/traces';
 import { at, caseTrace, pairDiff, stagePairs } from '../../test-utils/traces';

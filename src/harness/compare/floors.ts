@@ -1,7 +1,7 @@
-import type { DevicePath, PathName, StageName } from '../../core/probes/stages';
+import type { DevicePath, PathName, StageName } from '../../trace/stages';
 import { unitRoundoff } from '../../core/precision/formats';
 import type { CaseTrace, NoiseFloor, PairDiff, Where } from '../../trace';
-import { STAGES } from '../../core/probes/stages';
+import { STAGES } from '../../trace/stages';
 
 /**
  * Noise floors: how far a record of an fp32 path may sit from the exact value through rounding

@@ -1,6 +1,6 @@
-import type { StageName } from '../../core/probes/stages';
+import type { StageName } from '../../trace/stages';
 import type { ToleranceRule, ToleranceSpec } from '../../trace';
-import { STAGES } from '../../core/probes/stages';
+import { STAGES } from '../../trace/stages';
 
 export type Dtype = 'float32';
 

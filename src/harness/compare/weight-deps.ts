@@ -1,4 +1,4 @@
-import type { StageName } from '../../core/probes/stages';
+import type { StageName } from '../../trace/stages';
 import type { WeightName } from '../../core/weights/records';
 
 const HIDDEN: WeightName[] = ['embed_tokens', 'input_layernorm'];

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { z } from 'zod';
 import { fieldPath, MlaDiffError } from '../../errors';
 import type { PieceTrace, Recording } from '../../core/probes/recorder';
-import type { ScalarName, ScalarValue } from '../../core/probes/stages';
+import type { ScalarName, ScalarValue } from '../../trace/stages';
 import type { ImportContext, NamedStats } from './records';
 import { importRecords } from './records';
 import { PROTOCOL_VERSION, RESPONSE_FORMAT } from './request';

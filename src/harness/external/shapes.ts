@@ -1,7 +1,7 @@
 import type { MlaConfig } from '../../core/model/config';
 import { qkHeadDim } from '../../core/model/config';
-import type { StageDef, StageName } from '../../core/probes/stages';
-import { STAGES } from '../../core/probes/stages';
+import type { StageDef, StageName } from '../../trace/stages';
+import { STAGES } from '../../trace/stages';
 
 /** The symbols of the stage ontology's shapes (`STAGES[s].shape`, e.g. `[T,N,P+V]`, `[T,N·V]`). */
 export type Dims = Record<'T' | 'N' | 'P' | 'R' | 'V' | 'L' | 'Lq' | 'H' | 'D' | 'S' | 'C_i' | 'splits', number>;

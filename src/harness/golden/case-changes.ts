@@ -1,6 +1,6 @@
 import type { PathTrace, StageRecord, Where } from '../../trace';
 import { recordKey } from '../../core/probes/recorder';
-import type { PathName } from '../../core/probes/stages';
+import type { PathName } from '../../trace/stages';
 
 /** How a record changed between two runs: present in one only, or its shape, NaN or Inf counts, or norm moved. */
 export type ChangeKind = 'only-golden' | 'only-new' | 'shape' | 'nan' | 'inf' | 'norm';

@@ -1,7 +1,7 @@
 import { MIN_FLOOR } from '../compare/floors';
 import { MlaDiffError } from '../../errors';
-import type { StageName } from '../../core/probes/stages';
-import { STAGE_NAMES, STAGES } from '../../core/probes/stages';
+import type { StageName } from '../../trace/stages';
+import { STAGE_NAMES, STAGES } from '../../trace/stages';
 import type { RunReport } from '../../trace';
 
 /**

@@ -7,7 +7,7 @@ import type { AcrossDiff } from '../compare/weights';
 import type { Recording } from '../../core/probes/recorder';
 import { executionOrder, recordKey } from '../../core/probes/recorder';
 import { TensorRecorder } from '../../core/probes/tensor-recorder';
-import { STAGES } from '../../core/probes/stages';
+import { STAGES } from '../../trace/stages';
 import type { Runtime } from '../../devices/runtime';
 import { diffCaptured } from './diff';
 import type { Where } from './diff';

@@ -3,8 +3,8 @@ import type { PieceInput } from '../../paths/backend';
 import type { StageVerdict } from '../compare/compare';
 import type { HostView, Recording } from '../../core/probes/recorder';
 import { recordKey } from '../../core/probes/recorder';
-import type { PathName } from '../../core/probes/stages';
-import { STAGES } from '../../core/probes/stages';
+import type { PathName } from '../../trace/stages';
+import { STAGES } from '../../trace/stages';
 import { toHost } from './diff';
 import type { CaseDetail, RecordDetail } from './trace';
 

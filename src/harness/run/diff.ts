@@ -2,8 +2,8 @@ import type * as tfc from '@tensorflow/tfjs-core';
 import { isIdentity, permutation, transposeHost, unravel } from '../../core/probes/layout';
 import type { Captured, HostView } from '../../core/probes/recorder';
 import type { PairDiff, Where } from '../../trace';
-import type { PathName, StageName } from '../../core/probes/stages';
-import { STAGES } from '../../core/probes/stages';
+import type { PathName, StageName } from '../../trace/stages';
+import { STAGES } from '../../trace/stages';
 
 // Hot loops read Math through module constants: a global lookup per element is ~100× slower
 // inside a vm context (jest) and no faster anywhere else.

@@ -1,5 +1,5 @@
 import { originOf } from '../compare/origin';
-import type { PathName } from '../../core/probes/stages';
+import type { PathName } from '../../trace/stages';
 import type { Runtime } from '../../devices/runtime';
 import { parseScenario } from '../scenario/load';
 import { expectNoLeak, testRuntime } from '../../test-utils/runtime';

@@ -1,5 +1,5 @@
 import type { StageRecord } from '../../core/probes/recorder';
-import type { PathName } from '../../core/probes/stages';
+import type { PathName } from '../../trace/stages';
 import type { PairDiff, Where } from './diff';
 
 /**

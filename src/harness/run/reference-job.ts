@@ -1,8 +1,8 @@
 import type { KernelOptions, PieceInput } from '../../paths/backend';
 import { referenceCases } from '../../paths/reference-cases';
 import type { PathTrace } from '../../core/probes/recorder';
-import type { StageName } from '../../core/probes/stages';
-import { STAGE_NAMES } from '../../core/probes/stages';
+import type { StageName } from '../../trace/stages';
+import { STAGE_NAMES } from '../../trace/stages';
 import type { HeadSlice } from '../../core/weights/layer';
 import type { SourceSpec } from '../../checkpoints/checkpoint/source';
 import { openSource } from '../../checkpoints/checkpoint/source';

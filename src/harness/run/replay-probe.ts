@@ -5,8 +5,8 @@ import type { Captured, HostView, Recording, Scope } from '../../core/probes/rec
 import { recordKey } from '../../core/probes/recorder';
 import { TensorRecorder } from '../../core/probes/tensor-recorder';
 import type { StatsKernel } from '../../core/probes/stats-partials';
-import type { PathName, ScalarName, ScalarValue, StageName } from '../../core/probes/stages';
-import { STAGES } from '../../core/probes/stages';
+import type { PathName, ScalarName, ScalarValue, StageName } from '../../trace/stages';
+import { STAGES } from '../../trace/stages';
 
 /** Path A's value that replaces a tap of path B, keyed by B's record key. */
 export interface Substitute {

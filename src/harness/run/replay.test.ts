@@ -1,6 +1,6 @@
 import { originOf } from '../compare/origin';
 import type { Origin, ReplayMode } from '../compare/origin';
-import type { StageName } from '../../core/probes/stages';
+import type { StageName } from '../../trace/stages';
 import type { Runtime } from '../../devices/runtime';
 import { parseScenario } from '../scenario/load';
 import { expectNoLeak, testRuntime } from '../../test-utils/runtime';

@@ -10,7 +10,7 @@ import type { CaseReplay, ReplayMode, ReplayResult } from '../compare/origin';
 import { NULL_PROBE } from '../../core/probes/probe';
 import type { Recording } from '../../core/probes/recorder';
 import { recordKey } from '../../core/probes/recorder';
-import type { DevicePath, PathName } from '../../core/probes/stages';
+import type { DevicePath, PathName } from '../../trace/stages';
 import type { Runtime } from '../../devices/runtime';
 import { pathRounding } from '../../paths/rounding';
 import type { Scenario } from '../scenario/scenario';

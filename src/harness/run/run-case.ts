@@ -15,7 +15,7 @@ import { softmaxScale } from '../../core/model/config';
 import type { Recording } from '../../core/probes/recorder';
 import { executionOrder, recordKey } from '../../core/probes/recorder';
 import { TensorRecorder } from '../../core/probes/tensor-recorder';
-import type { DevicePath, PathName, StageName } from '../../core/probes/stages';
+import type { DevicePath, PathName, StageName } from '../../trace/stages';
 import type { Runtime } from '../../devices/runtime';
 import { guarded } from '../../devices/device-errors';
 import type { CaseSpec, Scenario } from '../scenario/scenario';

@@ -1,8 +1,8 @@
 import { resolve as resolvePath } from 'node:path';
 import { parseLayout } from '../external/layout-map';
 import { scenarioDir } from '../external/scenario-dir';
-import type { StageName } from '../../core/probes/stages';
-import { isStageName } from '../../core/probes/stages';
+import type { StageName } from '../../trace/stages';
+import { isStageName } from '../../trace/stages';
 import { fail } from './fail';
 import type { ExternalSpec, TraceSpec } from './scenario';
 import type { ScenarioFile } from './schema';

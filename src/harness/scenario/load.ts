@@ -10,7 +10,7 @@ import { fail } from './fail';
 import { resolveRequests } from './requests';
 import type { LoadOptions } from './tolerances';
 import { resolveTolerances } from './tolerances';
-import type { StageName } from '../../core/probes/stages';
+import type { StageName } from '../../trace/stages';
 import type { CaseSpec, Culprit, Scenario, WeightsExpectation } from './scenario';
 import type { WeightName } from '../../core/weights/records';
 import { allowedKeys } from './schema-keys';

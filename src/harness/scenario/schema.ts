@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { LOADER_FAULTS } from '../../checkpoints/checkpoint/kv-b';
 import { FAULT_NAMES } from '../../core/faults/catalogue';
 import { PRESET_NAMES } from '../../core/model/presets';
-import { STAGE_NAMES } from '../../core/probes/stages';
+import { STAGE_NAMES } from '../../trace/stages';
 import { WEIGHT_NAMES } from '../../core/weights/records';
 import { LINEAR_NAMES, NORM_NAMES } from '../../core/weights/layer';
 import { ACTIVATION_DTYPES, KERNEL_PRESETS, KV_CACHE_DTYPES, ROUND_POINTS } from '../../core/precision/plan';
@@ -163,7 +163,7 @@ export const scenarioSchema = z.strictObject({
   cases: z.array(caseSchema).min(1).default([{ name: 'full' }]),
   faults: z.array(z.strictObject({
     path: z.enum(['mha', 'mqa']),
-    fault: z.enum(FAULT_NAMES as [string, ...string[]]),
+    fault: z.enum(FAULT_NAMES),
   })).default([]),
   tolerances: z.strictObject({
     /** A tolerances file (the ratchet, `--write-tolerances`), relative to the scenario file; inline stages override it. */

@@ -2,8 +2,8 @@ import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import type { ToleranceRule } from '../compare/tolerance';
 import { MlaDiffError } from '../../errors';
-import type { StageName } from '../../core/probes/stages';
-import { STAGE_NAMES } from '../../core/probes/stages';
+import type { StageName } from '../../trace/stages';
+import { STAGE_NAMES } from '../../trace/stages';
 import { fail } from './fail';
 import { YamlSource } from './yaml-source';
 

@@ -1,7 +1,7 @@
 import { dirname, isAbsolute, resolve } from 'node:path';
 import type { ToleranceRule } from '../compare/tolerance';
 import { MlaDiffError } from '../../errors';
-import type { StageName } from '../../core/probes/stages';
+import type { StageName } from '../../trace/stages';
 import { fail } from './fail';
 import { readTolerancesFile } from './tolerances-file';
 import type { YamlSource } from './yaml-source';

@@ -1,6 +1,6 @@
 import type { ToleranceRule, ToleranceSpec } from '../compare/tolerance';
 import { usesFloor } from '../compare/tolerance';
-import type { StageName } from '../../core/probes/stages';
+import type { StageName } from '../../trace/stages';
 import { fail } from './fail';
 import { withTolerancesFile } from './tolerances-ref';
 import type { ScenarioFile } from './schema';

@@ -2,7 +2,7 @@ import type { FaultName, FaultPath } from '../../core/faults/catalogue';
 import { FAULT_NAMES, FAULTS } from '../../core/faults/catalogue';
 import { qkHeadDim } from '../../core/model/config';
 import { preset } from '../../core/model/presets';
-import type { StageName } from '../../core/probes/stages';
+import type { StageName } from '../../trace/stages';
 import type { SelftestOptions } from '../../trace';
 
 /**

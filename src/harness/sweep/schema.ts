@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { FAULT_NAMES } from '../../core/faults/catalogue';
 import { DEVICE_REQUESTS } from '../../devices/runtime';
-import { STAGE_NAMES } from '../../core/probes/stages';
+import { STAGE_NAMES } from '../../trace/stages';
 import { CULPRITS } from '../scenario/scenario';
 
 /**
@@ -19,7 +19,7 @@ const expectSchema = z.strictObject({
 
 export const faultEntrySchema = z.strictObject({
   path: z.enum(['mha', 'mqa']),
-  fault: z.enum(FAULT_NAMES as [string, ...string[]]),
+  fault: z.enum(FAULT_NAMES),
   expect: expectSchema.optional(),
 });
 

@@ -1,6 +1,6 @@
 import type { CaseResult, StageVerdict } from '../../trace';
 import { isInvariant } from '../../core/probes/probe';
-import type { DevicePath } from '../../core/probes/stages';
+import type { DevicePath } from '../../trace/stages';
 import { shortDtype } from '../../core/precision/formats';
 import type { StageDtype } from '../../core/precision/formats';
 

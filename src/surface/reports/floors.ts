@@ -1,5 +1,5 @@
 import type { FloorSource, StageVerdict } from '../../trace';
-import type { DevicePath } from '../../core/probes/stages';
+import type { DevicePath } from '../../trace/stages';
 import { err, num } from './format';
 
 /** Where a floor came from, as a mark after its value: cold vs reference unmarked. */

@@ -1,4 +1,4 @@
-import { STAGE_NAMES } from '../../core/probes/stages';
+import { STAGE_NAMES } from '../../trace/stages';
 import { caseResult, normOf } from '../../test-utils/reports';
 import { PIECE0 } from '../../test-utils/traces';
 import { errOverTolerance, errRows, focusPiece, headRows, normRows, plottedPair } from './html-data';

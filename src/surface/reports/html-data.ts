@@ -1,6 +1,6 @@
 import type { CaseResult, PairVerdict, PieceInfo, StageVerdict, Verdict } from '../../trace';
-import type { PathName } from '../../core/probes/stages';
-import { stageOrder } from '../../core/probes/stages';
+import type { PathName } from '../../trace/stages';
+import { stageOrder } from '../../trace/stages';
 import { pathLabel, samePiece } from './table';
 
 /**

@@ -1,7 +1,7 @@
 import Table from 'cli-table3';
 import { LOADER_FAULT_DOCS } from '../../checkpoints/checkpoint/kv-b';
 import { FAULTS } from '../../core/faults/catalogue';
-import { STAGE_NAMES, STAGES } from '../../core/probes/stages';
+import { STAGE_NAMES, STAGES } from '../../trace/stages';
 import { WEIGHT_NAMES } from '../../core/weights/records';
 import { faultsTable, loaderFaultsTable } from './faults';
 import type { Style } from './style';

@@ -1,5 +1,5 @@
 import { checkExpectation } from '../../harness/compare/expect';
-import { STAGE_NAMES } from '../../core/probes/stages';
+import { STAGE_NAMES } from '../../trace/stages';
 import { caseResult, runReport } from '../../test-utils/reports';
 import { ONE_SHOT_STAGES, piece } from '../../test-utils/traces';
 import { makeStyle } from './style';

@@ -1,6 +1,6 @@
 import { firstIntroduced, originOf } from '../../harness/compare/origin';
 import { recordKey } from '../../core/probes/recorder';
-import type { PathName, ScalarName } from '../../core/probes/stages';
+import type { PathName, ScalarName } from '../../trace/stages';
 import type { CaseResult, PieceInfo, RunReport } from '../../trace';
 import { floorBased, floorClause, floorRatio } from './floors';
 import { err, num } from './format';

@@ -1,4 +1,4 @@
-import { STAGE_NAMES } from '../../core/probes/stages';
+import { STAGE_NAMES } from '../../trace/stages';
 import { caseResult } from '../../test-utils/reports';
 import { ONE_SHOT_STAGES, piece, PIECE0, stats } from '../../test-utils/traces';
 import { makeStyle } from './style';

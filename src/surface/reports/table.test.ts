@@ -1,5 +1,5 @@
-import type { StageName } from '../../core/probes/stages';
-import { STAGE_NAMES, STAGES } from '../../core/probes/stages';
+import type { StageName } from '../../trace/stages';
+import { STAGE_NAMES, STAGES } from '../../trace/stages';
 import { caseResult } from '../../test-utils/reports';
 import { ONE_SHOT_STAGES, piece, PIECE0 } from '../../test-utils/traces';
 import { makeStyle } from './style';

@@ -3,8 +3,8 @@ import type { CaseResult, Origin, PairDiff, PieceInfo, StageVerdict } from '../.
 import { originOf } from '../../harness/compare/origin';
 import { isInvariant } from '../../core/probes/probe';
 import { recordKey } from '../../core/probes/recorder';
-import type { PathName } from '../../core/probes/stages';
-import { STAGES } from '../../core/probes/stages';
+import type { PathName } from '../../trace/stages';
+import { STAGES } from '../../trace/stages';
 import type { TensorStats } from '../../core/probes/stats';
 import { FLOOR_LEGEND, floorBased, floorText } from './floors';
 import { err, num } from './format';
