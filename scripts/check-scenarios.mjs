@@ -29,10 +29,17 @@ const htmlFlags = (file) => (htmlDir ? ['--html', join(htmlDir, `${basename(file
 let failed = 0;
 for (const file of files) {
   const t = performance.now();
-  const r = spawnSync(process.execPath, [cli, 'run', file, '--format', 'json', ...htmlFlags(file), ...extra], { encoding: 'utf8', maxBuffer: 1 << 30 });
+  const r = spawnSync(process.execPath, [cli, 'run', file, '--format', 'json', ...htmlFlags(file), ...extra], {
+    encoding: 'utf8',
+    maxBuffer: 1 << 30,
+  });
   const secs = ((performance.now() - t) / 1000).toFixed(1);
   let report;
-  try { report = JSON.parse(r.stdout); } catch { report = null; }
+  try {
+    report = JSON.parse(r.stdout);
+  } catch {
+    report = null;
+  }
   const problems = [];
   if (!report) {
     problems.push(`no JSON report (exit ${r.status}): ${r.stderr.trim().split('\n')[0] ?? ''}`);
@@ -44,13 +51,17 @@ for (const file of files) {
     else {
       const want = expect.outcome === 'agree' && (expect.weights?.outcome ?? 'agree') === 'agree' ? 0 : 1;
       if (r.status !== want) problems.push(`exit ${r.status}, expected ${want}`);
-      for (const c of report.cases) if (!c.expectation?.met) problems.push(`case ${c.trace.name}: ${c.expectation?.misses.join('; ') ?? 'not checked'}`);
-      if (expect.weights && !report.weights?.expectation?.met) problems.push(`weights: ${report.weights?.expectation?.misses.join('; ') ?? 'not checked (no compare_weights run)'}`);
+      for (const c of report.cases)
+        if (!c.expectation?.met) problems.push(`case ${c.trace.name}: ${c.expectation?.misses.join('; ') ?? 'not checked'}`);
+      if (expect.weights && !report.weights?.expectation?.met)
+        problems.push(`weights: ${report.weights?.expectation?.misses.join('; ') ?? 'not checked (no compare_weights run)'}`);
     }
   }
   if (problems.length) failed++;
   const device = report?.device?.name ?? '?';
-  console.log(`${problems.length ? 'FAIL' : 'ok  '} ${file} (${secs} s, ${device})${problems.length ? `\n     ${problems.join('\n     ')}` : ''}`);
+  console.log(
+    `${problems.length ? 'FAIL' : 'ok  '} ${file} (${secs} s, ${device})${problems.length ? `\n     ${problems.join('\n     ')}` : ''}`,
+  );
 }
 console.log(`${files.length - failed}/${files.length} scenarios met their declared outcome`);
 mkdirSync(reportsDir, { recursive: true });

@@ -28,7 +28,9 @@ const tmp = mkdtempSync(join(tmpdir(), 'mla-html-'));
 let html = arg('--html', null);
 if (!html) {
   html = join(tmp, 'report.html');
-  const r = spawnSync(process.execPath, [CLI, 'report', join(ROOT, 'fixtures/fault-mqa-scale-576.tp0.report.json'), '--html', html], { encoding: 'utf8' });
+  const r = spawnSync(process.execPath, [CLI, 'report', join(ROOT, 'fixtures/fault-mqa-scale-576.tp0.report.json'), '--html', html], {
+    encoding: 'utf8',
+  });
   if (r.status !== 1 && r.status !== 0) throw new Error(`mla-diff report failed (exit ${r.status}): ${r.stderr}`);
 }
 
@@ -45,23 +47,34 @@ try {
   await page.setRequestInterception(true);
   page.on('request', (q) => {
     if (q.url().startsWith('file:') || q.url().startsWith('data:')) q.continue();
-    else { external.push(q.url()); q.abort(); }
+    else {
+      external.push(q.url());
+      q.abort();
+    }
   });
   await page.goto(pathToFileURL(resolve(html)).href, { waitUntil: 'load' });
-  const svgs = await page.evaluate(() => [...document.querySelectorAll('body svg')].map((svg) => {
-    const marks = [...svg.querySelectorAll('[class*="mark-"] path, [class*="mark-"] rect, [class*="mark-"] line')]
-      .filter((el) => !el.closest('.role-axis, .role-legend, .role-title, .background'));
-    const box = svg.getBoundingClientRect();
-    return {
-      marks: marks.length,
-      drawn: marks.filter((el) => { const b = el.getBoundingClientRect(); return b.width > 0 || b.height > 0; }).length,
-      width: box.width,
-      height: box.height,
-    };
-  }));
+  const svgs = await page.evaluate(() =>
+    [...document.querySelectorAll('body svg')].map((svg) => {
+      const marks = [...svg.querySelectorAll('[class*="mark-"] path, [class*="mark-"] rect, [class*="mark-"] line')].filter(
+        (el) => !el.closest('.role-axis, .role-legend, .role-title, .background'),
+      );
+      const box = svg.getBoundingClientRect();
+      return {
+        marks: marks.length,
+        drawn: marks.filter((el) => {
+          const b = el.getBoundingClientRect();
+          return b.width > 0 || b.height > 0;
+        }).length,
+        width: box.width,
+        height: box.height,
+      };
+    }),
+  );
   // The README's image: the first case down to the end of its last plot (at most 1800 px; the
   // viewport when the page has no plot).
-  const bottom = await page.evaluate(() => Math.max(0, ...[...document.querySelectorAll('section:first-of-type figure')].map((f) => f.getBoundingClientRect().bottom)));
+  const bottom = await page.evaluate(() =>
+    Math.max(0, ...[...document.querySelectorAll('section:first-of-type figure')].map((f) => f.getBoundingClientRect().bottom)),
+  );
   const height = bottom > 0 ? Math.min(1800, Math.ceil(bottom) + 16) : 900;
   await page.screenshot({ path: png, type: 'png', clip: { x: 0, y: 0, width: 1200, height }, captureBeyondViewport: true });
   const data = readFileSync(png).toString('base64');

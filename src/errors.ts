@@ -84,7 +84,5 @@ export function isMlaDiffError(e: unknown): e is MlaDiffError {
 
 /** Dotted field path as users write it in YAML: `cases[1].tp.size`. */
 export function fieldPath(path: readonly PropertyKey[]): string {
-  return path
-    .map((p, i) => (typeof p === 'number' ? `[${p}]` : `${i === 0 ? '' : '.'}${String(p)}`))
-    .join('');
+  return path.map((p, i) => (typeof p === 'number' ? `[${p}]` : `${i === 0 ? '' : '.'}${String(p)}`)).join('');
 }

@@ -10,7 +10,11 @@ const [file, layer, kind] = [process.argv[2], Number(process.argv[3] ?? 0), proc
 let bytes = 0;
 let reads = 0;
 const read = RandomAccessFile.prototype.read;
-RandomAccessFile.prototype.read = function (offset, length, what, dst) { bytes += length; reads++; return read.call(this, offset, length, what, dst); };
+RandomAccessFile.prototype.read = function (offset, length, what, dst) {
+  bytes += length;
+  reads++;
+  return read.call(this, offset, length, what, dst);
+};
 
 const rss0 = process.resourceUsage().maxRSS;
 const t0 = performance.now();
@@ -26,8 +30,17 @@ for (const name of LINEAR_NAMES) {
 for (const n of NORM_NAMES) params += src.norm(n).length;
 src.embeddings([0, 1, 2, 3, 4]);
 const t1 = performance.now();
-console.log(JSON.stringify({
-  file, layer, fileBytes: RandomAccessFile.open(file).size, params,
-  openSeconds: (tOpen - t0) / 1000, loadSeconds: (t1 - t0) / 1000,
-  bytesRead: bytes, reads, maxRssMiB: process.resourceUsage().maxRSS / 1024, baseRssMiB: rss0 / 1024,
-}));
+console.log(
+  JSON.stringify({
+    file,
+    layer,
+    fileBytes: RandomAccessFile.open(file).size,
+    params,
+    openSeconds: (tOpen - t0) / 1000,
+    loadSeconds: (t1 - t0) / 1000,
+    bytesRead: bytes,
+    reads,
+    maxRssMiB: process.resourceUsage().maxRSS / 1024,
+    baseRssMiB: rss0 / 1024,
+  }),
+);

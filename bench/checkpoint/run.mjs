@@ -20,7 +20,10 @@ const require = createRequire(import.meta.url);
 // the CLI: the bin of the mla-diff package (package.json "bin")
 const CLI = join(dirname(require.resolve('mla-diff/package.json')), require('mla-diff/package.json').bin['mla-diff']);
 
-const arg = (n, d) => { const i = process.argv.indexOf(`--${n}`); return i > 0 ? process.argv[i + 1] : d; };
+const arg = (n, d) => {
+  const i = process.argv.indexOf(`--${n}`);
+  return i > 0 ? process.argv[i + 1] : d;
+};
 const dir = arg('dir', '/tmp/mla-bench');
 const rounds = Number(arg('rounds', '3'));
 mkdirSync(dir, { recursive: true });
@@ -46,8 +49,10 @@ for (const type of ['Q8_0', 'Q4_K']) {
         node([CLI, 'inspect', file, '--format', 'json']);
         const inspectSeconds = (performance.now() - t) / 1000;
         rows.push({ type, layers, layer, round: i + 1, cold, fileBytes, writeSeconds: w.seconds, ...m, inspectSeconds });
-        console.log(`  layer ${layer} round ${i + 1}${cold ? ' (cold cache)' : ''}: load ${m.loadSeconds.toFixed(2)} s (header ${m.openSeconds.toFixed(2)} s), ` +
-          `${(m.bytesRead / 2 ** 20).toFixed(0)} MiB read, peak RSS ${m.maxRssMiB.toFixed(0)} MiB; inspect ${inspectSeconds.toFixed(2)} s`);
+        console.log(
+          `  layer ${layer} round ${i + 1}${cold ? ' (cold cache)' : ''}: load ${m.loadSeconds.toFixed(2)} s (header ${m.openSeconds.toFixed(2)} s), ` +
+            `${(m.bytesRead / 2 ** 20).toFixed(0)} MiB read, peak RSS ${m.maxRssMiB.toFixed(0)} MiB; inspect ${inspectSeconds.toFixed(2)} s`,
+        );
       }
     }
     rmSync(file);

@@ -8,7 +8,22 @@ import { closeSync, ftruncateSync, openSync } from 'node:fs';
 import { createRequire } from 'node:module';
 const require = createRequire(import.meta.url);
 const api = require('mla-diff');
-const { preset, LAYER_TENSORS, linearShape, normLength, GGML_TYPES, FileWriter, writeEntry, tensorBytes, fallbackType, mlaMetadata, GGUF_EMBEDDINGS, ggufKB, ggufName, ggufVB } = api;
+const {
+  preset,
+  LAYER_TENSORS,
+  linearShape,
+  normLength,
+  GGML_TYPES,
+  FileWriter,
+  writeEntry,
+  tensorBytes,
+  fallbackType,
+  mlaMetadata,
+  GGUF_EMBEDDINGS,
+  ggufKB,
+  ggufName,
+  ggufVB,
+} = api;
 
 const out = process.argv[2];
 const c = preset('glm-5');
@@ -17,11 +32,17 @@ const meta = mlaMetadata(c, 'glm-dsa', LAYERS);
 meta.set('tokenizer.ggml.model', { type: 'STRING', value: 'gpt2' });
 meta.set('tokenizer.ggml.tokens', { type: 'ARRAY', itemType: 'STRING', value: Array.from({ length: c.vocab_size }, (_, i) => `tok${i}`) });
 const infos = [];
-const add = (name, shape, type) => { const ne = [...shape].reverse(); infos.push({ name, ne, type: fallbackType(type, ne[0]) }); };
+const add = (name, shape, type) => {
+  const ne = [...shape].reverse();
+  infos.push({ name, ne, type: fallbackType(type, ne[0]) });
+};
 add(GGUF_EMBEDDINGS, [c.vocab_size, c.hidden_size], 'Q4_K');
 for (let n = 0; n < LAYERS; n++) {
   for (const t of LAYER_TENSORS) {
-    if (t.endsWith('layernorm')) { add(ggufName(n, t), [normLength(c, t)], 'F32'); continue; }
+    if (t.endsWith('layernorm')) {
+      add(ggufName(n, t), [normLength(c, t)], 'F32');
+      continue;
+    }
     if (t === 'kv_b_proj') {
       add(ggufKB(n), [c.num_attention_heads, c.kv_lora_rank, c.qk_nope_head_dim], 'Q8_0');
       add(ggufVB(n), [c.num_attention_heads, c.v_head_dim, c.kv_lora_rank], 'Q8_0');
@@ -35,11 +56,18 @@ for (let n = 0; n < LAYERS; n++) {
 const fd = openSync(out, 'w');
 const w = new FileWriter(fd);
 const entries = [...meta.entries()];
-w.u32(0x46554747); w.u32(3); w.u64(infos.length); w.u64(entries.length);
+w.u32(0x46554747);
+w.u32(3);
+w.u64(infos.length);
+w.u64(entries.length);
 for (const [k, e] of entries) writeEntry(w, k, e);
 let offset = 0;
 for (const t of infos) {
-  w.str(t.name); w.u32(t.ne.length); for (const d of t.ne) w.u64(d); w.u32(GGML_TYPES[t.type].id); w.u64(offset);
+  w.str(t.name);
+  w.u32(t.ne.length);
+  for (const d of t.ne) w.u64(d);
+  w.u32(GGML_TYPES[t.type].id);
+  w.u64(offset);
   offset += tensorBytes(t.name, t.ne, t.type);
   offset = Math.ceil(offset / 32) * 32;
 }

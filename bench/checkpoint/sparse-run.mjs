@@ -18,7 +18,10 @@ const require = createRequire(import.meta.url);
 // the CLI: the bin of the mla-diff package (package.json "bin")
 const CLI = join(dirname(require.resolve('mla-diff/package.json')), require('mla-diff/package.json').bin['mla-diff']);
 
-const arg = (n, d) => { const i = process.argv.indexOf(`--${n}`); return i > 0 ? process.argv[i + 1] : d; };
+const arg = (n, d) => {
+  const i = process.argv.indexOf(`--${n}`);
+  return i > 0 ? process.argv[i + 1] : d;
+};
 const rounds = Number(arg('rounds', '3'));
 const file = '/tmp/mla-diff-sparse-glm5.gguf';
 const node = (args) => {
@@ -35,11 +38,28 @@ for (let i = 0; i < rounds; i++) {
   rows.push({ what: 'inspect', round: i + 1, cold, seconds: node([CLI, 'inspect', file]).seconds });
   for (const layer of [0, 40, 77]) {
     const coldL = dropCaches();
-    rows.push({ what: `load layer ${layer}`, round: i + 1, cold: coldL, ...JSON.parse(node(['bench/checkpoint/load-one.mjs', file, String(layer)]).out) });
+    rows.push({
+      what: `load layer ${layer}`,
+      round: i + 1,
+      cold: coldL,
+      ...JSON.parse(node(['bench/checkpoint/load-one.mjs', file, String(layer)]).out),
+    });
   }
 }
 rmSync(file);
 const machine = { cpus: os.cpus().length, model: os.cpus()[0]?.model, memGiB: os.totalmem() / 2 ** 30, node: process.version };
-const table = record('sparse-416gb', { command: 'node bench/checkpoint/sparse-run.mjs', created: new Date().toISOString(), machine, file: made, rows });
-for (const r of rows) console.log(r.what, r.round, r.seconds?.toFixed(2) ?? `${r.loadSeconds.toFixed(2)} s, ${(r.bytesRead / 2 ** 20).toFixed(0)} MiB read, RSS ${r.maxRssMiB.toFixed(0)} MiB`);
+const table = record('sparse-416gb', {
+  command: 'node bench/checkpoint/sparse-run.mjs',
+  created: new Date().toISOString(),
+  machine,
+  file: made,
+  rows,
+});
+for (const r of rows)
+  console.log(
+    r.what,
+    r.round,
+    r.seconds?.toFixed(2) ??
+      `${r.loadSeconds.toFixed(2)} s, ${(r.bytesRead / 2 ** 20).toFixed(0)} MiB read, RSS ${r.maxRssMiB.toFixed(0)} MiB`,
+  );
 console.log(table);

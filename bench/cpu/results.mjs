@@ -173,7 +173,9 @@ function gemmCeiling(c) {
   ];
 }
 
-/** Why the CPU target of issue 8 is out of reach on tfjs-backend-wasm's own kernels, from gemm-ceiling-512 and long (no timing of its own). */
+/**
+ * Why the CPU target of issue 8 is out of reach on tfjs-backend-wasm's own kernels, from gemm-ceiling-512 and long (no timing of its own).
+ */
 function wasmCeiling(doc) {
   const ceiling = doc['gemm-ceiling-512'];
   const T = ceiling.tokens;

@@ -19,7 +19,10 @@ const require = createRequire(import.meta.url);
 // the CLI: the bin of the mla-diff package (package.json "bin")
 const CLI = join(dirname(require.resolve('mla-diff/package.json')), require('mla-diff/package.json').bin['mla-diff']);
 
-const arg = (n, d) => { const i = process.argv.indexOf(`--${n}`); return i > 0 ? process.argv[i + 1] : d; };
+const arg = (n, d) => {
+  const i = process.argv.indexOf(`--${n}`);
+  return i > 0 ? process.argv[i + 1] : d;
+};
 const rounds = Number(arg('rounds', '5'));
 const anchor = arg('anchor', '../shared/anchors/mla_numpy.py');
 const ours = ['node', [CLI, 'run', 'scenarios/capital-of-france.yaml', '--device', 'wasm', '--format', 'json']];
@@ -38,8 +41,15 @@ for (let i = 0; i < rounds; i++) {
   const a = timed(theirs);
   const b = timed(ours);
   const report = JSON.parse(b.stdout);
-  rows.push({ numpy_s: a.s, mla_diff_s: b.s, mla_diff_exit: b.status, numpy_out: a.stdout.trim(), verdict: report.verdict,
-    inner: report.seconds, worst: report.cases.map((c) => ({ case: c.trace.name, ...c.comparison.worstEngine })) });
+  rows.push({
+    numpy_s: a.s,
+    mla_diff_s: b.s,
+    mla_diff_exit: b.status,
+    numpy_out: a.stdout.trim(),
+    verdict: report.verdict,
+    inner: report.seconds,
+    worst: report.cases.map((c) => ({ case: c.trace.name, ...c.comparison.worstEngine })),
+  });
   console.log(`round ${i + 1}: numpy ${a.s.toFixed(2)} s, mla-diff ${b.s.toFixed(2)} s (${report.verdict})`);
 }
 const med = (xs) => [...xs].sort((x, y) => x - y)[Math.floor(xs.length / 2)];
@@ -47,13 +57,24 @@ const mNumpy = med(rows.map((r) => r.numpy_s));
 const mOurs = med(rows.map((r) => r.mla_diff_s));
 const cpu = os.cpus()[0]?.model ?? 'unknown';
 let numpyVersion = 'unknown';
-try { numpyVersion = spawnSync('python3', ['-c', 'import numpy; print(numpy.__version__)'], { encoding: 'utf8' }).stdout.trim(); } catch {}
+try {
+  numpyVersion = spawnSync('python3', ['-c', 'import numpy; print(numpy.__version__)'], { encoding: 'utf8' }).stdout.trim();
+} catch {}
 const result = {
   command: `node bench/cpu/run.mjs --rounds ${rounds} --anchor ${anchor}`,
   date: new Date().toISOString(),
-  machine: { cpus: os.cpus().length, cpu, memGiB: Math.round(os.totalmem() / 2 ** 30), node: process.version, numpy: numpyVersion, version: JSON.parse(readFileSync('package.json', 'utf8')).version },
+  machine: {
+    cpus: os.cpus().length,
+    cpu,
+    memGiB: Math.round(os.totalmem() / 2 ** 30),
+    node: process.version,
+    numpy: numpyVersion,
+    version: JSON.parse(readFileSync('package.json', 'utf8')).version,
+  },
   median: { numpy_s: mNumpy, mla_diff_s: mOurs, ratio: mOurs / mNumpy },
   rows,
 };
 record('capital-of-france', result);
-console.log(`bench/cpu/results.md, capital-of-france: median numpy ${mNumpy.toFixed(2)} s, mla-diff ${mOurs.toFixed(2)} s, ratio ${(mOurs / mNumpy).toFixed(2)}×`);
+console.log(
+  `bench/cpu/results.md, capital-of-france: median numpy ${mNumpy.toFixed(2)} s, mla-diff ${mOurs.toFixed(2)} s, ratio ${(mOurs / mNumpy).toFixed(2)}×`,
+);

@@ -9,7 +9,8 @@
 // 1 s of GPU warm-up per T and, for one piece, an untimed run per mode; the
 // embeddings already on the device, o_proj_out left there), effective TFLOP/s of the layer (projections
 // and the causal attention products), and the GPU buffer pool's high-water mark. Writes --out JSON.
-// Usage: node bench/gpu/attention.mjs --device webgpu --tokens 512,2048,8192 --chunk 4096 --attention fused|unfused [--probes on|off|both] [--out f.json]
+// Usage: node bench/gpu/attention.mjs --device webgpu --tokens 512,2048,8192 --chunk 4096 --attention fused|unfused [--probes on|off|both]
+// [--out f.json]
 import { writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { arg, glmLayer, warmUp } from './layer-common.mjs';
@@ -32,16 +33,29 @@ const rows = [];
  * D = P+R and p·v over V; MQA over the latent C = L+R and L), 2 per multiply-add.
  */
 function layerFlop(c, path, T) {
-  const [H, Lq, N, P, R, V, L] = [c.hidden_size, c.q_lora_rank, c.num_attention_heads, c.qk_nope_head_dim, c.qk_rope_head_dim, c.v_head_dim, c.kv_lora_rank];
+  const [H, Lq, N, P, R, V, L] = [
+    c.hidden_size,
+    c.q_lora_rank,
+    c.num_attention_heads,
+    c.qk_nope_head_dim,
+    c.qk_rope_head_dim,
+    c.v_head_dim,
+    c.kv_lora_rank,
+  ];
   const common = 2 * T * (H * Lq + Lq * N * (P + R) + H * (L + R) + N * V * H);
-  const pairs = N * T * (T + 1) / 2;
-  return path === 'mha' ? common + 2 * T * L * N * (P + V) + 2 * pairs * (P + R + V) : common + 2 * T * N * L * (P + V) + 2 * pairs * (L + R + L);
+  const pairs = (N * T * (T + 1)) / 2;
+  return path === 'mha'
+    ? common + 2 * T * L * N * (P + V) + 2 * pairs * (P + R + V)
+    : common + 2 * T * N * L * (P + V) + 2 * pairs * (L + R + L);
 }
 for (const T of tokens) {
   const { s, plan, chunk: c, attn, layer, kernels, pieces, dispose } = glmLayer(rt, T, chunk, attention);
   await warmUp(rt, 1000); // the GPU idled while the host made the layer's weights
   const row = { tokens: T, chunk: c, attention: attn.attention ? 'fused' : 'unfused', pieces: plan.pieces.length };
-  for (const [name, Backend] of [['mha', MhaBackend], ['mqa', MqaBackend]]) {
+  for (const [name, Backend] of [
+    ['mha', MhaBackend],
+    ['mqa', MqaBackend],
+  ]) {
     for (const mode of probes === 'both' ? ['off', 'on'] : [probes]) {
       const path = new Backend(layer, new Set(), plan.tables.numSlots, kernels);
       const filter = attn.attention ? (st) => st !== 'logits' && st !== 'attn_probs' : undefined;
@@ -50,7 +64,8 @@ for (const T of tokens) {
         const once = async () => {
           let ms = 0;
           for (const piece of pieces) {
-            const rec = mode === 'on' ? new TensorRecorder(rt.tf, { stats: rt.stats, ...(filter ? { filter } : {}) }, (x) => rt.hostView(x)) : null;
+            const rec =
+              mode === 'on' ? new TensorRecorder(rt.tf, { stats: rt.stats, ...(filter ? { filter } : {}) }, (x) => rt.hostView(x)) : null;
             const t0 = performance.now();
             await stepPaths([path], [rec], piece); // as the CLI runs one path: the recorder's read-back starts with the step's
             if (rec) await rec.finish(name);
@@ -67,7 +82,9 @@ for (const T of tokens) {
         // The pool's high-water mark: tfjs-backend-webgpu keeps freed buffers for reuse and never shrinks it.
         const gpuBytes = mem.numBytesAllocatedInGPU ?? mem.numBytes;
         row[`${name}_${mode}`] = { ms, runs: times, flop, tflops: flop / (ms / 1000) / 1e12, gpuBytes };
-        console.log(`T=${T} chunk=${c} ${row.attention} ${name} probes ${mode}: ${ms.toFixed(1)} ms (median of ${times.length}; layer ${(flop / 1e12).toFixed(2)} TFLOP → ${(flop / (ms / 1000) / 1e12).toFixed(2)} TFLOP/s; GPU pool ${(gpuBytes / 2 ** 30).toFixed(2)} GiB)`);
+        console.log(
+          `T=${T} chunk=${c} ${row.attention} ${name} probes ${mode}: ${ms.toFixed(1)} ms (median of ${times.length}; layer ${(flop / 1e12).toFixed(2)} TFLOP → ${(flop / (ms / 1000) / 1e12).toFixed(2)} TFLOP/s; GPU pool ${(gpuBytes / 2 ** 30).toFixed(2)} GiB)`,
+        );
       } catch (e) {
         row[`${name}_${mode}`] = { error: String(e.message ?? e) };
         console.log(`T=${T} ${name} probes ${mode}: ${e.code ?? 'error'}: ${e.message ?? e}`);
@@ -78,14 +95,19 @@ for (const T of tokens) {
   }
   // Both paths as the CLI runs a piece (src/harness/run/step-paths.ts): each path's step enqueued before either is awaited.
   for (const mode of probes === 'both' ? ['off', 'on'] : [probes]) {
-    const paths = [new MhaBackend(layer, new Set(), plan.tables.numSlots, kernels), new MqaBackend(layer, new Set(), plan.tables.numSlots, kernels)];
+    const paths = [
+      new MhaBackend(layer, new Set(), plan.tables.numSlots, kernels),
+      new MqaBackend(layer, new Set(), plan.tables.numSlots, kernels),
+    ];
     const filter = attn.attention ? (st) => st !== 'logits' && st !== 'attn_probs' : undefined;
     try {
       await stepPaths(paths, [null, null], pieces[0]); // warm-up
       const once = async () => {
         let ms = 0;
         for (const piece of pieces) {
-          const recs = paths.map(() => (mode === 'on' ? new TensorRecorder(rt.tf, { stats: rt.stats, ...(filter ? { filter } : {}) }, (x) => rt.hostView(x)) : null));
+          const recs = paths.map(() =>
+            mode === 'on' ? new TensorRecorder(rt.tf, { stats: rt.stats, ...(filter ? { filter } : {}) }, (x) => rt.hostView(x)) : null,
+          );
           const t0 = performance.now();
           await stepPaths(paths, recs, piece);
           await Promise.all(recs.map((r, i) => r?.finish(paths[i].name)));
@@ -98,7 +120,9 @@ for (const T of tokens) {
       for (let r = 0; r < (T <= 2048 ? 9 : T <= 8192 ? 5 : 1); r++) times.push(await once());
       const ms = [...times].sort((x, y) => x - y)[Math.floor(times.length / 2)];
       row[`both_${mode}`] = { ms, runs: times };
-      console.log(`T=${T} chunk=${c} ${row.attention} both paths pipelined, probes ${mode}: ${ms.toFixed(1)} ms (median of ${times.length}: ${times.map((x) => x.toFixed(1)).join(', ')})`);
+      console.log(
+        `T=${T} chunk=${c} ${row.attention} both paths pipelined, probes ${mode}: ${ms.toFixed(1)} ms (median of ${times.length}: ${times.map((x) => x.toFixed(1)).join(', ')})`,
+      );
     } catch (e) {
       row[`both_${mode}`] = { error: String(e.message ?? e) };
       console.log(`T=${T} both paths probes ${mode}: ${e.code ?? 'error'}: ${e.message ?? e}`);

@@ -26,11 +26,20 @@ const filter = (st) => st !== 'logits' && st !== 'attn_probs';
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const profDir = arg('prof-dir', null);
 const session = profDir ? new Session() : null;
-if (session) { mkdirSync(profDir, { recursive: true }); session.connect(); await session.post('Profiler.enable'); await session.post('Profiler.setSamplingInterval', { interval: 100 }); }
-for (const [name, Backend] of [['mha', MhaBackend], ['mqa', MqaBackend]]) {
+if (session) {
+  mkdirSync(profDir, { recursive: true });
+  session.connect();
+  await session.post('Profiler.enable');
+  await session.post('Profiler.setSamplingInterval', { interval: 100 });
+}
+for (const [name, Backend] of [
+  ['mha', MhaBackend],
+  ['mqa', MqaBackend],
+]) {
   const path = new Backend(layer, new Set(), plan.tables.numSlots, kernels);
   for (const on of [true, false]) {
-    const enq = [], wait = [];
+    const enq = [],
+      wait = [];
     for (let i = 0; i < steps + 3; i++) {
       if (i === 3 && session) await session.post('Profiler.start');
       const rec = on ? new TensorRecorder(tf, { stats: rt.stats, filter }, (x) => rt.hostView(x)) : null;
@@ -43,13 +52,18 @@ for (const [name, Backend] of [['mha', MhaBackend], ['mqa', MqaBackend]]) {
       const t2 = performance.now();
       tf.dispose([out, one]);
       if (rec) await rec.finish(name);
-      if (i >= 3) { enq.push(t1 - t0); wait.push(t2 - t1); }
+      if (i >= 3) {
+        enq.push(t1 - t0);
+        wait.push(t2 - t1);
+      }
     }
     if (session) {
       const { profile } = await session.post('Profiler.stop');
       writeFileSync(`${profDir}/enqueue-${T}-${name}-${on ? 'on' : 'off'}.cpuprofile`, JSON.stringify(profile));
     }
-    console.log(`T=${T} ${name} probes ${on ? 'on' : 'off'}: enqueue ${median(enq).toFixed(2)} ms, wait ${median(wait).toFixed(2)} ms (medians of ${steps})`);
+    console.log(
+      `T=${T} ${name} probes ${on ? 'on' : 'off'}: enqueue ${median(enq).toFixed(2)} ms, wait ${median(wait).toFixed(2)} ms (medians of ${steps})`,
+    );
   }
   path.dispose();
 }

@@ -7,7 +7,10 @@ const require = createRequire(import.meta.url);
 const api = require('mla-diff');
 const { parseScenario, openSource, planRun, planAttention, planKeyPart, uploadLayer, disposeLayer } = api;
 
-export const arg = (name, dflt) => { const i = process.argv.indexOf(`--${name}`); return i > 0 ? process.argv[i + 1] : dflt; };
+export const arg = (name, dflt) => {
+  const i = process.argv.indexOf(`--${name}`);
+  return i > 0 ? process.argv[i + 1] : dflt;
+};
 
 /**
  * The GPU's clocks ramp up under load and drop while it idles (as during a layer's set-up on the
@@ -32,15 +35,23 @@ export async function warmUp(rt, ms = 3000) {
  */
 export function glmLayer(rt, T, chunk, attention) {
   const c = Math.min(chunk, T);
-  const s = parseScenario(`name: bench\nmodel: { preset: glm-5 }\nreference: off\nschedule: { attention: ${attention}, block_size: 64 }\n`
-    + `requests:\n  - name: p\n    steps: [{ prefill: ${T}${c < T ? `, chunk: ${c}` : ''} }]\n`);
+  const s = parseScenario(
+    `name: bench\nmodel: { preset: glm-5 }\nreference: off\nschedule: { attention: ${attention}, block_size: 64 }\n` +
+      `requests:\n  - name: p\n    steps: [{ prefill: ${T}${c < T ? `, chunk: ${c}` : ''} }]\n`,
+  );
   const source = openSource(s.weights);
   const plan = planRun(s, source);
   const heads = { start: 0, count: s.config.num_attention_heads };
   const attn = planAttention(rt, s, heads, c, T);
   const layer = { ...uploadLayer(rt, source, heads, c), attention: attn.attention };
   const kernels = { ...plan.kernels, keyPart: planKeyPart(rt, s.config, heads) }; // long context chunks in key parts, as run-scenario plans
-  const pieces = plan.pieces.map((p) => ({ ...p, deviceEmbeddings: rt.tf.keep(rt.tf.tensor2d(p.embeddings, [p.positions.length, s.config.hidden_size])) }));
-  const dispose = () => { for (const p of pieces) p.deviceEmbeddings.dispose(); disposeLayer(layer); };
+  const pieces = plan.pieces.map((p) => ({
+    ...p,
+    deviceEmbeddings: rt.tf.keep(rt.tf.tensor2d(p.embeddings, [p.positions.length, s.config.hidden_size])),
+  }));
+  const dispose = () => {
+    for (const p of pieces) p.deviceEmbeddings.dispose();
+    disposeLayer(layer);
+  };
   return { s, plan, chunk: c, attn, layer, kernels, pieces, dispose };
 }

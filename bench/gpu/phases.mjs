@@ -26,7 +26,11 @@ await warmUp(rt);
 const backend = tf.backend();
 let programs = 0;
 const run0 = backend.runWebGPUProgram?.bind(backend);
-if (run0) backend.runWebGPUProgram = (...a) => { programs++; return run0(...a); };
+if (run0)
+  backend.runWebGPUProgram = (...a) => {
+    programs++;
+    return run0(...a);
+  };
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const filter = (st) => st !== 'logits' && st !== 'attn_probs';
 
@@ -49,14 +53,23 @@ async function once(path, piece, name, on) {
 }
 
 const sync = [];
-for (let i = 0; i < 20; i++) { const x = tf.scalar(i); const t0 = performance.now(); await tf.add(x, 1).data(); sync.push(performance.now() - t0); x.dispose(); }
+for (let i = 0; i < 20; i++) {
+  const x = tf.scalar(i);
+  const t0 = performance.now();
+  await tf.add(x, 1).data();
+  sync.push(performance.now() - t0);
+  x.dispose();
+}
 console.log(`bare read: median ${median(sync).toFixed(2)} ms`);
 const results = { device: rt.device, syncMs: median(sync), rows: [] };
 for (const T of tokens) {
   const { plan, layer, kernels, pieces, dispose } = glmLayer(rt, T, T, 'fused');
   await warmUp(rt, 1000); // the GPU idled while the host made the layer's weights
   const piece = pieces[0];
-  for (const [name, Backend] of [['mha', MhaBackend], ['mqa', MqaBackend]]) {
+  for (const [name, Backend] of [
+    ['mha', MhaBackend],
+    ['mqa', MqaBackend],
+  ]) {
     const path = new Backend(layer, new Set(), plan.tables.numSlots, kernels);
     try {
       for (const on of [false, true]) {
@@ -64,7 +77,18 @@ for (const T of tokens) {
         const runs = [];
         for (let r = 0; r < (T <= 2048 ? 7 : 3); r++) runs.push(await once(path, piece, name, on));
         const m = (k) => median(runs.map((x) => x[k]));
-        const row = { tokens: T, path: name, probes: on ? 'on' : 'off', enqueue: m('enqueue'), wait: m('wait'), finish: m('finish'), total: m('total'), programs: runs[0].programs, finishPrograms: runs[0].finishPrograms, runs };
+        const row = {
+          tokens: T,
+          path: name,
+          probes: on ? 'on' : 'off',
+          enqueue: m('enqueue'),
+          wait: m('wait'),
+          finish: m('finish'),
+          total: m('total'),
+          programs: runs[0].programs,
+          finishPrograms: runs[0].finishPrograms,
+          runs,
+        };
         if (!on) {
           const t0 = performance.now();
           const outs = [];
@@ -85,7 +109,9 @@ for (const T of tokens) {
           tf.env().set('WEBGPU_DEFERRED_SUBMIT_BATCH_SIZE', SUBMIT_BATCH); // the runtime's choice, back
         }
         results.rows.push(row);
-        console.log(`T=${T} ${name} probes ${row.probes}: total ${row.total.toFixed(1)} = enqueue ${row.enqueue.toFixed(1)} + wait ${row.wait.toFixed(1)} + finish ${row.finish.toFixed(1)} ms; ${row.programs} + ${row.finishPrograms} programs${row.pipelined ? `; pipelined ${row.pipelined.toFixed(1)} ms/step` : ''}${row.batchSizes ? `; by submit batch ${JSON.stringify(row.batchSizes)}` : ''}`);
+        console.log(
+          `T=${T} ${name} probes ${row.probes}: total ${row.total.toFixed(1)} = enqueue ${row.enqueue.toFixed(1)} + wait ${row.wait.toFixed(1)} + finish ${row.finish.toFixed(1)} ms; ${row.programs} + ${row.finishPrograms} programs${row.pipelined ? `; pipelined ${row.pipelined.toFixed(1)} ms/step` : ''}${row.batchSizes ? `; by submit batch ${JSON.stringify(row.batchSizes)}` : ''}`,
+        );
       }
     } catch (e) {
       console.log(`T=${T} ${name}: ${e.code ?? 'error'}: ${e.message ?? e}`);

@@ -34,20 +34,32 @@ if (run0) {
 const results = [];
 for (const T of tokens) {
   const { plan, layer, kernels, pieces, dispose } = glmLayer(rt, T, T, 'fused'); // one piece
-  for (const [name, Backend] of [['mha', MhaBackend], ['mqa', MqaBackend]]) {
+  for (const [name, Backend] of [
+    ['mha', MhaBackend],
+    ['mqa', MqaBackend],
+  ]) {
     const path = new Backend(layer, new Set(), plan.tables.numSlots, kernels);
     const piece = pieces[0];
     try {
       await path.step(piece, NULL_PROBE); // warm-up: shader compilation
       const walls = [];
-      for (let i = 0; i < 3; i++) { const t0 = performance.now(); await path.step(piece, NULL_PROBE); walls.push(performance.now() - t0); }
+      for (let i = 0; i < 3; i++) {
+        const t0 = performance.now();
+        await path.step(piece, NULL_PROBE);
+        walls.push(performance.now() - t0);
+      }
       const wall = walls.sort((a, b) => a - b)[1];
       let out = null;
       let finished = null;
       // The recorder launches its stats programs before its first await, inside the timed function.
-      const rec = probes ? new TensorRecorder(tf, { stats: rt.stats, filter: (st) => st !== 'logits' && st !== 'attn_probs' }, (x) => rt.hostView(x)) : null;
+      const rec = probes
+        ? new TensorRecorder(tf, { stats: rt.stats, filter: (st) => st !== 'logits' && st !== 'attn_probs' }, (x) => rt.hostView(x))
+        : null;
       rec?.at(piece);
-      const info = await tf.time(() => { out = tf.tidy(() => path.run(piece, rec ?? NULL_PROBE)); finished = rec?.finish(name); });
+      const info = await tf.time(() => {
+        out = tf.tidy(() => path.run(piece, rec ?? NULL_PROBE));
+        finished = rec?.finish(name);
+      });
       await out.data();
       await finished;
       out.dispose();
@@ -56,12 +68,19 @@ for (const T of tokens) {
         const i = part.lastIndexOf(': ');
         const [prog, ms] = [part.slice(0, i), Number(part.slice(i + 2))];
         const e = by.get(prog) ?? { program: prog, ms: 0, count: 0 };
-        e.ms += ms; e.count += 1; by.set(prog, e);
+        e.ms += ms;
+        e.count += 1;
+        by.set(prog, e);
       }
       const programs = [...by.values()].sort((a, b) => b.ms - a.ms);
       results.push({ tokens: T, path: name, probes: probes ? 'on' : 'off', wallMs: wall, gpuMs: info.kernelMs, programs });
-      console.log(`T=${T} ${name}: wall ${wall.toFixed(1)} ms, GPU ${info.kernelMs.toFixed(1)} ms in ${programs.reduce((n, p) => n + p.count, 0)} programs`);
-      for (const p of programs.slice(0, 24)) console.log(`  ${p.program.padEnd(36)} ${p.ms.toFixed(2).padStart(9)} ms  ×${String(p.count).padEnd(4)} ${(100 * p.ms / info.kernelMs).toFixed(1)}%`);
+      console.log(
+        `T=${T} ${name}: wall ${wall.toFixed(1)} ms, GPU ${info.kernelMs.toFixed(1)} ms in ${programs.reduce((n, p) => n + p.count, 0)} programs`,
+      );
+      for (const p of programs.slice(0, 24))
+        console.log(
+          `  ${p.program.padEnd(36)} ${p.ms.toFixed(2).padStart(9)} ms  ×${String(p.count).padEnd(4)} ${((100 * p.ms) / info.kernelMs).toFixed(1)}%`,
+        );
     } catch (e) {
       results.push({ tokens: T, path: name, error: String(e.message ?? e) });
       console.log(`T=${T} ${name}: ${e.code ?? 'error'}: ${e.message ?? e}`);

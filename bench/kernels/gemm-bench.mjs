@@ -17,7 +17,10 @@ const dev = require('mla-diff/devices');
 const { selectRuntime } = api;
 const { gemm, planGemm, chooseSplitK } = dev;
 
-const arg = (name, dflt) => { const i = process.argv.indexOf(`--${name}`); return i > 0 ? process.argv[i + 1] : dflt; };
+const arg = (name, dflt) => {
+  const i = process.argv.indexOf(`--${name}`);
+  return i > 0 ? process.argv[i + 1] : dflt;
+};
 const outDir = arg('out');
 const reps = Number(arg('reps', '5'));
 const tokens = arg('tokens', '512,2048,8192').split(',').map(Number);
@@ -25,14 +28,37 @@ const sweep = process.argv.includes('--sweep');
 const pairs = process.argv.includes('--pairs'); // the default tiles and others with their k-steps in pairs (GemmTiles.pairs)
 const split = process.argv.includes('--split'); // auto (split over K where chooseSplitK says so) against the same tiles unsplit
 
-const SHAPES = { q_a_proj: [6144, 2048], q_b_proj: [2048, 16384], kv_a_proj_with_mqa: [6144, 576], kv_b_proj: [512, 28672], o_proj: [16384, 6144] };
+const SHAPES = {
+  q_a_proj: [6144, 2048],
+  q_b_proj: [2048, 16384],
+  kv_a_proj_with_mqa: [6144, 576],
+  kv_b_proj: [512, 28672],
+  o_proj: [16384, 6144],
+};
 const wanted = arg('shapes', Object.keys(SHAPES).join(',')).split(',');
 const t = (bm, bn, bk, tm, tn) => ({ bm, bn, bk, tm, tn });
 const SWEEP = [
-  t(128, 128, 8, 8, 8), t(128, 128, 16, 8, 8), t(128, 64, 8, 8, 8), t(128, 64, 16, 8, 8), t(64, 128, 8, 8, 8), t(64, 128, 16, 8, 8),
-  t(64, 64, 8, 4, 8), t(64, 64, 16, 4, 4), t(128, 128, 16, 8, 4), t(256, 128, 16, 8, 8), t(128, 256, 16, 8, 8), t(64, 256, 16, 8, 8),
+  t(128, 128, 8, 8, 8),
+  t(128, 128, 16, 8, 8),
+  t(128, 64, 8, 8, 8),
+  t(128, 64, 16, 8, 8),
+  t(64, 128, 8, 8, 8),
+  t(64, 128, 16, 8, 8),
+  t(64, 64, 8, 4, 8),
+  t(64, 64, 16, 4, 4),
+  t(128, 128, 16, 8, 4),
+  t(256, 128, 16, 8, 8),
+  t(128, 256, 16, 8, 8),
+  t(64, 256, 16, 8, 8),
 ];
-const PAIRS = [t(64, 128, 8, 8, 8), { ...t(64, 128, 8, 8, 8), pairs: true }, { ...t(64, 128, 16, 8, 8), pairs: true }, { ...t(128, 128, 8, 8, 8), pairs: true }, { ...t(64, 64, 16, 4, 4), pairs: true }, t(64, 64, 16, 4, 4)];
+const PAIRS = [
+  t(64, 128, 8, 8, 8),
+  { ...t(64, 128, 8, 8, 8), pairs: true },
+  { ...t(64, 128, 16, 8, 8), pairs: true },
+  { ...t(128, 128, 8, 8, 8), pairs: true },
+  { ...t(64, 64, 16, 4, 4), pairs: true },
+  t(64, 64, 16, 4, 4),
+];
 const tag = (x) => `${x.bm}x${x.bn}x${x.bk}/${x.tm}x${x.tn}${x.pairs ? ' pairs' : ''}`;
 
 const rt = await selectRuntime(arg('device', 'webgpu'));
@@ -45,7 +71,11 @@ async function timeIt(fn) {
   for (let r = 0; r <= reps; r++) {
     const t0 = performance.now();
     const res = fn();
-    const one = tf.slice(res, res.shape.map(() => 0), res.shape.map(() => 1));
+    const one = tf.slice(
+      res,
+      res.shape.map(() => 0),
+      res.shape.map(() => 1),
+    );
     await one.data();
     times.push(performance.now() - t0);
     tf.dispose([one, res]);
@@ -60,19 +90,30 @@ async function check(tiles) {
   const [gv, wv] = [await g.data(), await w.data()];
   tf.dispose([a, b, g, w]);
   let [d, s] = [0, 0];
-  for (let i = 0; i < wv.length; i++) { d = Math.max(d, Math.abs(gv[i] - wv[i])); s = Math.max(s, Math.abs(wv[i])); }
+  for (let i = 0; i < wv.length; i++) {
+    d = Math.max(d, Math.abs(gv[i] - wv[i]));
+    s = Math.max(s, Math.abs(wv[i]));
+  }
   return d / s;
 }
 
 const configs = [];
-if (sweep || pairs || split) { // the GPU's clocks ramp up under load: 3 s of products before the first timing
+if (sweep || pairs || split) {
+  // the GPU's clocks ramp up under load: 3 s of products before the first timing
   const w = tf.randomNormal([4096, 4096]);
-  for (const t0 = performance.now(); performance.now() - t0 < 3000;) { const c = tf.matMul(w, w); await tf.slice(c, [0, 0], [1, 1]).data(); c.dispose(); }
+  for (const t0 = performance.now(); performance.now() - t0 < 3000;) {
+    const c = tf.matMul(w, w);
+    await tf.slice(c, [0, 0], [1, 1]).data();
+    c.dispose();
+  }
   w.dispose();
 }
 if (split) configs.push({ tiles: null, tag: 'unsplit', unsplit: true });
 for (const tiles of sweep ? [null, ...SWEEP] : pairs ? [null, ...PAIRS] : [null]) {
-  if (!tiles) { configs.push({ tiles: null, tag: 'auto' }); continue; }
+  if (!tiles) {
+    configs.push({ tiles: null, tag: 'auto' });
+    continue;
+  }
   try {
     const rel = await check(tiles);
     configs.push({ tiles, tag: tag(tiles), checkRel: rel, ok: rel <= 1e-5 });
@@ -94,16 +135,22 @@ for (const T of tokens) {
     const row = { T, name, K, N, matMulMs, matMulTflops: tflops(T, K, N, matMulMs), gemm: [] };
     for (const c of configs.filter((c) => !c.skipped)) {
       const plan = planGemm(x, w, tf.backend().device.limits);
-      const ms = await timeIt(() => gemm(tf, x, w, c.unsplit ? plan.tiles : c.tiles ?? undefined)); // explicit tiles: one program, no split
+      // explicit tiles: one program, no split
+      const ms = await timeIt(() => gemm(tf, x, w, c.unsplit ? plan.tiles : (c.tiles ?? undefined)));
       const parts = chooseSplitK(plan);
-      const chosen = c.tiles ? c.tag : `${c.unsplit ? 'unsplit' : 'auto'} ${tag(plan.tiles)}${!c.unsplit && parts > 1 ? ` split ${parts}` : ''}`;
+      const chosen = c.tiles
+        ? c.tag
+        : `${c.unsplit ? 'unsplit' : 'auto'} ${tag(plan.tiles)}${!c.unsplit && parts > 1 ? ` split ${parts}` : ''}`;
       row.gemm.push({ tiles: chosen, ms, tflops: tflops(T, K, N, ms) });
     }
     tf.dispose([x, w]);
     rows.push(row);
     const best = row.gemm.reduce((a, b) => (b.ms < a.ms ? b : a));
-    console.log(`T=${String(T).padEnd(5)} ${name.padEnd(19)} [${T},${K}]·[${K},${N}]  matMul ${matMulMs.toFixed(2)} ms ${row.matMulTflops.toFixed(1)} TFLOP/s  ` +
-      row.gemm.map((g) => `gemm ${g.tiles} ${g.ms.toFixed(2)} ms ${g.tflops.toFixed(1)}`).join('  ') + (sweep || pairs || split ? `  best ${best.tiles}` : ''));
+    console.log(
+      `T=${String(T).padEnd(5)} ${name.padEnd(19)} [${T},${K}]·[${K},${N}]  matMul ${matMulMs.toFixed(2)} ms ${row.matMulTflops.toFixed(1)} TFLOP/s  ` +
+        row.gemm.map((g) => `gemm ${g.tiles} ${g.ms.toFixed(2)} ms ${g.tflops.toFixed(1)}`).join('  ') +
+        (sweep || pairs || split ? `  best ${best.tiles}` : ''),
+    );
   }
 }
 

@@ -10,10 +10,21 @@ export function recordsOf(c) {
     const pairs = v.pairs.filter((p) => finite(p.relErr));
     const eng = pairs.find((p) => p.a === 'mha' && p.b === 'mqa');
     return {
-      step: v.step, request: v.request, stage: v.stage, verdict: v.verdict, label: label(v), kind: v.stage.startsWith('W_') ? 'weight' : 'activation',
-      floor: v.floor.value, source: v.floor.source, vsReference: v.vsReference,
+      step: v.step,
+      request: v.request,
+      stage: v.stage,
+      verdict: v.verdict,
+      label: label(v),
+      kind: v.stage.startsWith('W_') ? 'weight' : 'activation',
+      floor: v.floor.value,
+      source: v.floor.source,
+      vsReference: v.vsReference,
       engineRatio: eng ? eng.relErr / v.floor.value : null,
-      pathRatio: Object.fromEntries(Object.entries(v.vsReference).filter(([, x]) => finite(x)).map(([p, x]) => [p, x / v.floor.value])),
+      pathRatio: Object.fromEntries(
+        Object.entries(v.vsReference)
+          .filter(([, x]) => finite(x))
+          .map(([p, x]) => [p, x / v.floor.value]),
+      ),
       worstRatio: pairs.length ? Math.max(...pairs.map((p) => p.relErr)) / v.floor.value : null,
     };
   });

@@ -4,7 +4,10 @@ import { pathToFileURL } from 'node:url';
 
 export const e = (x) => (x === null || x === undefined || !Number.isFinite(x) ? '—' : x === 0 ? '0' : x.toExponential(1));
 export const r = (x) => (x === null || x === undefined || !Number.isFinite(x) ? '—' : x.toFixed(2));
-export const sources = (s) => Object.entries(s).map(([k, n]) => `${k} ${n}`).join(', ');
+export const sources = (s) =>
+  Object.entries(s)
+    .map(([k, n]) => `${k} ${n}`)
+    .join(', ');
 
 /** Per case: one row per stage, the records of that stage over every piece folded. */
 export function caseTable(c) {
@@ -23,7 +26,10 @@ export function caseTable(c) {
   return [
     '| stage | records | floor (min–max) | source | mha vs fp64 (max) | mqa vs fp64 (max) | cold vs fp64 (max) | max mha↔mqa / floor | max err / floor |',
     '|---|---|---|---|---|---|---|---|---|',
-    ...[...by.entries()].map(([s, x]) => `| ${s} | ${x.n} | ${e(x.floorMin)}${x.floorMax > x.floorMin ? `–${e(x.floorMax)}` : ''} | ${sources(x.sources)} | ${e(x.vs.mha)} | ${e(x.vs.mqa)} | ${e(x.vs.cold)} | ${r(x.eng)} | ${r(x.ratio)} |`),
+    ...[...by.entries()].map(
+      ([s, x]) =>
+        `| ${s} | ${x.n} | ${e(x.floorMin)}${x.floorMax > x.floorMin ? `–${e(x.floorMax)}` : ''} | ${sources(x.sources)} | ${e(x.vs.mha)} | ${e(x.vs.mqa)} | ${e(x.vs.cold)} | ${r(x.eng)} | ${r(x.ratio)} |`,
+    ),
   ].join('\n');
 }
 
@@ -51,7 +57,9 @@ export function renderMarkdown(res) {
     'Every run with the float64 reference and the fp32 cold path on. Floor of a record: relErr(cold, reference) there;',
     'records cold does not have (MQA-only, context stages) take the largest floor upstream in their piece (`↑`); weight',
     'stages the fp32 unit roundoff (src/harness/compare/floors.ts, docs/noise-floors.md). Ratios: relErr / floor of the record.',
-    res.skipped.length ? `Skipped (over the ~5 min budget on 2 cores; \`--all\` runs them): ${res.skipped.join(', ')}.` : 'Every clean scenario ran.',
+    res.skipped.length
+      ? `Skipped (over the ~5 min budget on 2 cores; \`--all\` runs them): ${res.skipped.join(', ')}.`
+      : 'Every clean scenario ran.',
     '',
     '## Calibration',
     '',
@@ -67,23 +75,32 @@ export function renderMarkdown(res) {
     '',
     `Planted faults (${res.selftest.faults.length} selftest runs): the fault's error at the stage it enters is at least **${e(c.faultRatioMin)}** floors`,
     `(weakest: ${c.faultWeakest.name}, ${c.faultWeakest.stage}); before that stage no record exceeds ${r(c.faultBeforeMax)} floors.`,
-    c.faultNan.length ? `Not an error ratio: ${c.faultNan.join(', ')} puts NaN into the stage it enters (judged nan-introduced, at any k); its finite positions' ratio is shown for completeness.` : '',
+    c.faultNan.length
+      ? `Not an error ratio: ${c.faultNan.join(', ')} puts NaN into the stage it enters (judged nan-introduced, at any k); its finite positions' ratio is shown for completeness.`
+      : '',
     '',
     `**k = ${c.k}**: ${r(c.cleanMargin)}× above the largest clean ratio, the weakest fault ${e(c.faultMargin)}× above it.`,
     '',
     '| fault | runs | enters | err/floor there (min) | (max) | largest ratio before it | NaN there |',
     '|---|---|---|---|---|---|---|',
-    ...[...perFault.entries()].map(([n, x]) => `| ${n} | ${x.runs} | ${x.stage} | ${e(x.min)} | ${e(x.max)} | ${r(x.before)} | ${x.nan ? `${x.nan}/${x.runs}` : ''} |`),
+    ...[...perFault.entries()].map(
+      ([n, x]) => `| ${n} | ${x.runs} | ${x.stage} | ${e(x.min)} | ${e(x.max)} | ${r(x.before)} | ${x.nan ? `${x.nan}/${x.runs}` : ''} |`,
+    ),
     '',
     '## Per stage, all clean runs',
     '',
     '| stage | records | floor (min–max) | sources | mha vs fp64 (max) | mqa vs fp64 (max) | cold vs fp64 (max) | max mha↔mqa / floor | max err / floor |',
     '|---|---|---|---|---|---|---|---|---|',
-    ...Object.entries(res.perStage).map(([s, x]) => `| ${s} | ${x.records} | ${e(x.floorMin)}–${e(x.floorMax)} | ${sources(x.sources)} | ${e(x.vsRefMax.mha)} | ${e(x.vsRefMax.mqa)} | ${e(x.vsRefMax.cold)} | ${r(x.engineRatioMax)} | ${r(x.worstRatioMax)} |`),
+    ...Object.entries(res.perStage).map(
+      ([s, x]) =>
+        `| ${s} | ${x.records} | ${e(x.floorMin)}–${e(x.floorMax)} | ${sources(x.sources)} | ${e(x.vsRefMax.mha)} | ${e(x.vsRefMax.mqa)} | ${e(x.vsRefMax.cold)} | ${r(x.engineRatioMax)} | ${r(x.worstRatioMax)} |`,
+    ),
     '',
     '## Per scenario',
     '',
-    ...res.scenarios.flatMap((s) => s.cases.flatMap((cs) => [`### ${s.file} · ${cs.case} (${s.preset}, ${s.verdict}, ${s.seconds.toFixed(1)} s)`, '', caseTable(cs), ''])),
+    ...res.scenarios.flatMap((s) =>
+      s.cases.flatMap((cs) => [`### ${s.file} · ${cs.case} (${s.preset}, ${s.verdict}, ${s.seconds.toFixed(1)} s)`, '', caseTable(cs), '']),
+    ),
   ].join('\n');
 }
 

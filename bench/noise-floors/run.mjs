@@ -19,7 +19,9 @@ const kArg = process.argv.indexOf('--k');
 const K = kArg > 0 ? Number(process.argv[kArg + 1]) : CALIBRATED_K;
 const BIG = ['chunked-prefill.yaml', 'multi-turn.yaml'];
 // Clean: no planted fault (faults:), no loader fault, and declared to agree (a broken external backend plants its fault in its command).
-const files = readdirSync('scenarios').filter((f) => f.endsWith('.yaml') && !/^faults:|loader_fault:|^\s+outcome: diverge/m.test(readFileSync(`scenarios/${f}`, 'utf8'))).sort();
+const files = readdirSync('scenarios')
+  .filter((f) => f.endsWith('.yaml') && !/^faults:|loader_fault:|^\s+outcome: diverge/m.test(readFileSync(`scenarios/${f}`, 'utf8')))
+  .sort();
 const skipped = all ? [] : files.filter((f) => BIG.includes(f));
 const rt = await selectRuntime('wasm');
 const t0 = performance.now();
@@ -44,13 +46,23 @@ const faults = [];
 for (const c of plan) {
   const { r } = await run(parseScenario(c.yaml, `<selftest ${c.name}>`));
   const recs = recordsOf(r.cases[0]);
-  if (!c.fault) { clean.push({ name: c.name, verdict: r.verdict, records: recs }); continue; }
+  if (!c.fault) {
+    clean.push({ name: c.name, verdict: r.verdict, records: recs });
+    continue;
+  }
   const at = recs.filter((x) => x.stage === c.expect.stage);
   // A fault that shows as NaN (merge-inf-unhandled) is caught as nan-introduced, whatever k: not an error ratio.
   const nan = at.some((x) => x.verdict === 'nan-introduced');
-  const before = recs.slice(0, recs.findIndex((x) => x.stage === c.expect.stage));
+  const before = recs.slice(
+    0,
+    recs.findIndex((x) => x.stage === c.expect.stage),
+  );
   faults.push({
-    name: c.name, fault: c.fault.fault, path: c.fault.path, stage: c.expect.stage, nan,
+    name: c.name,
+    fault: c.fault.fault,
+    path: c.fault.path,
+    stage: c.expect.stage,
+    nan,
     /** The fault's error at the stage it enters, in floors (the largest over that stage's records). */
     ratio: Math.max(...at.map((x) => x.worstRatio ?? 0)),
     /** The largest ratio before it (must stay under k, or the fault is localized too early). */
@@ -60,10 +72,20 @@ for (const c of plan) {
 console.log(`selftest plan: ${clean.length} clean, ${faults.length} fault runs`);
 
 // Calibration: ratios over every activation record of every clean run.
-const cleanRecs = [...scenarios.flatMap((s) => s.cases.flatMap((c) => c.records)), ...clean.flatMap((c) => c.records)].filter((x) => x.kind === 'activation');
+const cleanRecs = [...scenarios.flatMap((s) => s.cases.flatMap((c) => c.records)), ...clean.flatMap((c) => c.records)].filter(
+  (x) => x.kind === 'activation',
+);
 const perStage = {};
 for (const x of cleanRecs) {
-  const e = (perStage[x.stage] ??= { records: 0, floorMin: Infinity, floorMax: 0, sources: {}, vsRefMax: {}, engineRatioMax: 0, worstRatioMax: 0 });
+  const e = (perStage[x.stage] ??= {
+    records: 0,
+    floorMin: Infinity,
+    floorMax: 0,
+    sources: {},
+    vsRefMax: {},
+    engineRatioMax: 0,
+    worstRatioMax: 0,
+  });
   e.records++;
   e.floorMin = Math.min(e.floorMin, x.floor);
   e.floorMax = Math.max(e.floorMax, x.floor);
@@ -90,9 +112,16 @@ const result = {
   command: `node bench/noise-floors/run.mjs${all ? ' --all' : ''}${kArg > 0 ? ` --k ${K}` : ''}`,
   date: new Date().toISOString(),
   machine: { cpus: os.cpus().length, cpu: os.cpus()[0]?.model ?? 'unknown', node: process.version, device: rt.device.description },
-  seconds, skipped, calibration, perStage, scenarios, selftest: { clean: clean.map(({ name, verdict }) => ({ name, verdict })), faults },
+  seconds,
+  skipped,
+  calibration,
+  perStage,
+  scenarios,
+  selftest: { clean: clean.map(({ name, verdict }) => ({ name, verdict })), faults },
 };
 writeFileSync('bench/noise-floors/results.json', JSON.stringify(result, null, 1) + '\n');
 const { renderMarkdown } = await import('./render.mjs');
 writeFileSync('bench/noise-floors/results.md', renderMarkdown(result));
-console.log(`k ${K}: clean worst ratio ${calibration.worstRatio.max.toFixed(2)} (margin ${calibration.cleanMargin.toFixed(1)}×), weakest fault ${calibration.faultRatioMin.toExponential(2)} floors (margin ${calibration.faultMargin.toExponential(1)}×); ${seconds.toFixed(0)} s`);
+console.log(
+  `k ${K}: clean worst ratio ${calibration.worstRatio.max.toFixed(2)} (margin ${calibration.cleanMargin.toFixed(1)}×), weakest fault ${calibration.faultRatioMin.toExponential(2)} floors (margin ${calibration.faultMargin.toExponential(1)}×); ${seconds.toFixed(0)} s`,
+);

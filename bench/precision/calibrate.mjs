@@ -26,18 +26,30 @@ const triton = { mha: 'vllm-fa3-prefill', mqa: 'vllm-triton-mla' };
 /** The modes: PrecisionSpec as src/core/precision/plan.ts has it; per-token scales need kv_lora_rank % 128 = 0. */
 export const MODES = {
   'bf16 vllm-triton-mla': { dtype: 'bfloat16', kvCache: 'auto', cacheScale: tensor(1), rounding: triton },
-  'bf16 vllm-flashmla': { dtype: 'bfloat16', kvCache: 'auto', cacheScale: tensor(1), rounding: { mha: 'vllm-fa3-prefill', mqa: 'vllm-flashmla' } },
+  'bf16 vllm-flashmla': {
+    dtype: 'bfloat16',
+    kvCache: 'auto',
+    cacheScale: tensor(1),
+    rounding: { mha: 'vllm-fa3-prefill', mqa: 'vllm-flashmla' },
+  },
   'fp16 vllm-triton-mla': { dtype: 'float16', kvCache: 'auto', cacheScale: tensor(1), rounding: triton },
   'bf16 fp8 k_scale 1': { dtype: 'bfloat16', kvCache: 'fp8_e4m3', cacheScale: tensor(1), rounding: triton },
   'bf16 fp8 k_scale 0.5': { dtype: 'bfloat16', kvCache: 'fp8_e4m3', cacheScale: tensor(0.5), rounding: triton },
   'bf16 fp8 per-token': { dtype: 'bfloat16', kvCache: 'fp8_e4m3', cacheScale: { kind: 'per-token', tile: 128 }, rounding: triton },
 };
-const modes = arg('--modes', Object.keys(MODES).filter((m) => m !== 'bf16 fp8 k_scale 0.5').join(',')).split(',');
+const modes = arg(
+  '--modes',
+  Object.keys(MODES)
+    .filter((m) => m !== 'bf16 fp8 k_scale 0.5')
+    .join(','),
+).split(',');
 // As bench/noise-floors/run.mjs selects them, without its two big schedules and the 2048-token bf16 one (> 60 s each),
 // and capital-of-france.yaml: with its precision replaced it is capital-of-france-bf16.yaml (same layer, weights, prompt).
 const SKIP = ['chunked-prefill.yaml', 'multi-turn.yaml', 'long-context-bf16.yaml', 'capital-of-france.yaml'];
 // 'bf16 fp8 k_scale 0.5' only with --modes (time): fp8-cache-decode.yaml runs k_scale 0.5 in its own precision below.
-const all = readdirSync('scenarios').filter((f) => f.endsWith('.yaml') && !/^faults:|loader_fault:|^\s+outcome: diverge/m.test(readFileSync(`scenarios/${f}`, 'utf8'))).sort();
+const all = readdirSync('scenarios')
+  .filter((f) => f.endsWith('.yaml') && !/^faults:|loader_fault:|^\s+outcome: diverge/m.test(readFileSync(`scenarios/${f}`, 'utf8')))
+  .sort();
 const files = all.filter((f) => !SKIP.includes(f));
 
 const rt = await selectRuntime('wasm');
@@ -73,10 +85,20 @@ function summarize(runs) {
   const recs = runs.flatMap((x) => x.records.filter((r) => r.kind === 'activation').map((r) => ({ ...r, where: x.where })));
   const top = recs.filter((x) => finite(x.worstRatio)).reduce((a, b) => (a && a.worstRatio >= b.worstRatio ? a : b), null);
   return {
-    runs: runs.length, records: recs.length,
-    worstRatio: quantiles(recs.map((x) => x.worstRatio)), engineRatio: quantiles(recs.map((x) => x.engineRatio)),
+    runs: runs.length,
+    records: recs.length,
+    worstRatio: quantiles(recs.map((x) => x.worstRatio)),
+    engineRatio: quantiles(recs.map((x) => x.engineRatio)),
     pathRatio: Object.fromEntries(['mha', 'mqa', 'cold'].map((p) => [p, quantiles(recs.map((x) => x.pathRatio[p]))])),
-    max: top && { where: top.where, step: top.step, request: top.request, label: top.label, floor: top.floor, source: top.source, worstRatio: top.worstRatio },
+    max: top && {
+      where: top.where,
+      step: top.step,
+      request: top.request,
+      label: top.label,
+      floor: top.floor,
+      source: top.source,
+      worstRatio: top.worstRatio,
+    },
     falsePositives: runs.filter((x) => x.verdict !== 'agree').map((x) => ({ where: x.where, verdict: x.verdict, first: x.first })),
     nanRecords: recs.filter((x) => x.verdict === 'nan-introduced').length,
     perStage: perStage(recs),
@@ -95,7 +117,8 @@ for (const m of modes) {
     s.tolerances = { default: { floor: K } };
     try {
       const { r, seconds } = await run(s);
-      for (const c of r.cases) runs.push({ where: `${f} · ${c.trace.name}`, verdict: c.comparison.verdict, first: first(c), records: recordsOf(c) });
+      for (const c of r.cases)
+        runs.push({ where: `${f} · ${c.trace.name}`, verdict: c.comparison.verdict, first: first(c), records: recordsOf(c) });
       scenarios.push({ file: f, verdict: r.verdict, weights: r.weights?.comparison?.verdict, seconds });
       console.log(`${m}: ${f}: ${r.verdict}, ${seconds.toFixed(1)} s`);
     } catch (err) {
@@ -115,16 +138,26 @@ for (const c of selftestCases({ ...(plan === 'full' ? SELFTEST_FULL : SELFTEST_Q
   const { r } = await run(s);
   const cs = r.cases[0];
   const recs = recordsOf(cs);
-  if (!c.fault) { cleanSelftest.push({ where: c.name, verdict: cs.comparison.verdict, first: first(cs), records: recs }); continue; }
+  if (!c.fault) {
+    cleanSelftest.push({ where: c.name, verdict: cs.comparison.verdict, first: first(cs), records: recs });
+    continue;
+  }
   const def = FAULTS[c.fault.fault];
   const fd = first(cs);
   const at = recs.filter((x) => x.stage === def.enters);
   const i = recs.findIndex((x) => x.stage === def.enters);
   faults.push({
-    name: c.name, fault: c.fault.fault, path: c.fault.path, enters: def.enters, alsoEnters: def.alsoEnters ?? [],
-    detected: r.verdict === 'diverge', first: fd,
-    localized: fd?.stage === def.enters, localizedAlso: Boolean(fd && [def.enters, ...(def.alsoEnters ?? [])].includes(fd.stage)),
-    attributed: fd?.culprit === c.fault.path, nan: at.some((x) => x.verdict === 'nan-introduced'),
+    name: c.name,
+    fault: c.fault.fault,
+    path: c.fault.path,
+    enters: def.enters,
+    alsoEnters: def.alsoEnters ?? [],
+    detected: r.verdict === 'diverge',
+    first: fd,
+    localized: fd?.stage === def.enters,
+    localizedAlso: Boolean(fd && [def.enters, ...(def.alsoEnters ?? [])].includes(fd.stage)),
+    attributed: fd?.culprit === c.fault.path,
+    nan: at.some((x) => x.verdict === 'nan-introduced'),
     ratio: at.length ? Math.max(...at.map((x) => x.worstRatio ?? 0)) : null,
     floorAtEntry: at.length ? Math.min(...at.map((x) => x.floor)) : null,
     before: Math.max(0, ...recs.slice(0, i < 0 ? recs.length : i).map((x) => x.worstRatio ?? 0)),
@@ -133,19 +166,34 @@ for (const c of selftestCases({ ...(plan === 'full' ? SELFTEST_FULL : SELFTEST_Q
 }
 const ok = faults.filter((f) => !f.nan && finite(f.ratio));
 const selftest = {
-  plan, mode: 'bf16 vllm-triton-mla', k: K, clean: summarize(cleanSelftest), faults,
+  plan,
+  mode: 'bf16 vllm-triton-mla',
+  k: K,
+  clean: summarize(cleanSelftest),
+  faults,
   weakest: ok.reduce((a, b) => (a && a.ratio <= b.ratio ? a : b), null),
   missed: faults.filter((f) => !f.detected).map((f) => f.name),
-  mislocalized: faults.filter((f) => f.detected && !f.localized).map((f) => ({ name: f.name, first: f.first, enters: f.enters, ratio: f.ratio })),
+  mislocalized: faults
+    .filter((f) => f.detected && !f.localized)
+    .map((f) => ({ name: f.name, first: f.first, enters: f.enters, ratio: f.ratio })),
   misattributed: faults.filter((f) => f.detected && !f.attributed).map((f) => f.name),
 };
 const res = {
   command: `node bench/precision/calibrate.mjs${process.argv.slice(2).length ? ` ${process.argv.slice(2).join(' ')}` : ''}`,
-  date: new Date().toISOString(), k: K,
+  date: new Date().toISOString(),
+  k: K,
   machine: { cpus: os.cpus().length, cpu: os.cpus()[0]?.model ?? 'unknown', node: process.version, device: rt.device.description },
-  seconds: (performance.now() - t0) / 1000, skipped: all.filter((f) => SKIP.includes(f)), modes: results, selftest,
+  seconds: (performance.now() - t0) / 1000,
+  skipped: all.filter((f) => SKIP.includes(f)),
+  modes: results,
+  selftest,
 };
 const { writeCalibration } = await import('./render-calibration.mjs');
 writeCalibration(res);
-for (const [m, x] of Object.entries(results)) console.log(`${m}: ${x.records} records, max ${x.worstRatio.max?.toFixed(2)} p99 ${x.worstRatio.p99?.toFixed(2)}, ${x.falsePositives.length} false positives`);
-console.log(`faults: ${faults.length}, missed ${selftest.missed.length}, mislocalized ${selftest.mislocalized.length}, weakest ${selftest.weakest?.name} ${selftest.weakest?.ratio?.toExponential(2)}; ${res.seconds.toFixed(0)} s`);
+for (const [m, x] of Object.entries(results))
+  console.log(
+    `${m}: ${x.records} records, max ${x.worstRatio.max?.toFixed(2)} p99 ${x.worstRatio.p99?.toFixed(2)}, ${x.falsePositives.length} false positives`,
+  );
+console.log(
+  `faults: ${faults.length}, missed ${selftest.missed.length}, mislocalized ${selftest.mislocalized.length}, weakest ${selftest.weakest?.name} ${selftest.weakest?.ratio?.toExponential(2)}; ${res.seconds.toFixed(0)} s`,
+);

@@ -9,11 +9,17 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 
 const args = process.argv.slice(2);
-const flag = (name) => { const i = args.indexOf(name); return i < 0 ? undefined : args.splice(i, 2)[1]; };
+const flag = (name) => {
+  const i = args.indexOf(name);
+  return i < 0 ? undefined : args.splice(i, 2)[1];
+};
 const [x, y] = (flag('--pair') ?? 'mha,mqa').split(',');
 const torchFile = flag('--torch');
 const outFile = flag('--out');
-if (args.length !== 1) { console.error('usage: trace-pair.mjs RUN.json [--pair mha,mqa] [--torch PAIR.json] [--out FILE]'); process.exit(2); }
+if (args.length !== 1) {
+  console.error('usage: trace-pair.mjs RUN.json [--pair mha,mqa] [--torch PAIR.json] [--out FILE]');
+  process.exit(2);
+}
 
 const run = JSON.parse(readFileSync(args[0], 'utf8'));
 const stages = {}; // stage -> { worst, at }, in the order the run recorded them
@@ -28,9 +34,19 @@ const torch = torchFile ? JSON.parse(readFileSync(torchFile, 'utf8')).stages : u
 const rows = Object.entries(stages).map(([stage, v]) => {
   const t = torch?.[stage]?.worst;
   const ratio = typeof t === 'number' && t > 0 ? v.worst / t : null;
-  return { stage, worst: v.worst, at: v.at, ...(torch ? { torch: t ?? null, ratio, within2: ratio === null ? null : ratio >= 0.5 && ratio <= 2 } : {}) };
+  return {
+    stage,
+    worst: v.worst,
+    at: v.at,
+    ...(torch ? { torch: t ?? null, ratio, within2: ratio === null ? null : ratio >= 0.5 && ratio <= 2 } : {}),
+  };
 });
 const fmt = (v) => (typeof v === 'number' ? v.toExponential(3) : String(v));
-console.log(`rel(${x}, ${y}) per stage, worst record, in ${args[0]} (${run.device?.description ?? run.device?.backend ?? '?'})${torch ? `; PyTorch: ${torchFile}` : ''}`);
-for (const r of rows) console.log(`  ${r.stage.padEnd(16)} ${fmt(r.worst)}${torch ? `  torch ${fmt(r.torch)}  ratio ${r.ratio === null ? '—' : r.ratio.toFixed(2)}${r.within2 === false ? '  OUTSIDE 2x' : ''}` : ''}  (${r.at})`);
+console.log(
+  `rel(${x}, ${y}) per stage, worst record, in ${args[0]} (${run.device?.description ?? run.device?.backend ?? '?'})${torch ? `; PyTorch: ${torchFile}` : ''}`,
+);
+for (const r of rows)
+  console.log(
+    `  ${r.stage.padEnd(16)} ${fmt(r.worst)}${torch ? `  torch ${fmt(r.torch)}  ratio ${r.ratio === null ? '—' : r.ratio.toFixed(2)}${r.within2 === false ? '  OUTSIDE 2x' : ''}` : ''}  (${r.at})`,
+  );
 if (outFile) writeFileSync(outFile, `${JSON.stringify({ run: args[0], pair: [x, y], torch: torchFile ?? null, stages: rows }, null, 1)}\n`);

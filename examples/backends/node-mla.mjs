@@ -13,7 +13,10 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 const args = process.argv.slice(2);
-const opt = (name, dflt) => { const i = args.indexOf(`--${name}`); return i < 0 ? dflt : args[i + 1]; };
+const opt = (name, dflt) => {
+  const i = args.indexOf(`--${name}`);
+  return i < 0 ? dflt : args[i + 1];
+};
 const precision = opt('precision', 'float64');
 const statsOnly = new Set((opt('stats', '') || '').split(',').filter(Boolean));
 const fault = opt('fault', null);
@@ -58,11 +61,12 @@ function writeSafetensors(file, tensors) {
 /** y[t, o] = Σ_k x[t, k]·W[o, k]: x [T, K], W [O, K] (PyTorch's [out, in]) → [T, O]. */
 function linear(x, T, K, W, O) {
   const y = new Arr(T * O);
-  for (let t = 0; t < T; t++) for (let o = 0; o < O; o++) {
-    let acc = 0;
-    for (let k = 0; k < K; k++) acc += x[t * K + k] * W[o * K + k];
-    y[t * O + o] = acc;
-  }
+  for (let t = 0; t < T; t++)
+    for (let o = 0; o < O; o++) {
+      let acc = 0;
+      for (let k = 0; k < K; k++) acc += x[t * K + k] * W[o * K + k];
+      y[t * O + o] = acc;
+    }
   return y;
 }
 /** RMSNorm of rows of width n: x / sqrt(mean(x²) + eps) · w. */
@@ -87,26 +91,41 @@ function cols(x, n, c0, w) {
 function rope(x, T, G, R, cos, sin, style) {
   const y = new Arr(x.length);
   const half = R / 2;
-  for (let t = 0; t < T; t++) for (let g = 0; g < G; g++) for (let i = 0; i < half; i++) {
-    const [ia, ib] = style === 'gptj' ? [2 * i, 2 * i + 1] : [i, i + half];
-    const o = (t * G + g) * R;
-    const [a, b, c, s] = [x[o + ia], x[o + ib], cos[t * half + i], sin[t * half + i]];
-    y[o + ia] = a * c - b * s;
-    y[o + ib] = b * c + a * s;
-  }
+  for (let t = 0; t < T; t++)
+    for (let g = 0; g < G; g++)
+      for (let i = 0; i < half; i++) {
+        const [ia, ib] = style === 'gptj' ? [2 * i, 2 * i + 1] : [i, i + half];
+        const o = (t * G + g) * R;
+        const [a, b, c, s] = [x[o + ia], x[o + ib], cos[t * half + i], sin[t * half + i]];
+        y[o + ia] = a * c - b * s;
+        y[o + ib] = b * c + a * s;
+      }
   return y;
 }
 
 // --- the request ---
 const req = JSON.parse(readFileSync(process.env.MLA_DIFF_REQUEST, 'utf8'));
-if (req.format !== 'mla-diff/external-request' || req.version !== 1) throw new Error(`not a version 1 request: ${req.format} ${req.version}`);
+if (req.format !== 'mla-diff/external-request' || req.version !== 1)
+  throw new Error(`not a version 1 request: ${req.format} ${req.version}`);
 const dir = process.env.MLA_DIFF_DIR;
 const c = req.config;
-const [H, N, Lq, L, P, R, V] = [c.hidden_size, c.num_attention_heads, c.q_lora_rank, c.kv_lora_rank, c.qk_nope_head_dim, c.qk_rope_head_dim, c.v_head_dim];
+const [H, N, Lq, L, P, R, V] = [
+  c.hidden_size,
+  c.num_attention_heads,
+  c.q_lora_rank,
+  c.kv_lora_rank,
+  c.qk_nope_head_dim,
+  c.qk_rope_head_dim,
+  c.v_head_dim,
+];
 const D = P + R;
 const w = readSafetensors(join(dir, req.weights));
-const W = Object.fromEntries(['input_layernorm', 'q_a_proj', 'q_a_layernorm', 'q_b_proj', 'kv_a_proj_with_mqa', 'kv_a_layernorm', 'kv_b_proj', 'o_proj']
-  .map((n) => [n, w(`${n}.weight`).data]));
+const W = Object.fromEntries(
+  ['input_layernorm', 'q_a_proj', 'q_a_layernorm', 'q_b_proj', 'kv_a_proj_with_mqa', 'kv_a_layernorm', 'kv_b_proj', 'o_proj'].map((n) => [
+    n,
+    w(`${n}.weight`).data,
+  ]),
+);
 const inputs = readSafetensors(join(dir, req.inputs));
 
 // kv_b_proj.weight [N·(P+V), L]: per head h, rows [h(P+V), h(P+V)+P) are W_UK, the next V rows W_UV ([V, L]).
@@ -116,7 +135,8 @@ if (fault === 'w-uv-wrong-axis') {
   for (let h = 0; h < N; h++) {
     const base = (h * (P + V) + P) * L;
     const block = W.kv_b_proj.subarray(base, base + V * L); // [V, L] as stored
-    for (let v = 0; v < V; v++) for (let l = 0; l < L; l++) kvb[base + v * L + l] = block[l * V + v]; // W_UV[h][l][v] taken from flat [l·V + v]
+    // W_UV[h][l][v] taken from flat [l·V + v]
+    for (let v = 0; v < V; v++) for (let l = 0; l < L; l++) kvb[base + v * L + l] = block[l * V + v];
   }
 }
 
@@ -127,9 +147,22 @@ const scalars = {};
 const cache = new Map(); // request → { latent: kv_c_normed rows [S, L], kpe: k_pe rows [S, R] }
 const out = (key, stage, shape, data) => {
   if (!wanted.has(stage)) return;
-  if (!statsOnly.has(stage)) { tensors[`${key}/${stage}`] = { shape, data }; return; }
-  let ss = 0, mx = 0, nan = 0, inf = 0;
-  for (const x of data) { if (Number.isNaN(x)) nan++; else if (!Number.isFinite(x)) inf++; else { ss += x * x; mx = Math.max(mx, Math.abs(x)); } }
+  if (!statsOnly.has(stage)) {
+    tensors[`${key}/${stage}`] = { shape, data };
+    return;
+  }
+  let ss = 0,
+    mx = 0,
+    nan = 0,
+    inf = 0;
+  for (const x of data) {
+    if (Number.isNaN(x)) nan++;
+    else if (!Number.isFinite(x)) inf++;
+    else {
+      ss += x * x;
+      mx = Math.max(mx, Math.abs(x));
+    }
+  }
   const [step, request] = key.split('/');
   stats.push({ step: Number(step), request, stage, norm: Math.sqrt(ss), max_abs: mx, nan, inf, shape });
 };
@@ -145,8 +178,12 @@ for (const piece of req.pieces) {
   const kv_c_normed = rmsNorm(cols(kv_lora, L + R, 0, L), L, W.kv_a_layernorm, c.rms_norm_eps); // [T, L]
   const k_pe = rope(cols(kv_lora, L + R, L, R), T, 1, R, cos, sin, req.rope.style); // [T, R]
   const kc = cache.get(piece.request) ?? { latent: [], kpe: [] };
-  if (kc.latent.length !== piece.start) throw new Error(`${key}: cache holds ${kc.latent.length} tokens, the piece starts at ${piece.start}`);
-  for (let t = 0; t < T; t++) { kc.latent.push(kv_c_normed.subarray(t * L, t * L + L)); kc.kpe.push(k_pe.subarray(t * R, t * R + R)); }
+  if (kc.latent.length !== piece.start)
+    throw new Error(`${key}: cache holds ${kc.latent.length} tokens, the piece starts at ${piece.start}`);
+  for (let t = 0; t < T; t++) {
+    kc.latent.push(kv_c_normed.subarray(t * L, t * L + L));
+    kc.kpe.push(k_pe.subarray(t * R, t * R + R));
+  }
   cache.set(piece.request, kc);
   if (piece.kind === 'cached') continue; // a prefix-cache hit: latent rows only, nothing attends
 
@@ -165,21 +202,22 @@ for (const piece of req.pieces) {
   const lse = new Arr(T * N); // [T, N] (declared "t h")
   const heads = new Arr(T * N * V); // [T, N, V]
   const logit = new Float64Array(S);
-  for (let t = 0; t < T; t++) for (let h = 0; h < N; h++) {
-    const seen = piece.start + t + 1; // causal: keys 0 … start+t
-    let m = -Infinity;
-    for (let s = 0; s < seen; s++) {
-      let acc = 0;
-      for (let p = 0; p < P; p++) acc += q_nope[(t * N + h) * P + p] * k_nope[(s * N + h) * P + p];
-      for (let r = 0; r < R; r++) acc += q_pe[(t * N + h) * R + r] * kc.kpe[s][r];
-      logit[s] = acc * scale;
-      m = Math.max(m, logit[s]);
+  for (let t = 0; t < T; t++)
+    for (let h = 0; h < N; h++) {
+      const seen = piece.start + t + 1; // causal: keys 0 … start+t
+      let m = -Infinity;
+      for (let s = 0; s < seen; s++) {
+        let acc = 0;
+        for (let p = 0; p < P; p++) acc += q_nope[(t * N + h) * P + p] * k_nope[(s * N + h) * P + p];
+        for (let r = 0; r < R; r++) acc += q_pe[(t * N + h) * R + r] * kc.kpe[s][r];
+        logit[s] = acc * scale;
+        m = Math.max(m, logit[s]);
+      }
+      let z = 0;
+      for (let s = 0; s < seen; s++) z += logit[s] = Math.exp(logit[s] - m);
+      lse[t * N + h] = Math.log(z) + m;
+      for (let s = 0; s < seen; s++) for (let e = 0; e < V; e++) heads[(t * N + h) * V + e] += (logit[s] / z) * v[(s * N + h) * V + e];
     }
-    let z = 0;
-    for (let s = 0; s < seen; s++) z += (logit[s] = Math.exp(logit[s] - m));
-    lse[t * N + h] = Math.log(z) + m;
-    for (let s = 0; s < seen; s++) for (let e = 0; e < V; e++) heads[(t * N + h) * V + e] += (logit[s] / z) * v[(s * N + h) * V + e];
-  }
   const o_proj_out = linear(heads, T, N * V, W.o_proj, H); // [T, H]
   out(key, 'q_nope', [T, N, P], q_nope);
   out(key, 'q_pe', [T, N, R], q_pe);
@@ -191,13 +229,34 @@ for (const piece of req.pieces) {
   out(key, 'attn_out_heads', [T, N * V], heads); // declared "t (h v)"
   out(key, 'attn_out', [T, N * V], heads);
   out(key, 'o_proj_out', [T, H], o_proj_out);
-  scalars[key] = { softmax_scale: scale, lse_base: 'e', rope_style: req.rope.style, causal: true, num_tokens: T, num_context_tokens: piece.start, has_context: piece.start > 0 };
+  scalars[key] = {
+    softmax_scale: scale,
+    lse_base: 'e',
+    rope_style: req.rope.style,
+    causal: true,
+    num_tokens: T,
+    num_context_tokens: piece.start,
+    has_context: piece.start > 0,
+  };
 }
 
 const outDir = process.env.MLA_DIFF_OUT;
 writeSafetensors(join(outDir, 'stages.safetensors'), tensors);
-writeFileSync(join(outDir, 'response.json'), JSON.stringify({
-  format: 'mla-diff/external-response', version: 1, name: `node-mha${fault ? `+${fault}` : ''}`, precision,
-  device: `cpu (Node.js ${process.version})`, layouts: { lse: 't h', attn_out_heads: 't (h v)' }, stats, scalars,
-  seconds: (performance.now() - t0) / 1000,
-}, null, 2));
+writeFileSync(
+  join(outDir, 'response.json'),
+  JSON.stringify(
+    {
+      format: 'mla-diff/external-response',
+      version: 1,
+      name: `node-mha${fault ? `+${fault}` : ''}`,
+      precision,
+      device: `cpu (Node.js ${process.version})`,
+      layouts: { lse: 't h', attn_out_heads: 't (h v)' },
+      stats,
+      scalars,
+      seconds: (performance.now() - t0) / 1000,
+    },
+    null,
+    2,
+  ),
+);

@@ -40,7 +40,9 @@ export function adapterInfo(adapter: DawnAdapter): AdapterInfo {
  * variable MLA_DIFF_DAWN_FLAGS, `;`-separated, for benchmarks: off by default, since without
  * robustness an out-of-bounds access corrupts memory silently instead of being clamped).
  */
-export async function requestDawnAdapter(flags: string[] = dawnFlags(process.env)): Promise<{ gpu: unknown; globals: object; adapter: DawnAdapter } | null> {
+export async function requestDawnAdapter(
+  flags: string[] = dawnFlags(process.env),
+): Promise<{ gpu: unknown; globals: object; adapter: DawnAdapter } | null> {
   let mod: { create: (flags: string[]) => { requestAdapter(o?: object): Promise<DawnAdapter | null> }; globals: object };
   try {
     mod = (await import('webgpu')) as unknown as typeof mod;
@@ -54,7 +56,10 @@ export async function requestDawnAdapter(flags: string[] = dawnFlags(process.env
 
 /** Dawn flags from MLA_DIFF_DAWN_FLAGS (`;`-separated), none when unset. */
 export function dawnFlags(env: NodeJS.ProcessEnv): string[] {
-  return (env['MLA_DIFF_DAWN_FLAGS'] ?? '').split(';').map((f) => f.trim()).filter(Boolean);
+  return (env['MLA_DIFF_DAWN_FLAGS'] ?? '')
+    .split(';')
+    .map((f) => f.trim())
+    .filter(Boolean);
 }
 
 /**

@@ -33,6 +33,11 @@ export async function createCpuRuntime(reason: string): Promise<Runtime> {
       return v instanceof Float32Array ? v : null;
     },
     round: (x, dtype) => hostRound(tf, x, dtype, (t) => t.dataSync() as Float32Array),
-    attention: (req) => tiledAttention(tf, { q: req.q, k: req.k, v: req.v, vDim: req.e, scale: req.scale, mask: req.mask, emptyLse: req.emptyLse }, { batched: 'native' }),
+    attention: (req) =>
+      tiledAttention(
+        tf,
+        { q: req.q, k: req.k, v: req.v, vDim: req.e, scale: req.scale, mask: req.mask, emptyLse: req.emptyLse },
+        { batched: 'native' },
+      ),
   };
 }

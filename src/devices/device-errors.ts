@@ -13,7 +13,8 @@ export interface DeviceLike {
  * abort, a RuntimeError from an access past the heap's end, a failed grow, or (its malloc having
  * aborted) a view of the heap past its end where the new tensor should be.
  */
-const WASM_HEAP = /memory access out of bounds|Aborted\(|Cannot enlarge memory|Out of memory|WebAssembly\.Memory|Invalid typed array length/;
+const WASM_HEAP =
+  /memory access out of bounds|Aborted\(|Cannot enlarge memory|Out of memory|WebAssembly\.Memory|Invalid typed array length/;
 
 /**
  * f inside the device's error scopes; throws device-limit (checkDevice) when the device reported an
@@ -39,8 +40,12 @@ export async function guarded<T>(rt: DeviceLike, f: () => Promise<T>): Promise<T
 export function wasmHeapLimit(rt: DeviceLike, e: unknown): MlaDiffError | null {
   const message = e instanceof Error ? e.message : String(e);
   if (rt.device.name !== 'wasm' || !WASM_HEAP.test(message)) return null;
-  return new MlaDiffError('device-limit', `wasm: the heap ran out (tfjs-backend-wasm's is at most 4 GiB: ${message.split('\n')[0]}); results after it are invalid, none is reported`,
-    { field: '--device' }, 'fewer tokens, heads (cases: heads) or pieces, or --device webgpu on a GPU (a 64-head T = 2048 prefill fits on wasm)');
+  return new MlaDiffError(
+    'device-limit',
+    `wasm: the heap ran out (tfjs-backend-wasm's is at most 4 GiB: ${message.split('\n')[0]}); results after it are invalid, none is reported`,
+    { field: '--device' },
+    'fewer tokens, heads (cases: heads) or pieces, or --device webgpu on a GPU (a 64-head T = 2048 prefill fits on wasm)',
+  );
 }
 
 /** Throws device-limit (exit 3) when the device reported an error: its results since are not numbers to judge. */
@@ -48,8 +53,12 @@ export function checkDevice(rt: DeviceLike, scoped: string | null = null): void 
   const error = scoped ?? rt.deviceError?.();
   if (!error) return;
   const memory = /out of (device )?memory|OUT_OF_DEVICE_MEMORY/i.test(error);
-  throw new MlaDiffError('device-limit', `${rt.device.name}: the GPU reported ${memory ? 'running out of memory' : 'an error'} (${error.split('\n')[0]}); results after it are invalid, none is reported`,
-    { field: '--device' }, memory
+  throw new MlaDiffError(
+    'device-limit',
+    `${rt.device.name}: the GPU reported ${memory ? 'running out of memory' : 'an error'} (${error.split('\n')[0]}); results after it are invalid, none is reported`,
+    { field: '--device' },
+    memory
       ? 'the run keeps every stage of every piece of every path on the GPU for the comparison: fewer tokens, heads (cases: heads) or pieces'
-      : 'run with --verbose for the device log; check the adapter and driver');
+      : 'run with --verbose for the device log; check the adapter and driver',
+  );
 }

@@ -57,7 +57,9 @@ export interface Runtime {
   readonly retainOnHost?: () => boolean;
   /** x [T,in] · w [in,out] by this device's own GEMM kernel, where it has one faster than tf.matMul (webgpu). */
   readonly gemm?: (x: tfc.Tensor2D, w: tfc.Tensor2D) => tfc.Tensor2D;
-  /** Per-head products x [T,N,K] (or [T,K] shared) · w [N,K,E] → [T,N,E] in one GEMM without transposes, where the device has one (webgpu). */
+  /**
+   * Per-head products x [T,N,K] (or [T,K] shared) · w [N,K,E] → [T,N,E] in one GEMM without transposes, where the device has one (webgpu).
+   */
   readonly gemmHeads?: HeadProduct;
   /** RMSNorm and RoPE in one program each, where the device has them (webgpu: 15 of a pre-attention's programs fewer). */
   readonly normRope?: NormRope;

@@ -35,7 +35,9 @@ export function probeAdapter(): Probe {
   if (!vulkanDriverListed()) return { missing: 'driver' };
   const script = PROBE_SCRIPT.replace("import('webgpu')", `import(${JSON.stringify(pathToFileURL(entry).href)})`);
   const r = spawnSync(process.execPath, ['--input-type=module', '-e', script], {
-    encoding: 'utf8', timeout: 20_000, stdio: ['ignore', 'pipe', 'ignore'],
+    encoding: 'utf8',
+    timeout: 20_000,
+    stdio: ['ignore', 'pipe', 'ignore'],
   });
   try {
     const adapter = r.status === 0 ? (JSON.parse(r.stdout) as AdapterInfo | null) : null;
@@ -47,10 +49,15 @@ export function probeAdapter(): Probe {
 
 const MISSING: Record<'package' | 'driver' | 'adapter', [string, string]> = {
   package: ['the optional `webgpu` package (Dawn) is not installed', 'reinstall with `npm ci` on linux-x64, or run --device wasm'],
-  driver: ['no Vulkan driver is installed (no ICD manifest; VK_DRIVER_FILES unset)',
+  driver: [
+    'no Vulkan driver is installed (no ICD manifest; VK_DRIVER_FILES unset)',
     'on a GPU machine install the vendor Vulkan driver or set VK_DRIVER_FILES; without a GPU install Mesa lavapipe ' +
-    '(mesa-vulkan-drivers from bookworm-backports); or run --device wasm'],
-  adapter: ['Dawn found no WebGPU adapter (no GPU, or its Vulkan driver failed)', 'check VK_DRIVER_FILES and the driver, or run --device wasm'],
+      '(mesa-vulkan-drivers from bookworm-backports); or run --device wasm',
+  ],
+  adapter: [
+    'Dawn found no WebGPU adapter (no GPU, or its Vulkan driver failed)',
+    'check VK_DRIVER_FILES and the driver, or run --device wasm',
+  ],
 };
 
 async function webgpuIfAvailable(reason: string): Promise<Runtime> {
@@ -70,11 +77,16 @@ export async function selectRuntime(request: DeviceRequest, log: Log = () => {},
   tf.enableProdMode();
   const blas = parseBlasRequest(env['MLA_DIFF_BLAS']); // wasm only
   switch (request) {
-    case 'webgpu': return webgpuIfAvailable('requested');
-    case 'tensorflow': return createTensorflowRuntime('requested');
-    case 'wasm': return createWasmRuntime('requested', blas);
-    case 'cpu': return createCpuRuntime('requested');
-    case 'auto': break;
+    case 'webgpu':
+      return webgpuIfAvailable('requested');
+    case 'tensorflow':
+      return createTensorflowRuntime('requested');
+    case 'wasm':
+      return createWasmRuntime('requested', blas);
+    case 'cpu':
+      return createCpuRuntime('requested');
+    case 'auto':
+      break;
     default: {
       const never: never = request;
       throw new MlaDiffError('usage', `unknown device "${String(never)}"`, { field: '--device' });
@@ -84,7 +96,9 @@ export async function selectRuntime(request: DeviceRequest, log: Log = () => {},
   const probe = probeAdapter();
   const adapter = 'adapter' in probe ? probe.adapter : null;
   if (adapter && !isSoftwareAdapter(adapter)) return createWebgpuRuntime(`auto: hardware adapter ${describeAdapter(adapter)}`);
-  notes.push(adapter ? `skipped software adapter ${describeAdapter(adapter)}` : `no WebGPU (${'missing' in probe ? probe.missing : ''} missing)`);
+  notes.push(
+    adapter ? `skipped software adapter ${describeAdapter(adapter)}` : `no WebGPU (${'missing' in probe ? probe.missing : ''} missing)`,
+  );
   try {
     loadTfjsNode();
     return await createTensorflowRuntime(`auto: ${notes.join('; ')}; tfjs-node-gpu loaded`);

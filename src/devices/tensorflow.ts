@@ -9,8 +9,12 @@ export function loadTfjsNode(): void {
     require('@tensorflow/tfjs-node-gpu');
   } catch (e) {
     const why = e instanceof Error ? e.message.split('\n')[0] : String(e);
-    throw new MlaDiffError('device-unavailable', `@tensorflow/tfjs-node-gpu did not load: ${why}`, { field: '--device' },
-      'it needs libtensorflow (downloaded at install) and CUDA 11; use --device webgpu or wasm');
+    throw new MlaDiffError(
+      'device-unavailable',
+      `@tensorflow/tfjs-node-gpu did not load: ${why}`,
+      { field: '--device' },
+      'it needs libtensorflow (downloaded at install) and CUDA 11; use --device webgpu or wasm',
+    );
   }
 }
 

@@ -26,8 +26,7 @@ export async function createWasmRuntime(reason: string, blasRequest: BlasRequest
   const { blas, why } = loadHostBlas(blasRequest); // before the backend: a bad MLA_DIFF_BLAS path stops here
   require('@tensorflow/tfjs-backend-wasm');
   if (!(await tf.setBackend('wasm'))) {
-    throw new MlaDiffError('device-unavailable', 'the wasm backend failed to initialise', { field: '--device' },
-      'try --device cpu');
+    throw new MlaDiffError('device-unavailable', 'the wasm backend failed to initialise', { field: '--device' }, 'try --device cpu');
   }
   await tf.ready();
   installZeroCopySlice();
@@ -40,7 +39,9 @@ export async function createWasmRuntime(reason: string, blasRequest: BlasRequest
     device: {
       name: 'wasm',
       backend: tf.getBackend(),
-      description: blas ? `wasm: tfjs-backend-wasm on the CPU, products through ${blas.description}` : 'wasm: tfjs-backend-wasm (XNNPACK, SIMD) on the CPU',
+      description: blas
+        ? `wasm: tfjs-backend-wasm on the CPU, products through ${blas.description}`
+        : 'wasm: tfjs-backend-wasm (XNNPACK, SIMD) on the CPU',
       software: false,
       reason: `${reason}; matrix products: ${blas ? why : `XNNPACK (${why})`}`,
     },
@@ -58,7 +59,12 @@ export async function createWasmRuntime(reason: string, blasRequest: BlasRequest
     },
     hostView: (t) => (t.dtype === 'float32' ? floats(t) : null),
     // Attention in query blocks (no [N,T,S] score tensor), as the paths use it when no probe records the scores.
-    attention: (req) => tiledAttention(tf, { q: req.q, k: req.k, v: req.v, vDim: req.e, scale: req.scale, mask: req.mask, emptyLse: req.emptyLse }, { batched }),
+    attention: (req) =>
+      tiledAttention(
+        tf,
+        { q: req.q, k: req.k, v: req.v, vDim: req.e, scale: req.scale, mask: req.mask, emptyLse: req.emptyLse },
+        { batched },
+      ),
     // Rounded from the wasm heap straight into a new heap tensor: no host copy either way.
     round(x, dtype) {
       const info = backend.makeOutput(x.shape, 'float32');

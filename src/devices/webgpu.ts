@@ -25,9 +25,13 @@ export const SUBMIT_BATCH = 4;
 export async function createWebgpuRuntime(reason: string): Promise<Runtime> {
   const found = await requestDawnAdapter();
   if (!found) {
-    throw new MlaDiffError('device-unavailable', 'no WebGPU adapter found (no GPU, or no Vulkan driver)', { field: '--device' },
+    throw new MlaDiffError(
+      'device-unavailable',
+      'no WebGPU adapter found (no GPU, or no Vulkan driver)',
+      { field: '--device' },
       'on a GPU machine check the Vulkan loader and VK_DRIVER_FILES; without a GPU install Mesa lavapipe ' +
-      '(mesa-vulkan-drivers from bookworm-backports) or run --device wasm');
+        '(mesa-vulkan-drivers from bookworm-backports) or run --device wasm',
+    );
   }
   const adapter = adapterInfo(found.adapter);
   Object.assign(globalThis, found.globals);
@@ -49,7 +53,9 @@ export async function createWebgpuRuntime(reason: string): Promise<Runtime> {
   // Errors Dawn raises on its own (out of memory, validation): the first is kept and checked by the runners.
   let firstError: string | null = null;
   const gpuDevice = backend.device;
-  gpuDevice.addEventListener?.('uncapturederror', (e) => { firstError ??= e.error?.message ?? 'uncaptured device error'; });
+  gpuDevice.addEventListener?.('uncapturederror', (e) => {
+    firstError ??= e.error?.message ?? 'uncaptured device error';
+  });
   return {
     tf,
     device: {
@@ -66,7 +72,20 @@ export async function createWebgpuRuntime(reason: string): Promise<Runtime> {
     hostView: () => null,
     // Fused causal flash attention (src/devices/kernels/flash-attention.ts): no [N,T,S] score tensor.
     // Token-major too: the MHA path's own [T,N,·] q, k, v and output without transposes around it.
-    attention: Object.assign((req: AttentionRequest) => flashAttention(tf, { q: req.q, k: req.k, v: req.v, valueWidth: req.e, scale: req.scale, mask: req.mask, emptyLse: req.emptyLse, layout: req.tokens ? 'tokens' : 'heads' }), { tokenMajor: true }),
+    attention: Object.assign(
+      (req: AttentionRequest) =>
+        flashAttention(tf, {
+          q: req.q,
+          k: req.k,
+          v: req.v,
+          valueWidth: req.e,
+          scale: req.scale,
+          mask: req.mask,
+          emptyLse: req.emptyLse,
+          layout: req.tokens ? 'tokens' : 'heads',
+        }),
+      { tokenMajor: true },
+    ),
     // The projections through the register-tiled GEMM (src/devices/kernels/gemm.ts) rather than tf.matMul's 32×32-tile packed kernel.
     gemm: (x, w) => gemm(tf, x, w),
     // The absorbed MQA products per head, token-major (src/devices/kernels/gemm-heads.ts): no transposes around them.

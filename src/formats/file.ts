@@ -7,7 +7,11 @@ import { MlaDiffError } from '../errors';
  * the file, what was being read and where.
  */
 export class RandomAccessFile {
-  private constructor(readonly path: string, private fd: number, readonly size: number) {}
+  private constructor(
+    readonly path: string,
+    private fd: number,
+    readonly size: number,
+  ) {}
 
   static open(path: string): RandomAccessFile {
     let fd: number;
@@ -15,8 +19,11 @@ export class RandomAccessFile {
       fd = openSync(path, 'r');
     } catch (e) {
       const code = (e as NodeJS.ErrnoException).code;
-      throw new MlaDiffError(code === 'ENOENT' ? 'file-not-found' : 'file-unreadable',
-        code === 'ENOENT' ? 'no such file' : `cannot open: ${(e as Error).message}`, { file: path });
+      throw new MlaDiffError(
+        code === 'ENOENT' ? 'file-not-found' : 'file-unreadable',
+        code === 'ENOENT' ? 'no such file' : `cannot open: ${(e as Error).message}`,
+        { file: path },
+      );
     }
     const st = fstatSync(fd);
     if (st.isDirectory()) {
@@ -29,9 +36,12 @@ export class RandomAccessFile {
   /** `length` bytes at `offset`, into `dst` when given; `what` names the field or tensor for errors. */
   read(offset: number, length: number, what: string, dst?: Uint8Array): Buffer {
     if (offset < 0 || offset + length > this.size) {
-      throw new MlaDiffError('checkpoint-truncated',
+      throw new MlaDiffError(
+        'checkpoint-truncated',
         `${what}: needs bytes ${offset}..${offset + length} but the file is ${this.size} bytes`,
-        { file: this.path }, 'the file is truncated (an interrupted download?) or its header is corrupt');
+        { file: this.path },
+        'the file is truncated (an interrupted download?) or its header is corrupt',
+      );
     }
     const buf = dst ? Buffer.from(dst.buffer, dst.byteOffset, length) : Buffer.allocUnsafe(length);
     let done = 0;

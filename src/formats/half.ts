@@ -36,13 +36,17 @@ export function f32ToF16(x: number): number {
     const half = 1 << (shift - 1);
     let r = m >>> shift;
     const rest = m & ((1 << shift) - 1);
-    if (rest > half || (rest === half && (r & 1))) r++;
+    if (rest > half || (rest === half && r & 1)) r++;
     return sign | r;
   }
   let r = m >>> 13;
   const rest = m & 0x1fff;
-  if (rest > 0x1000 || (rest === 0x1000 && (r & 1))) r++;
-  if (r === 0x400) { r = 0; exp++; if (exp >= 31) return sign | 0x7c00; }
+  if (rest > 0x1000 || (rest === 0x1000 && r & 1)) r++;
+  if (r === 0x400) {
+    r = 0;
+    exp++;
+    if (exp >= 31) return sign | 0x7c00;
+  }
   return sign | (exp << 10) | r;
 }
 

@@ -13,6 +13,11 @@ export function readTextFile(file: string, what: string, hint?: string): string 
   } catch (e) {
     if (e instanceof MlaDiffError) throw e;
     const missing = (e as NodeJS.ErrnoException).code === 'ENOENT';
-    throw new MlaDiffError(missing ? 'file-not-found' : 'file-unreadable', missing ? 'no such file' : `cannot read: ${(e as Error).message}`, { file }, hint);
+    throw new MlaDiffError(
+      missing ? 'file-not-found' : 'file-unreadable',
+      missing ? 'no such file' : `cannot read: ${(e as Error).message}`,
+      { file },
+      hint,
+    );
   }
 }

@@ -29,7 +29,10 @@ function appendParts(parts: readonly tf.Tensor3D[], rows: tf.Tensor3D, keyPart: 
   const T = rows.shape[0];
   while (at < T) {
     const room = last ? keyPart - last.shape[0] : 0;
-    if (room <= 0) { if (last) out.push(last); last = undefined; }
+    if (room <= 0) {
+      if (last) out.push(last);
+      last = undefined;
+    }
     const n = Math.min(T - at, room > 0 ? room : keyPart);
     const piece = tf.slice(rows, [at, 0, 0], [n, -1, -1]) as tf.Tensor3D;
     last = room > 0 && last ? (tf.concat([last, piece]) as tf.Tensor3D) : piece;
@@ -50,14 +53,20 @@ export class ColdBackend implements MlaBackend<tf.Tensor> {
   private readonly history = new Map<string, History>();
 
   /** `rd`: in a narrower dtype, cold rounds where FlashAttention prefill does and reads its keys through the scenario's cache format. */
-  constructor(private readonly layer: DeviceLayer, private readonly rd: Rounding = fp32Rounding(tf, 'cold'), private readonly keyPart = Infinity) {}
+  constructor(
+    private readonly layer: DeviceLayer,
+    private readonly rd: Rounding = fp32Rounding(tf, 'cold'),
+    private readonly keyPart = Infinity,
+  ) {}
 
   step(piece: PieceInput, probe: TensorProbe, readOutput = false): Promise<Float32Array | null> {
     return onHost(() => this.run(piece, probe), readOutput);
   }
 
   async fill(piece: PieceInput): Promise<void> {
-    tf.tidy(() => { this.append(piece, NULL_PROBE); });
+    tf.tidy(() => {
+      this.append(piece, NULL_PROBE);
+    });
   }
 
   /** Pre-attention of the piece and its expanded K/V appended to the request's history. */
@@ -70,7 +79,10 @@ export class ColdBackend implements MlaBackend<tf.Tensor> {
     const rows = this.rd.cacheRows(pre.rows, L, probe); // [T,L+R]: the keys as the cache format keeps them (pre.rows unless fp8)
     const kv_c = rows === pre.rows ? pre.kv_c_normed : tf.slice(rows, [0, 0], [T, L]); // [T,L]
     const k_pe = rows === pre.rows ? pre.k_pe : tf.slice(rows, [0, L], [T, R]); // [T,R]
-    const kv_nope = probe.tap('kv_nope', this.rd.at('kv_nope', tf.reshape(linear(kv_c, this.layer.linear.kv_b_proj), [T, N, P + V]), probe)); // [T,N,P+V]
+    const kv_nope = probe.tap(
+      'kv_nope',
+      this.rd.at('kv_nope', tf.reshape(linear(kv_c, this.layer.linear.kv_b_proj), [T, N, P + V]), probe),
+    ); // [T,N,P+V]
     const k_nope = probe.tap('k_nope', tf.slice(kv_nope, [0, 0, 0], [T, N, P])); // [T,N,P]
     const v = probe.tap('v', tf.slice(kv_nope, [0, 0, P], [T, N, V])); // [T,N,V]
     const k = probe.tap('k', tf.concat([k_nope, tf.broadcastTo(tf.reshape(k_pe, [T, 1, R]), [T, N, R])], -1)); // [T,N,D]
@@ -103,23 +115,47 @@ export class ColdBackend implements MlaBackend<tf.Tensor> {
     const castP = (p: tf.Tensor3D) => this.rd.at('attn_probs', p);
     let out: Attended; // [N,T,V], [N,T]
     const sampled = piece.logitsRows;
-    if (!sampled && (probe.wants('logits') || probe.wants('attn_probs'))) { // the [N,T,S] logits only for a probe; else query blocks
+    if (!sampled && (probe.wants('logits') || probe.wants('attn_probs'))) {
+      // the [N,T,S] logits only for a probe; else query blocks
       const [k, v] = [tf.concat(ks, 1) as tf.Tensor3D, tf.concat(vs, 1) as tf.Tensor3D]; // [N,S,D], [N,S,V]: one part (checkDeviceLimits)
       const logits = probe.tap('logits', tf.mul(matmul(qh, k, true, mm), scale) as tf.Tensor3D); // [N,T,S]
-      const masked = tf.add(logits, tf.expandDims(causalBias(queryIndices(piece), Array.from({ length: S }, (_, s) => s)), 0)) as tf.Tensor3D; // [N,T,S]
+      const masked = tf.add(
+        logits,
+        tf.expandDims(
+          causalBias(
+            queryIndices(piece),
+            Array.from({ length: S }, (_, s) => s),
+          ),
+          0,
+        ),
+      ) as tf.Tensor3D; // [N,T,S]
       out = attend(masked, v, mm, true, '-inf', castP);
       if (probe.wants('attn_probs')) probe.tap('attn_probs', tf.exp(tf.sub(masked, tf.expandDims(out.lse, -1)))); // [N,T,S]
     } else {
       let a = 0; // key index of the part's first key: the causal offset is relative to it
-      out = mergeParts(ks.map((k, i) => {
-        const part = blockAttention(this.layer, probe, this.rd, { q: qh, k, v: vs[i]!, scale, mask: { offset: piece.start - a, rowsPerToken: 1 }, emptyLse: '-inf', castP }, sampled !== undefined);
-        a += k.shape[1];
-        return part;
-      }));
-      if (sampled) tapSampledRows(probe, { layout: 'h t s', q: qh, k: ks, scale, batched: mm, rows: sampled, offset: piece.start, lse: out.lse }); // [N,r,S]
+      out = mergeParts(
+        ks.map((k, i) => {
+          const part = blockAttention(
+            this.layer,
+            probe,
+            this.rd,
+            { q: qh, k, v: vs[i]!, scale, mask: { offset: piece.start - a, rowsPerToken: 1 }, emptyLse: '-inf', castP },
+            sampled !== undefined,
+          );
+          a += k.shape[1];
+          return part;
+        }),
+      );
+      if (sampled)
+        tapSampledRows(probe, { layout: 'h t s', q: qh, k: ks, scale, batched: mm, rows: sampled, offset: piece.start, lse: out.lse }); // [N,r,S]
     }
     probe.tap('lse', out.lse); // [N,T]
-    if (probe.wants('lse')) probe.check('lse', 'lse_bounds', lseBoundViolations(out.lse, out.max, tf.expandDims(causalKeyCounts(piece), 0), 0, this.layer.lseBounds));
+    if (probe.wants('lse'))
+      probe.check(
+        'lse',
+        'lse_bounds',
+        lseBoundViolations(out.lse, out.max, tf.expandDims(causalKeyCounts(piece), 0), 0, this.layer.lseBounds),
+      );
     const attn_out_heads = probe.tap('attn_out_heads', this.rd.at('attn_out_heads', tf.transpose(out.out, [1, 0, 2]), probe)); // [T,N,V]
     const attn_out = probe.tap('attn_out', tf.reshape(attn_out_heads, [T, N * V]) as tf.Tensor2D); // [T,N·V]
     return oProj(this.layer, attn_out, probe, this.rd); // [T,H]

@@ -24,12 +24,14 @@ export function plantAbsorbedFaults(w: AbsorbedWeights, faults: FaultSet): Absor
   let out = w;
   if (faults.has('w-uk-wrong-axis')) {
     // The [N,P,L] block reshaped to [N,L,P] (memory reinterpreted) and transposed back.
-    out = { ...out, W_UK_T: tf.tidy(() => tf.transpose(tf.reshape(out.W_UK_T, [N, L, P]), [0, 2, 1]) as tf.Tensor3D) }; // [N,P,L], scrambled
+    // [N,P,L], scrambled
+    out = { ...out, W_UK_T: tf.tidy(() => tf.transpose(tf.reshape(out.W_UK_T, [N, L, P]), [0, 2, 1]) as tf.Tensor3D) };
     w.W_UK_T.dispose();
   }
   if (faults.has('w-uk-uv-swapped') && P === V) {
     // The V block read as W_UK and the K block as W_UV: one shape when P = V.
-    const swapped = { W_UK_T: tf.transpose(out.W_UV, [0, 2, 1]) as tf.Tensor3D, W_UV: tf.transpose(out.W_UK_T, [0, 2, 1]) as tf.Tensor3D }; // [N,P,L], [N,L,V]
+    // [N,P,L], [N,L,V]
+    const swapped = { W_UK_T: tf.transpose(out.W_UV, [0, 2, 1]) as tf.Tensor3D, W_UV: tf.transpose(out.W_UK_T, [0, 2, 1]) as tf.Tensor3D };
     tf.dispose([out.W_UK_T, out.W_UV]);
     out = swapped;
   }
@@ -44,7 +46,13 @@ export function kPePerHead(c: MlaConfig, k_pe_raw: tf.Tensor2D, positions: reado
   const T = positions.length;
   const N = c.num_attention_heads;
   const R = c.qk_rope_head_dim;
-  const rope = ropeTensors(ropeTables(c, positions.flatMap((p) => Array.from({ length: N }, (_, h) => p + h))), T * N); // [T·N, R/2]
+  const rope = ropeTensors(
+    ropeTables(
+      c,
+      positions.flatMap((p) => Array.from({ length: N }, (_, h) => p + h)),
+    ),
+    T * N,
+  ); // [T·N, R/2]
   const heads = tf.reshape(tf.broadcastTo(tf.reshape(k_pe_raw, [T, 1, R]), [T, N, R]), [T * N, R]); // [T·N,R]
   return tf.reshape(applyRope(heads, rope, style), [T, N, R]) as tf.Tensor3D; // [T,N,R]
 }
@@ -57,7 +65,11 @@ export function kPePerHead(c: MlaConfig, k_pe_raw: tf.Tensor2D, positions: reado
 export function readUnpaddedAsDense(a: Attended, D: number): Attended {
   const [N, T, V] = a.out.shape;
   if (V === D) return a;
-  const padded = tf.pad(tf.transpose(a.out, [1, 0, 2]), [[0, 0], [0, 0], [0, D - V]]); // [T,N,D]
+  const padded = tf.pad(tf.transpose(a.out, [1, 0, 2]), [
+    [0, 0],
+    [0, 0],
+    [0, D - V],
+  ]); // [T,N,D]
   const dense = tf.reshape(tf.slice(tf.reshape(padded, [T * N * D]), [0], [T * N * V]), [T, N, V]); // [T,N,V] read densely
   return { ...a, out: tf.transpose(dense, [1, 0, 2]) as tf.Tensor3D }; // [N,T,V]
 }

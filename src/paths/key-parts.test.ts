@@ -16,7 +16,11 @@ describe('key parts', () => {
   it('cuts a key set into balanced parts of at most keyPart keys; one part when it fits', () => {
     expect(keyParts(0, 4)).toEqual([[0, 0]]);
     expect(keyParts(4, 4)).toEqual([[0, 4]]);
-    expect(keyParts(10, 4)).toEqual([[0, 4], [4, 8], [8, 10]]);
+    expect(keyParts(10, 4)).toEqual([
+      [0, 4],
+      [4, 8],
+      [8, 10],
+    ]);
     expect(keyParts(9, Infinity)).toEqual([[0, 9]]);
     expect(() => keyParts(3, 0)).toThrow();
   });
@@ -31,8 +35,20 @@ describe('key parts', () => {
 /** Each path over two pieces (the second with two MHA context chunks) with keys in parts of 2 or 4 against whole. */
 const cfg = preset('tiny');
 const source = new SyntheticWeights(cfg, 5);
-const id = (i: number) => 2 + (i * 5) % 40;
-const pieces = () => [prefillPiece(source, 0, 11, [], id), prefillPiece(source, 11, 5, [[0, 7], [7, 11]], id)];
+const id = (i: number) => 2 + ((i * 5) % 40);
+const pieces = () => [
+  prefillPiece(source, 0, 11, [], id),
+  prefillPiece(
+    source,
+    11,
+    5,
+    [
+      [0, 7],
+      [7, 11],
+    ],
+    id,
+  ),
+];
 const outputs = (path: MlaBackend<tf.Tensor>, recorded: boolean) => pathOutputs(tf, path, pieces(), recorded);
 
 describe('paths with their keys in parts', () => {
@@ -45,7 +61,11 @@ describe('paths with their keys in parts', () => {
   afterAll(() => disposeLayer(layer));
 
   it.each<[string, (part: number) => MlaBackend<tf.Tensor>, boolean]>([
-    ['mha: context chunks of 7 and 4 keys in parts of 2', (part) => new MhaBackend(layer, new Set(), 16, { ...DEFAULT_KERNELS, keyPart: part }), false],
+    [
+      'mha: context chunks of 7 and 4 keys in parts of 2',
+      (part) => new MhaBackend(layer, new Set(), 16, { ...DEFAULT_KERNELS, keyPart: part }),
+      false,
+    ],
     ['cold: 11 then 16 keys of history in parts of 4', (part) => new ColdBackend(layer, undefined, part), false],
     ['cold, every stage recorded (its K joined for the logits)', (part) => new ColdBackend(layer, undefined, part), true],
   ])('%s ≡ the whole key set, no leak', async (_name, make, recorded) => {

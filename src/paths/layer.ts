@@ -68,8 +68,19 @@ export function uploadLayer(rt: Runtime, source: WeightSource, heads: HeadSlice,
   }
   const norm = {} as Record<NormName, tfc.Tensor1D>;
   for (const name of NORM_NAMES) norm[name] = rt.tf.tensor1d(source.norm(name));
-  return { config: slicedConfig(source.config, heads), model: source.config, heads, linear, norm, batched, attention: null,
-    rope: new RopeMemo(rt.tf, source.config), ...(rt.gemmHeads ? { headProduct: rt.gemmHeads } : {}), ...(rt.normRope ? { normRope: rt.normRope } : {}), ...(rt.lseBounds ? { lseBounds: rt.lseBounds } : {}) };
+  return {
+    config: slicedConfig(source.config, heads),
+    model: source.config,
+    heads,
+    linear,
+    norm,
+    batched,
+    attention: null,
+    rope: new RopeMemo(rt.tf, source.config),
+    ...(rt.gemmHeads ? { headProduct: rt.gemmHeads } : {}),
+    ...(rt.normRope ? { normRope: rt.normRope } : {}),
+    ...(rt.lseBounds ? { lseBounds: rt.lseBounds } : {}),
+  };
 }
 
 /**

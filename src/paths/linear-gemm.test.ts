@@ -24,7 +24,13 @@ beforeAll(async () => {
 
 /** The cpu runtime with a gemm that counts its calls. */
 function withGemm(calls: { n: number }): Runtime {
-  return { ...rt, gemm: (x, w) => { calls.n++; return tf.matMul(x, w); } };
+  return {
+    ...rt,
+    gemm: (x, w) => {
+      calls.n++;
+      return tf.matMul(x, w);
+    },
+  };
 }
 
 describe('Runtime.gemm in the layer linears', () => {

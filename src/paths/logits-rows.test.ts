@@ -38,17 +38,40 @@ const source = new SyntheticWeights(cfg, 5);
 const slots = (a: number, b: number) => Int32Array.from({ length: b - a }, (_, i) => a + i);
 const SPEC = [0, 3, -1, 40];
 function piece(start: number, count: number, chunks: [number, number][], sampled: boolean): PieceInput {
-  const ids = Array.from({ length: count }, (_, i) => 1 + ((start + i) * 11) % 60);
+  const ids = Array.from({ length: count }, (_, i) => 1 + (((start + i) * 11) % 60));
   return {
-    step: start ? 1 : 0, request: 'r', kind: 'prefill', route: 'mha', start, ids, positions: ids.map((_, i) => start + i),
-    embeddings: source.embeddings(ids), slots: slots(start, start + count), historySlots: slots(0, start + count),
-    chunks, chunkSlots: chunks.map(([a, b]) => slots(a, b)), ...(sampled ? { logitsRows: resolveLogitsRows(SPEC, count) } : {}),
+    step: start ? 1 : 0,
+    request: 'r',
+    kind: 'prefill',
+    route: 'mha',
+    start,
+    ids,
+    positions: ids.map((_, i) => start + i),
+    embeddings: source.embeddings(ids),
+    slots: slots(start, start + count),
+    historySlots: slots(0, start + count),
+    chunks,
+    chunkSlots: chunks.map(([a, b]) => slots(a, b)),
+    ...(sampled ? { logitsRows: resolveLogitsRows(SPEC, count) } : {}),
   };
 }
-const PIECES: [number, number, [number, number][]][] = [[0, 9, []], [9, 5, [[0, 4], [4, 9]]]];
+const PIECES: [number, number, [number, number][]][] = [
+  [0, 9, []],
+  [
+    9,
+    5,
+    [
+      [0, 4],
+      [4, 9],
+    ],
+  ],
+];
 
 /** Every record of every piece, on the host. */
-async function records(path: MlaBackend<tf.Tensor>, sampled: boolean): Promise<Map<string, { data: Float32Array; shape: number[]; rows?: readonly number[] }>> {
+async function records(
+  path: MlaBackend<tf.Tensor>,
+  sampled: boolean,
+): Promise<Map<string, { data: Float32Array; shape: number[]; rows?: readonly number[] }>> {
   const out = new Map<string, { data: Float32Array; shape: number[]; rows?: readonly number[] }>();
   for (const [start, count, chunks] of PIECES) {
     const p = piece(start, count, chunks, sampled);
@@ -82,7 +105,8 @@ function relErr(a: Float32Array, b: Float32Array): number {
   let [d, n] = [0, 0];
   for (let i = 0; i < a.length; i++) {
     if (!Number.isFinite(a[i]!) && a[i] === b[i]) continue;
-    d += (a[i]! - b[i]!) ** 2; n += b[i]! ** 2;
+    d += (a[i]! - b[i]!) ** 2;
+    n += b[i]! ** 2;
   }
   return Math.sqrt(d / n);
 }
@@ -96,7 +120,10 @@ describe('sampled logits rows beside fused attention (wasm, host tiling)', () =>
     rt = await testRuntime('wasm');
     plain = uploadLayer(rt, source, { start: 0, count: cfg.num_attention_heads }, 16);
     const f = rt.attention!;
-    const counted: AttentionFn = (req) => { calls++; return f(req); };
+    const counted: AttentionFn = (req) => {
+      calls++;
+      return f(req);
+    };
     fused = { ...plain, attention: counted };
   });
   afterAll(() => disposeLayer(plain));

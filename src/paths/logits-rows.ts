@@ -44,7 +44,13 @@ export function sampledLogits(src: RowSource): tf.Tensor3D {
   if (src.layout === 'h t s') {
     const qr = tf.gather(src.q, idx, 1) as tf.Tensor3D; // [N,r,D]
     const parts = Array.isArray(src.k) ? (src.k as readonly tf.Tensor3D[]) : [src.k as tf.Tensor3D];
-    return tf.mul(tf.concat(parts.map((k) => matmul(qr, k, true, src.batched)), 2), src.scale) as tf.Tensor3D; // [N,r,S]
+    return tf.mul(
+      tf.concat(
+        parts.map((k) => matmul(qr, k, true, src.batched)),
+        2,
+      ),
+      src.scale,
+    ) as tf.Tensor3D; // [N,r,S]
   }
   if (Array.isArray(src.k)) throw new Error('sampledLogits: key parts are heads-major only');
   const [, N, C] = src.q.shape;
@@ -58,7 +64,10 @@ export function sampledLogits(src: RowSource): tf.Tensor3D {
 export function sampledProbs(src: RowSource, logits: tf.Tensor3D, lse: tf.Tensor2D): tf.Tensor3D {
   const S = logits.shape[2];
   const idx = tf.tensor1d(Int32Array.from(src.rows), 'int32'); // [r]
-  const bias = causalBias(src.rows.map((t) => src.offset + t), Array.from({ length: S }, (_, s) => s)); // [r,S]
+  const bias = causalBias(
+    src.rows.map((t) => src.offset + t),
+    Array.from({ length: S }, (_, s) => s),
+  ); // [r,S]
   const heads = src.layout === 'h t s';
   const rowLse = tf.expandDims(tf.gather(lse, idx, heads ? 1 : 0), -1); // [N,r,1] or [r,N,1]
   return tf.exp(tf.sub(tf.add(logits, tf.expandDims(bias, heads ? 0 : 1)), rowLse)) as tf.Tensor3D;

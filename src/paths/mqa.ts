@@ -15,7 +15,19 @@ import { tapSampledRows } from './logits-rows';
 import { headMatmul } from './head-matmul';
 import { matmul } from '../devices/kernels/matmul';
 import { PagedLatentCache } from './paged-cache';
-import { causalBias, causalKeyCounts, queryIndices, linear, onHost, oProj, pathScale, pieceScalars, blockAttention, reportedLse, scoped } from './shared';
+import {
+  causalBias,
+  causalKeyCounts,
+  queryIndices,
+  linear,
+  onHost,
+  oProj,
+  pathScale,
+  pieceScalars,
+  blockAttention,
+  reportedLse,
+  scoped,
+} from './shared';
 import { preAttention } from './pre-attention';
 import { splitRanges } from './splits';
 
@@ -35,7 +47,10 @@ export class MqaBackend implements MlaBackend<tf.Tensor> {
   private W_UK: tf.Tensor3D | undefined;
 
   constructor(
-    private readonly layer: DeviceLayer, private readonly faults: FaultSet, numSlots: number, private readonly kernels: KernelOptions,
+    private readonly layer: DeviceLayer,
+    private readonly faults: FaultSet,
+    numSlots: number,
+    private readonly kernels: KernelOptions,
     private readonly rd: Rounding = fp32Rounding(tf, 'mqa'),
   ) {
     this.absorbed = absorbKvB(layer.config, layer.linear.kv_b_proj, faults);
@@ -47,7 +62,12 @@ export class MqaBackend implements MlaBackend<tf.Tensor> {
   }
 
   async fill(piece: PieceInput): Promise<void> {
-    tf.tidy(() => this.cache.write(piece.slots, this.rd.cacheRows(preAttention(this.layer, piece, NULL_PROBE, this.faults, this.rd).rows, this.layer.config.kv_lora_rank)));
+    tf.tidy(() =>
+      this.cache.write(
+        piece.slots,
+        this.rd.cacheRows(preAttention(this.layer, piece, NULL_PROBE, this.faults, this.rd).rows, this.layer.config.kv_lora_rank),
+      ),
+    );
   }
 
   private run(piece: PieceInput, probe: TensorProbe): tf.Tensor2D {
@@ -64,7 +84,8 @@ export class MqaBackend implements MlaBackend<tf.Tensor> {
     this.cache.write(piece.slots, rd.cacheRows(rows, L, probe)); // concat_and_cache_mla, before attention
     const latent = probe.tap('kv_cache', this.cache.gather(piece.historySlots)); // [S,L+R]: K of the one KV head
     let { W_UK_T, W_UV } = this.absorbed; // [N,P,L], [N,L,V]
-    if (!this.weightsTapped) { // recorded once per run; the piece that records them uses what the taps return
+    if (!this.weightsTapped) {
+      // recorded once per run; the piece that records them uses what the taps return
       W_UK_T = probe.tap('W_UK_T', W_UK_T); // [N,P,L]
       W_UV = probe.tap('W_UV', W_UV); // [N,L,V]
       this.weightsTapped = probe.enabled;
@@ -77,32 +98,66 @@ export class MqaBackend implements MlaBackend<tf.Tensor> {
     // Absorbed queries and the attention in their own scope: only the partial results (and a probe's masked logits) outlive it.
     const { parts, masked } = scoped((): { parts: Attended[]; masked: tf.Tensor3D | null } => {
       const ql_full = headMatmul(this.layer, q_nope, W_UK_T); // [T,N,L] in fp32
-      const ql_nope = probe.tap('ql_nope', this.faults.has('absorbed-fp16') ? rd.as(ql_full, 'float16', probe, 'ql_nope') : rd.at('ql_nope', ql_full, probe)); // [T,N,L]
+      const ql_nope = probe.tap(
+        'ql_nope',
+        this.faults.has('absorbed-fp16') ? rd.as(ql_full, 'float16', probe, 'ql_nope') : rd.at('ql_nope', ql_full, probe),
+      ); // [T,N,L]
       const mqa_q = probe.tap('mqa_q', tf.concat([ql_nope, q_pe], -1)); // [T,N,L+R]
       // Queries of all heads packed as rows against the one KV head: [T·N, C]·[S, C]ᵀ.
-      const keys = rd.spec.kvCache === 'fp8_e4m3' ? rd.at('latent_k', latent) : latent; // [S,L+R]: Triton casts fp8-dequantized K to the query dtype
+      // [S,L+R]: Triton casts fp8-dequantized K to the query dtype
+      const keys = rd.spec.kvCache === 'fp8_e4m3' ? rd.at('latent_k', latent) : latent;
       const values = tf.expandDims(tf.slice(latent, [0, 0], [S, L]), 0) as tf.Tensor3D; // [1,S,L]: V = the latent itself
       const ranges = splitRanges(S, this.kernels.kvSplits);
       const castP = (p: tf.Tensor3D) => rd.at('attn_probs', p); // P cast to the cache dtype before P·V; split partials stay fp32
       // The [T,N,S] logits exist only when a probe records them all; else each split runs in query blocks (sampled rows on the side).
       const sampled = piece.logitsRows;
       if (!sampled && (probe.wants('logits') || probe.wants('attn_probs'))) {
-        const logits = probe.tap('logits', tf.reshape(tf.mul(matmul(tf.reshape(mqa_q, [T * N, C]) as tf.Tensor2D, keys, true, mm), scale), [T, N, S]), 't h s'); // [T,N,S]
+        const logits = probe.tap(
+          'logits',
+          tf.reshape(tf.mul(matmul(tf.reshape(mqa_q, [T * N, C]) as tf.Tensor2D, keys, true, mm), scale), [T, N, S]),
+          't h s',
+        ); // [T,N,S]
         const keyIdx = Array.from({ length: S }, (_, s) => s);
         const bias = tf.expandDims(causalBias(queryIndices(piece), keyIdx), 1); // [T,1,S]: bottom-right causal
         const full = tf.reshape(tf.add(logits, bias), [1, T * N, S]) as tf.Tensor3D; // [1,T·N,S]
-        return { masked: full, parts: ranges.map(([a, b]) => attend(tf.slice(full, [0, 0, a], [1, T * N, b - a]) as tf.Tensor3D, tf.slice(values, [0, a, 0], [1, b - a, L]) as tf.Tensor3D, mm, true, '-inf', castP)) };
+        return {
+          masked: full,
+          parts: ranges.map(([a, b]) =>
+            attend(
+              tf.slice(full, [0, 0, a], [1, T * N, b - a]) as tf.Tensor3D,
+              tf.slice(values, [0, a, 0], [1, b - a, L]) as tf.Tensor3D,
+              mm,
+              true,
+              '-inf',
+              castP,
+            ),
+          ),
+        };
       }
       const q = tf.reshape(mqa_q, [1, T * N, C]) as tf.Tensor3D; // [1,T·N,C]: heads packed as rows
-      const parts = ranges.map(([a, b]) => blockAttention(this.layer, probe, rd, {
-        q, k: tf.expandDims(tf.slice(keys, [a, 0], [b - a, C]), 0) as tf.Tensor3D, // [1,S_i,C]
-        // V = the first L columns of K, read in place, unless an fp8 cache gave K its own cast.
-        v: keys === latent ? null : tf.slice(values, [0, a, 0], [1, b - a, L]) as tf.Tensor3D, vDim: L, // [1,S_i,L]
-        scale, mask: { offset: piece.start - a, rowsPerToken: N }, emptyLse: '-inf', castP,
-      }, sampled !== undefined));
+      const parts = ranges.map(([a, b]) =>
+        blockAttention(
+          this.layer,
+          probe,
+          rd,
+          {
+            q,
+            k: tf.expandDims(tf.slice(keys, [a, 0], [b - a, C]), 0) as tf.Tensor3D, // [1,S_i,C]
+            // V = the first L columns of K, read in place, unless an fp8 cache gave K its own cast.
+            v: keys === latent ? null : (tf.slice(values, [0, a, 0], [1, b - a, L]) as tf.Tensor3D),
+            vDim: L, // [1,S_i,L]
+            scale,
+            mask: { offset: piece.start - a, rowsPerToken: N },
+            emptyLse: '-inf',
+            castP,
+          },
+          sampled !== undefined,
+        ),
+      );
       // Sampled rows over every key; their probabilities where one kernel holds the global LSE (no splits).
-      const lse1 = parts.length === 1 ? tf.reshape(parts[0]!.lse, [T, N]) as tf.Tensor2D : null; // [T,N]
-      if (sampled) tapSampledRows(probe, { layout: 't h s', q: mqa_q, k: keys, scale, batched: mm, rows: sampled, offset: piece.start, lse: lse1 }); // [r,N,S]
+      const lse1 = parts.length === 1 ? (tf.reshape(parts[0]!.lse, [T, N]) as tf.Tensor2D) : null; // [T,N]
+      if (sampled)
+        tapSampledRows(probe, { layout: 't h s', q: mqa_q, k: keys, scale, batched: mm, rows: sampled, offset: piece.start, lse: lse1 }); // [r,N,S]
       return { masked: null, parts };
     });
     let lse: tf.Tensor; // [1,T·N]
@@ -110,7 +165,14 @@ export class MqaBackend implements MlaBackend<tf.Tensor> {
     if (parts.length === 1) {
       [lse, o_lat] = [parts[0]!.lse, parts[0]!.out];
     } else {
-      const split_lse = probe.tap('split_lse', tf.stack(parts.map((p) => tf.reshape(p.lse, [T, N])), -1), 't h k'); // [T,N,splits]
+      const split_lse = probe.tap(
+        'split_lse',
+        tf.stack(
+          parts.map((p) => tf.reshape(p.lse, [T, N])),
+          -1,
+        ),
+        't h k',
+      ); // [T,N,splits]
       const all = tf.reshape(split_lse, [1, T * N, parts.length]); // [1,T·N,splits]
       // Triton stage 2: natural exp/log; the split-merge-base-2 fault combines with exp2/log2.
       const base2 = this.faults.has('split-merge-base-2');
@@ -118,14 +180,36 @@ export class MqaBackend implements MlaBackend<tf.Tensor> {
       const w = base2 ? tf.pow(2, tf.sub(all, m)) : tf.exp(tf.sub(all, m)); // empty split: −inf → 0
       const z = tf.sum(w, -1, true);
       lse = tf.squeeze(tf.add(base2 ? tf.div(tf.log(z), Math.LN2) : tf.log(z), m), [-1]);
-      o_lat = tf.sum(tf.mul(tf.stack(parts.map((p) => p.out), -1), tf.expandDims(tf.div(w, z), 2)), -1);
+      o_lat = tf.sum(
+        tf.mul(
+          tf.stack(
+            parts.map((p) => p.out),
+            -1,
+          ),
+          tf.expandDims(tf.div(w, z), 2),
+        ),
+        -1,
+      );
     }
-    const max = tf.max(tf.stack(parts.map((p) => p.max), -1), -1); // [1,T·N]
-    if (masked && parts.length === 1 && probe.wants('attn_probs')) { // with splits no kernel holds global probabilities
+    const max = tf.max(
+      tf.stack(
+        parts.map((p) => p.max),
+        -1,
+      ),
+      -1,
+    ); // [1,T·N]
+    if (masked && parts.length === 1 && probe.wants('attn_probs')) {
+      // with splits no kernel holds global probabilities
       probe.tap('attn_probs', tf.reshape(tf.exp(tf.sub(masked, tf.expandDims(lse, -1))), [T, N, S]), 't h s');
     }
-    const lseTN = probe.tap('lse', rd.at('lse', reportedLse(tf.reshape(lse, [T, N]), this.faults), probe), 't h'); // [T,N] (Triton MLA layout; a bf16 tensor there)
-    if (probe.wants('lse')) probe.check('lse', 'lse_bounds', lseBoundViolations(lseTN, tf.reshape(max, [T, N]), tf.expandDims(causalKeyCounts(piece), 1), rd.slack('lse'), this.layer.lseBounds));
+    // [T,N] (Triton MLA layout; a bf16 tensor there)
+    const lseTN = probe.tap('lse', rd.at('lse', reportedLse(tf.reshape(lse, [T, N]), this.faults), probe), 't h');
+    if (probe.wants('lse'))
+      probe.check(
+        'lse',
+        'lse_bounds',
+        lseBoundViolations(lseTN, tf.reshape(max, [T, N]), tf.expandDims(causalKeyCounts(piece), 1), rd.slack('lse'), this.layer.lseBounds),
+      );
     const attn_out_latent = probe.tap('attn_out_latent', rd.at('attn_out_latent', tf.reshape(o_lat, [T, N, L]), probe)); // [T,N,L]
     const heads = headMatmul(this.layer, attn_out_latent as tf.Tensor3D, W_UV); // [T,N,V] (_v_up_proj bmm)
     const attn_out_heads = probe.tap('attn_out_heads', rd.at('attn_out_heads', heads, probe)); // [T,N,V]
@@ -141,11 +225,16 @@ export class MqaBackend implements MlaBackend<tf.Tensor> {
   private kNope(kv_c_normed: tf.Tensor2D, W_UK_T: tf.Tensor3D): tf.Tensor3D {
     const [N, P, L] = W_UK_T.shape;
     if (this.layer.headProduct) {
-      if (W_UK_T !== this.absorbed.W_UK_T) return headMatmul(this.layer, kv_c_normed, tf.transpose(W_UK_T, [0, 2, 1]) as tf.Tensor3D); // a replayed W_UK_T
+      // a replayed W_UK_T
+      if (W_UK_T !== this.absorbed.W_UK_T) return headMatmul(this.layer, kv_c_normed, tf.transpose(W_UK_T, [0, 2, 1]) as tf.Tensor3D);
       this.W_UK ??= tf.keep(tf.transpose(W_UK_T, [0, 2, 1]) as tf.Tensor3D); // [N,L,P]
       return headMatmul(this.layer, kv_c_normed, this.W_UK);
     }
-    const W_UK_rows = { w: tf.reshape(W_UK_T, [N * P, L]) as tf.Tensor2D, layout: 'out_in' as const, product: this.layer.linear.kv_b_proj.product };
+    const W_UK_rows = {
+      w: tf.reshape(W_UK_T, [N * P, L]) as tf.Tensor2D,
+      layout: 'out_in' as const,
+      product: this.layer.linear.kv_b_proj.product,
+    };
     return tf.reshape(linear(kv_c_normed, W_UK_rows), [kv_c_normed.shape[0], N, P]); // [T,N,P]
   }
 

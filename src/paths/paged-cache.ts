@@ -8,7 +8,10 @@ import * as tf from '@tensorflow/tfjs-core';
 export class PagedLatentCache {
   private rows: tf.Tensor2D; // [numSlots, L+R]
 
-  constructor(numSlots: number, readonly width: number) {
+  constructor(
+    numSlots: number,
+    readonly width: number,
+  ) {
     this.rows = tf.keep(tf.fill([numSlots, width], NaN)) as tf.Tensor2D;
   }
 

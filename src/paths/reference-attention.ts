@@ -16,8 +16,17 @@ export interface RangeAttention {
  * out 0, lse `empty` (±∞ as the kernel convention says) and max −∞.
  */
 export function attendColumns(
-  logits: Float64Array, N: number, T: number, S: number, a: number, b: number,
-  visible: ((t: number, s: number) => boolean) | null, values: Float64Array, E: number, shared: boolean, empty = -Infinity,
+  logits: Float64Array,
+  N: number,
+  T: number,
+  S: number,
+  a: number,
+  b: number,
+  visible: ((t: number, s: number) => boolean) | null,
+  values: Float64Array,
+  E: number,
+  shared: boolean,
+  empty = -Infinity,
 ): RangeAttention {
   const out = new Float64Array(T * N * E);
   const lse = new Float64Array(N * T);
@@ -29,7 +38,10 @@ export function attendColumns(
       let m = -Infinity;
       for (let s = a; s < b; s++) if (!visible || visible(t, s)) m = fmax(m, logits[row + s]!);
       mx[h * T + t] = m;
-      if (m === -Infinity) { lse[h * T + t] = b > a ? -Infinity : empty; continue; }
+      if (m === -Infinity) {
+        lse[h * T + t] = b > a ? -Infinity : empty;
+        continue;
+      }
       let z = 0;
       for (let s = a; s < b; s++) z += w[s - a] = !visible || visible(t, s) ? exp(logits[row + s]! - m) : 0;
       lse[h * T + t] = log(z) + m;

@@ -18,13 +18,23 @@ describe('reference for several head slices in one pass', () => {
   });
 
   it('each case equals a separate float64 pass over its heads through a schedule with context, o_proj partial sum included', async () => {
-    const s = parseScenario([
-      'name: r', 'model: {preset: tiny}', 'weights: {synthetic: {seed: 11}}', 'schedule: {block_size: 4, context_chunk: 3, kv_splits: 2}',
-      'requests:', '  - {name: a, steps: [{prefill: 5, chunk: 3}, {decode: 1}]}', '  - {name: b, steps: [{cached: 4}, {prefill: 2}]}',
-    ].join('\n'));
+    const s = parseScenario(
+      [
+        'name: r',
+        'model: {preset: tiny}',
+        'weights: {synthetic: {seed: 11}}',
+        'schedule: {block_size: 4, context_chunk: 3, kv_splits: 2}',
+        'requests:',
+        '  - {name: a, steps: [{prefill: 5, chunk: 3}, {decode: 1}]}',
+        '  - {name: b, steps: [{cached: 4}, {prefill: 2}]}',
+      ].join('\n'),
+    );
     const source = new SyntheticWeights(preset('tiny'), 11);
     const plan = planRun(s, source);
-    const cases = [{ start: 0, count: 4 }, { start: 1, count: 2 }];
+    const cases = [
+      { start: 0, count: 4 },
+      { start: 1, count: 2 },
+    ];
     const all = new Set(STAGE_NAMES);
     const joint = await referenceCases(source, cases, plan.pieces, plan.kernels, all);
     for (const [i, heads] of cases.entries()) {

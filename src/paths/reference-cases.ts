@@ -35,7 +35,11 @@ export function sliceHeadAxis(x: HostTensor, layout: string, h0: number, n: numb
  * is recomputed, and head-summed invariant counts are kept only for the whole range.
  */
 export async function referenceCases(
-  source: WeightSource, cases: HeadSlice[], pieces: readonly PieceInput[], kernels: KernelOptions, retain: ReadonlySet<StageName>,
+  source: WeightSource,
+  cases: HeadSlice[],
+  pieces: readonly PieceInput[],
+  kernels: KernelOptions,
+  retain: ReadonlySet<StageName>,
 ): Promise<Recording[]> {
   const start = Math.min(...cases.map((c) => c.start));
   const end = Math.max(...cases.map((c) => c.start + c.count));
@@ -69,7 +73,10 @@ export async function referenceCases(
         const attn_out = rec.get(p, 'attn_out')!; // [T, count·V]
         const T = attn_out.shape[0]!;
         const { rows, cols } = sliceRanges(source.config, 'o_proj', c);
-        rec.tap('o_proj_out', { shape: [T, rows[1] - rows[0]], data: linearStream(source, 'o_proj', rows, cols, attn_out.data as Float64Array, T) }); // [T,H]
+        rec.tap('o_proj_out', {
+          shape: [T, rows[1] - rows[0]],
+          data: linearStream(source, 'o_proj', rows, cols, attn_out.data as Float64Array, T),
+        }); // [T,H]
       }
     }
     return rec.finish('reference');

@@ -19,7 +19,14 @@ const TOKEN_BLOCK = 16;
  * share each weight load (V8 does not vectorize; ~0.8 GMAC/s on one core).
  */
 export function gemmNT(
-  x: Float64Array, T: number, K: number, w: Float32Array, O: number, out: Float64Array, ldo: number, o0: number,
+  x: Float64Array,
+  T: number,
+  K: number,
+  w: Float32Array,
+  O: number,
+  out: Float64Array,
+  ldo: number,
+  o0: number,
 ): void {
   for (let tb = 0; tb < T; tb += TOKEN_BLOCK) {
     const te = Math.min(T, tb + TOKEN_BLOCK);
@@ -27,19 +34,35 @@ export function gemmNT(
       const wo = o * K;
       let t = tb;
       for (; t + 3 < te; t += 4) {
-        const x0 = t * K, x1 = x0 + K, x2 = x1 + K, x3 = x2 + K;
-        let a0 = 0, a1 = 0, a2 = 0, a3 = 0;
+        const x0 = t * K,
+          x1 = x0 + K,
+          x2 = x1 + K,
+          x3 = x2 + K;
+        let a0 = 0,
+          a1 = 0,
+          a2 = 0,
+          a3 = 0;
         for (let k = 0; k < K; k++) {
           const wk = w[wo + k]!;
-          a0 += x[x0 + k]! * wk; a1 += x[x1 + k]! * wk; a2 += x[x2 + k]! * wk; a3 += x[x3 + k]! * wk;
+          a0 += x[x0 + k]! * wk;
+          a1 += x[x1 + k]! * wk;
+          a2 += x[x2 + k]! * wk;
+          a3 += x[x3 + k]! * wk;
         }
-        out[t * ldo + o0 + o] = a0; out[(t + 1) * ldo + o0 + o] = a1;
-        out[(t + 2) * ldo + o0 + o] = a2; out[(t + 3) * ldo + o0 + o] = a3;
+        out[t * ldo + o0 + o] = a0;
+        out[(t + 1) * ldo + o0 + o] = a1;
+        out[(t + 2) * ldo + o0 + o] = a2;
+        out[(t + 3) * ldo + o0 + o] = a3;
       }
       for (; t < te; t++) {
         const x0 = t * K;
-        let a = 0, b = 0, k = 0;
-        for (; k + 1 < K; k += 2) { a += x[x0 + k]! * w[wo + k]!; b += x[x0 + k + 1]! * w[wo + k + 1]!; }
+        let a = 0,
+          b = 0,
+          k = 0;
+        for (; k + 1 < K; k += 2) {
+          a += x[x0 + k]! * w[wo + k]!;
+          b += x[x0 + k + 1]! * w[wo + k + 1]!;
+        }
         if (k < K) a += x[x0 + k]! * w[wo + k]!;
         out[t * ldo + o0 + o] = a + b;
       }
@@ -125,7 +148,12 @@ export function ropeRows(x: Float64Array, T: number, G: number, R: number, table
  * [N, T]. Keys with position > the query's are masked.
  */
 export function causalSoftmax(
-  logits: Float64Array, N: number, T: number, S: number, qPos: readonly number[], kPos: readonly number[],
+  logits: Float64Array,
+  N: number,
+  T: number,
+  S: number,
+  qPos: readonly number[],
+  kPos: readonly number[],
 ): { probs: Float64Array; lse: Float64Array } {
   const probs = new Float64Array(logits.length);
   const lse = new Float64Array(N * T);

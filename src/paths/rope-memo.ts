@@ -17,7 +17,11 @@ export interface RopeTensors {
 export class RopeMemo {
   private readonly byPositions = new Map<readonly number[], RopeTensors>();
 
-  constructor(private readonly tf: typeof tfc, private readonly config: MlaConfig, private readonly capacity = 8) {}
+  constructor(
+    private readonly tf: typeof tfc,
+    private readonly config: MlaConfig,
+    private readonly capacity = 8,
+  ) {}
 
   tensors(positions: readonly number[]): RopeTensors {
     const hit = this.byPositions.get(positions);
@@ -28,7 +32,10 @@ export class RopeMemo {
     }
     const t = ropeTables(this.config, positions);
     const T = positions.length;
-    const r = { cos: this.tf.keep(this.tf.tensor2d(Float32Array.from(t.cos), [T, t.half])), sin: this.tf.keep(this.tf.tensor2d(Float32Array.from(t.sin), [T, t.half])) };
+    const r = {
+      cos: this.tf.keep(this.tf.tensor2d(Float32Array.from(t.cos), [T, t.half])),
+      sin: this.tf.keep(this.tf.tensor2d(Float32Array.from(t.sin), [T, t.half])),
+    };
     this.byPositions.set(positions, r);
     for (const [p, old] of this.byPositions) {
       if (this.byPositions.size <= this.capacity) break;

@@ -23,7 +23,12 @@ export type RoundFn = (x: tfc.Tensor, dtype: StorageDtype) => tfc.Tensor;
 export class Rounding {
   readonly points: ReadonlySet<RoundPoint>;
 
-  constructor(private readonly tf: typeof tfc, private readonly round: RoundFn, readonly spec: PrecisionSpec, path: DevicePath) {
+  constructor(
+    private readonly tf: typeof tfc,
+    private readonly round: RoundFn,
+    readonly spec: PrecisionSpec,
+    path: DevicePath,
+  ) {
     this.points = pathPoints(spec, path);
   }
 
@@ -61,7 +66,8 @@ export class Rounding {
 
   private encode(rows: tfc.Tensor2D, L: number, probe?: TensorProbe): tfc.Tensor2D {
     const { tf } = this;
-    if (this.spec.kvCache === 'auto') return this.round(rows, this.spec.dtype as StorageDtype) as tfc.Tensor2D; // cacheRows returned float32 rows as they are
+    // cacheRows returned float32 rows as they are
+    if (this.spec.kvCache === 'auto') return this.round(rows, this.spec.dtype as StorageDtype) as tfc.Tensor2D;
     const scale = this.spec.cacheScale;
     if (scale.kind === 'per-tensor') {
       const x = tf.div(rows, scale.k_scale); // [n,L+R]
@@ -71,7 +77,8 @@ export class Rounding {
     // fp8_ds_mla: kv_c_normed in tiles with scale amax/448 each (never past the range); k_pe in the model dtype.
     const n = rows.shape[0];
     const tiles = tf.reshape(tf.slice(rows, [0, 0], [n, L]), [n, L / scale.tile, scale.tile]); // [n,L/tile,tile]
-    const s = tf.maximum(tf.div(tf.max(tf.abs(tiles), -1, true), FORMATS.fp8_e4m3.max), FLT_MIN); // [n,L/tile,1]: vLLM's max(amax/448, FLT_MIN)
+    // [n,L/tile,1]: vLLM's max(amax/448, FLT_MIN)
+    const s = tf.maximum(tf.div(tf.max(tf.abs(tiles), -1, true), FORMATS.fp8_e4m3.max), FLT_MIN);
     const nope = tf.reshape(tf.mul(this.round(tf.div(tiles, s), 'fp8_e4m3'), s), [n, L]); // [n,L]
     const pe = tf.slice(rows, [0, L], [n, rows.shape[1] - L]); // [n,R]
     const peKept = this.spec.dtype === 'float32' ? pe : this.round(pe, this.spec.dtype);

@@ -119,14 +119,30 @@ export function fusedFor(layer: DeviceLayer, probe: TensorProbe, rd: Rounding, s
  */
 export function blockAttention(layer: DeviceLayer, probe: TensorProbe, rd: Rounding, args: FlashArgs, sampled = false): Attended {
   const f = fusedFor(layer, probe, rd, sampled);
-  if (args.tokens && !f?.tokenMajor) { // token-major in and out, through a kernel or tiling that takes heads first
+  if (args.tokens && !f?.tokenMajor) {
+    // token-major in and out, through a kernel or tiling that takes heads first
     const swap = (x: tf.Tensor3D) => tf.transpose(x, [1, 0, 2]) as tf.Tensor3D;
-    const heads = blockAttention(layer, probe, rd, { ...args, tokens: false, q: swap(args.q), k: swap(args.k), v: args.v && swap(args.v) }, sampled);
+    const heads = blockAttention(
+      layer,
+      probe,
+      rd,
+      { ...args, tokens: false, q: swap(args.q), k: swap(args.k), v: args.v && swap(args.v) },
+      sampled,
+    );
     return { ...heads, out: swap(heads.out) }; // [B,A,E]
   }
   if (!f) return tiledAttention(tf, args, { batched: layer.batched });
   const e = args.v ? args.v.shape[2] : args.vDim!;
-  return f({ q: args.q, k: args.k, v: args.v, e, scale: args.scale, mask: args.mask, emptyLse: args.emptyLse ?? '-inf', ...(args.tokens ? { tokens: true } : {}) });
+  return f({
+    q: args.q,
+    k: args.k,
+    v: args.v,
+    e,
+    scale: args.scale,
+    mask: args.mask,
+    emptyLse: args.emptyLse ?? '-inf',
+    ...(args.tokens ? { tokens: true } : {}),
+  });
 }
 
 /** The LSE as a kernel reports it: natural log, or base 2 under the `lse-base-2` fault. */
@@ -139,7 +155,10 @@ export const queryIndices = (piece: Pick<PieceInput, 'start' | 'positions'>): nu
 
 /** Keys each query row sees under the causal mask: index + 1, [T]. */
 export function causalKeyCounts(piece: Pick<PieceInput, 'start' | 'positions'>): tf.Tensor1D {
-  return tf.tensor1d(queryIndices(piece).map((i) => i + 1), 'float32');
+  return tf.tensor1d(
+    queryIndices(piece).map((i) => i + 1),
+    'float32',
+  );
 }
 
 /** tf.tidy for a result of tensors in plain objects (interfaces lack the index signature TensorContainer asks for). */

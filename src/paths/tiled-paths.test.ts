@@ -16,8 +16,20 @@ import { MqaBackend } from './mqa';
  */
 const cfg = preset('tiny');
 const source = new SyntheticWeights(cfg, 3);
-const id = (i: number) => 1 + (i * 7) % 50;
-const pieces = () => [prefillPiece(source, 0, 11, [], id), prefillPiece(source, 11, 5, [[0, 6], [6, 11]], id)];
+const id = (i: number) => 1 + ((i * 7) % 50);
+const pieces = () => [
+  prefillPiece(source, 0, 11, [], id),
+  prefillPiece(
+    source,
+    11,
+    5,
+    [
+      [0, 6],
+      [6, 11],
+    ],
+    id,
+  ),
+];
 const outputs = (make: () => MlaBackend<tf.Tensor>, recorded: boolean) => pathOutputs(tf, make(), pieces(), recorded);
 
 describe.each(['wasm', 'cpu'] as const)('tiled attention inside the paths on %s', (device) => {

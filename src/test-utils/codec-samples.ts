@@ -22,14 +22,19 @@ export function gaussian(rand: () => number): () => number {
   return () => sqrt(-2 * log(1 - rand())) * cos(2 * PI * rand());
 }
 
-export interface SampleBlock { name: string; values: Float32Array }
+export interface SampleBlock {
+  name: string;
+  values: Float32Array;
+}
 
 /** Named blocks of `block` elements each, deterministic for a seed. */
 export function sampleBlocks(seed: number, block = 32): SampleBlock[] {
   const rand = mulberry32(seed);
   const normal = gaussian(rand);
-  const make = (name: string, f: (i: number) => number): SampleBlock =>
-    ({ name, values: Float32Array.from({ length: block }, (_, i) => f(i)) });
+  const make = (name: string, f: (i: number) => number): SampleBlock => ({
+    name,
+    values: Float32Array.from({ length: block }, (_, i) => f(i)),
+  });
   return [
     make('gaussian', () => normal()),
     make('gaussian wide', () => 40 * normal()),

@@ -53,7 +53,8 @@ export function pairDiff(stage: StageName, a: PathName, b: PathName, relErr: num
   const { step, request, chunk, ...rest } = extra;
   return {
     ...at(stage, { step, request, chunk }),
-    a, b,
+    a,
+    b,
     shapeMatch: true,
     relErr,
     maxAbsErr: relErr === null ? null : relErr * 2,
@@ -68,13 +69,28 @@ export function pairDiff(stage: StageName, a: PathName, b: PathName, relErr: num
 
 export function stats(l2: number, extra: Partial<TensorStats> = {}): TensorStats {
   return {
-    shape: [2, 3], dtype: 'float32', layout: 't d', size: 6, l2, rms: l2 / Math.sqrt(6), mean: 0, maxAbs: l2, maxAbsAt: [0, 0],
-    nanCount: 0, infCount: 0, ...extra,
+    shape: [2, 3],
+    dtype: 'float32',
+    layout: 't d',
+    size: 6,
+    l2,
+    rms: l2 / Math.sqrt(6),
+    mean: 0,
+    maxAbs: l2,
+    maxAbsAt: [0, 0],
+    nanCount: 0,
+    infCount: 0,
+    ...extra,
   };
 }
 
 /** One record of one path: norm `l2` at `where`. */
-export function stageRecord(w: Where, l2: number, extra: Partial<Omit<StageRecord, keyof Where>> = {}, precision: PathTrace['precision'] = 'float32'): StageRecord {
+export function stageRecord(
+  w: Where,
+  l2: number,
+  extra: Partial<Omit<StageRecord, keyof Where>> = {},
+  precision: PathTrace['precision'] = 'float32',
+): StageRecord {
   const { stats: s, ...rest } = extra;
   return { ...w, stats: s ?? stats(l2, { dtype: precision }), ...rest };
 }
@@ -84,7 +100,9 @@ export function stageRecord(w: Where, l2: number, extra: Partial<Omit<StageRecor
  * recorded, and its scalars.
  */
 export function pathTrace(
-  path: PathName, norms: Partial<Record<StageName, number>>, scalars: Partial<Record<ScalarName, ScalarValue>> = {},
+  path: PathName,
+  norms: Partial<Record<StageName, number>>,
+  scalars: Partial<Record<ScalarName, ScalarValue>> = {},
   p: Pick<PieceInfo, 'step' | 'request'> = PIECE0,
 ): PathTrace {
   const precision = path === 'reference' ? 'float64' : 'float32';
@@ -113,7 +131,10 @@ function piecesOf(diffs: PairDiff[]): PieceInfo[] {
 export function pathsOfDiffs(diffs: PairDiff[], pieces: readonly PieceInfo[]): Partial<Record<PathName, PathTrace>> {
   const recs = new Map<PathName, Map<string, StageRecord>>();
   for (const d of diffs) {
-    for (const [p, nan] of [[d.a, d.nan[0]], [d.b, d.nan[1]]] as const) {
+    for (const [p, nan] of [
+      [d.a, d.nan[0]],
+      [d.b, d.nan[1]],
+    ] as const) {
       const byKey = recs.get(p) ?? new Map<string, StageRecord>();
       recs.set(p, byKey);
       const k = recordKey(d);
@@ -123,12 +144,17 @@ export function pathsOfDiffs(diffs: PairDiff[], pieces: readonly PieceInfo[]): P
       byKey.set(k, stageRecord(w, 10, { stats: stats(10, { dtype: precision, nanCount: Math.max(nan, old?.stats.nanCount ?? 0) }) }));
     }
   }
-  return Object.fromEntries([...recs.entries()].map(([p, byKey]) => [p, {
-    path: p,
-    precision: p === 'reference' ? 'float64' : 'float32',
-    stages: [...byKey.values()],
-    pieces: pieces.filter((x) => x.kind !== 'cached').map((x) => ({ step: x.step, request: x.request, scalars: {} })),
-  } satisfies PathTrace]));
+  return Object.fromEntries(
+    [...recs.entries()].map(([p, byKey]) => [
+      p,
+      {
+        path: p,
+        precision: p === 'reference' ? 'float64' : 'float32',
+        stages: [...byKey.values()],
+        pieces: pieces.filter((x) => x.kind !== 'cached').map((x) => ({ step: x.step, request: x.request, scalars: {} })),
+      } satisfies PathTrace,
+    ]),
+  );
 }
 
 /**
@@ -180,7 +206,7 @@ export interface PairOptions {
  */
 export function stagePairs(stage: StageName, rel: Rel, opts: PairOptions | boolean = {}): PairDiff[] {
   const o: PairOptions = typeof opts === 'boolean' ? { reference: opts } : opts;
-  const ran: PathName[] = ['mha', 'mqa', ...(o.cold ? ['cold' as const] : []), ...(o.reference ?? true ? ['reference' as const] : [])];
+  const ran: PathName[] = ['mha', 'mqa', ...(o.cold ? ['cold' as const] : []), ...((o.reference ?? true) ? ['reference' as const] : [])];
   const has = (p: PathName) => ran.includes(p) && (STAGES[stage].paths as readonly PathName[]).includes(p);
   const w = o.where ?? {};
   const out: PairDiff[] = [];

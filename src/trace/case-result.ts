@@ -8,26 +8,32 @@ import { caseComparison, diagnosis } from './comparison';
 /** `cases[]`: one case's trace with its comparison, diagnosis, detail, replay and expectation. */
 
 /** Where inside one divergent record it diverges: per query token and per head, culprit against witness. */
-export const recordDetail = def('recordDetail', z.strictObject({
-  ...where,
-  /** The pair measured: the culprit (or the first engine path) and the reference (or another engine path). */
-  a: path,
-  b: path,
-  /** RoPE positions of the piece's query tokens: the `t` axis. */
-  positions: ints,
-  /** ‖a_t − b_t‖ / max(‖a_t‖, ‖b_t‖) per query token; null without a `t` axis. */
-  perToken: z.array(num).nullable(),
-  /** The same per head; null without an `h` axis. */
-  perHead: z.array(num).nullable(),
-}));
+export const recordDetail = def(
+  'recordDetail',
+  z.strictObject({
+    ...where,
+    /** The pair measured: the culprit (or the first engine path) and the reference (or another engine path). */
+    a: path,
+    b: path,
+    /** RoPE positions of the piece's query tokens: the `t` axis. */
+    positions: ints,
+    /** ‖a_t − b_t‖ / max(‖a_t‖, ‖b_t‖) per query token; null without a `t` axis. */
+    perToken: z.array(num).nullable(),
+    /** The same per head; null without an `h` axis. */
+    perHead: z.array(num).nullable(),
+  }),
+);
 export type RecordDetail = z.infer<typeof recordDetail>;
 
 /** Measurements of the first divergent records taken while their values were alive (version 4). */
-export const caseDetail = def('caseDetail', z.strictObject({
-  records: z.array(recordDetail),
-  /** Per piece of those records: each path's mean attn_probs row entropy / ln(keys seen) (1 = uniform). */
-  entropy: z.array(z.strictObject({ ...scope, paths: keyed(PATH_NAMES, num) })),
-}));
+export const caseDetail = def(
+  'caseDetail',
+  z.strictObject({
+    records: z.array(recordDetail),
+    /** Per piece of those records: each path's mean attn_probs row entropy / ln(keys seen) (1 = uniform). */
+    entropy: z.array(z.strictObject({ ...scope, paths: keyed(PATH_NAMES, num) })),
+  }),
+);
 export type CaseDetail = z.infer<typeof caseDetail>;
 
 /** One input of a replayed record, and the path whose captured value replaced it. */
@@ -39,47 +45,61 @@ export type ReplayInput = z.infer<typeof replayInput>;
  * still diverges there), `inherited` (B agrees with A once its inputs are A's), `undetermined` (an
  * input or A's value unavailable: `reason`), `not-replayed` (over the case's cap of replays).
  */
-export const replayResult = def('replayResult', z.strictObject({
-  ...where,
-  /** The path re-run (B). */
-  path: devicePath,
-  origin,
-  /** The path whose value B is judged against at the record (A), null when none has it. */
-  source: path.nullable(),
-  /** B re-run from A's inputs against A at the record, in canonical layout; null when not run. */
-  relErrAfter: numOrNull,
-  tolerance: finite,
-  /** What was substituted: the record's direct inputs, and for cache reads the latent rows of earlier pieces. */
-  inputs: z.array(replayInput),
-  reason: str.optional(),
-}));
+export const replayResult = def(
+  'replayResult',
+  z.strictObject({
+    ...where,
+    /** The path re-run (B). */
+    path: devicePath,
+    origin,
+    /** The path whose value B is judged against at the record (A), null when none has it. */
+    source: path.nullable(),
+    /** B re-run from A's inputs against A at the record, in canonical layout; null when not run. */
+    relErrAfter: numOrNull,
+    tolerance: finite,
+    /** What was substituted: the record's direct inputs, and for cache reads the latent rows of earlier pieces. */
+    inputs: z.array(replayInput),
+    reason: str.optional(),
+  }),
+);
 export type ReplayResult = z.infer<typeof replayResult>;
 
-export const caseReplay = def('caseReplay', z.strictObject({
-  results: z.array(replayResult),
-  /** Re-runs of a path (replays sharing a substitution set share one). */
-  runs: count,
-  seconds: finite,
-}));
+export const caseReplay = def(
+  'caseReplay',
+  z.strictObject({
+    results: z.array(replayResult),
+    /** Re-runs of a path (replays sharing a substitution set share one). */
+    runs: count,
+    seconds: finite,
+  }),
+);
 export type CaseReplay = z.infer<typeof caseReplay>;
 
 /** Whether a case met the outcome its scenario declares under `expect:`. */
-export const expectationResult = def('expectationResult', z.strictObject({
-  met: bool,
-  /** What did not match, e.g. `first divergence q_pe, expected logits`. */
-  misses: strs,
-}));
+export const expectationResult = def(
+  'expectationResult',
+  z.strictObject({
+    met: bool,
+    /** What did not match, e.g. `first divergence q_pe, expected logits`. */
+    misses: strs,
+  }),
+);
 export type ExpectationResult = z.infer<typeof expectationResult>;
 
-export const caseResult = def('caseResult', z.strictObject({
-  trace: caseTrace,
-  comparison: caseComparison,
-  /** Per-token, per-head errors and attention entropy at the first divergent records (absent when they agree). */
-  detail: caseDetail.optional(),
-  /** Likely causes of the first divergence (the first introduced one after a replay), most specific first (empty when the paths agree). */
-  diagnosis: z.array(diagnosis),
-  /** Stage replay of divergent records: introduced there or inherited from upstream (absent when off or the case agrees). */
-  replay: caseReplay.optional(),
-  expectation: expectationResult.optional(),
-}));
+export const caseResult = def(
+  'caseResult',
+  z.strictObject({
+    trace: caseTrace,
+    comparison: caseComparison,
+    /** Per-token, per-head errors and attention entropy at the first divergent records (absent when they agree). */
+    detail: caseDetail.optional(),
+    /**
+     * Likely causes of the first divergence (the first introduced one after a replay), most specific first (empty when the paths agree).
+     */
+    diagnosis: z.array(diagnosis),
+    /** Stage replay of divergent records: introduced there or inherited from upstream (absent when off or the case agrees). */
+    replay: caseReplay.optional(),
+    expectation: expectationResult.optional(),
+  }),
+);
 export type CaseResult = z.infer<typeof caseResult>;

@@ -19,35 +19,41 @@ export const whereSchema = z.strictObject(where);
 export type Where = z.infer<typeof whereSchema>;
 
 /** What a probe records about one tensor: enough to read a norm trace, small enough for JSON. */
-export const tensorStats = def('tensorStats', z.strictObject({
-  shape: ints,
-  dtype: computeDtype,
-  /** Axis names of `shape` (the tapping path's own layout). */
-  layout: str,
-  size: count,
-  /** L2 norm over the finite values. */
-  l2: num,
-  rms: num,
-  mean: num,
-  maxAbs: num,
-  /** Multi-index of the largest |x| in `shape`. */
-  maxAbsAt: ints,
-  nanCount: count,
-  infCount: count,
-}));
+export const tensorStats = def(
+  'tensorStats',
+  z.strictObject({
+    shape: ints,
+    dtype: computeDtype,
+    /** Axis names of `shape` (the tapping path's own layout). */
+    layout: str,
+    size: count,
+    /** L2 norm over the finite values. */
+    l2: num,
+    rms: num,
+    mean: num,
+    maxAbs: num,
+    /** Multi-index of the largest |x| in `shape`. */
+    maxAbsAt: ints,
+    nanCount: count,
+    infCount: count,
+  }),
+);
 export type TensorStats = z.infer<typeof tensorStats>;
 
-export const stageRecord = def('stageRecord', z.strictObject({
-  ...where,
-  stats: tensorStats,
-  /**
-   * Only statistics are known (an external backend's norms, a jsonl dump): no values to diff; `mean`, and
-   * `maxAbs` unless given, are NaN.
-   */
-  statsOnly: trueOnly.optional(),
-  /** Invariant checks on this stage, e.g. LSE bounds: rows that break it. */
-  checks: z.array(z.strictObject({ name: checkName, violations: count })).optional(),
-}));
+export const stageRecord = def(
+  'stageRecord',
+  z.strictObject({
+    ...where,
+    stats: tensorStats,
+    /**
+     * Only statistics are known (an external backend's norms, a jsonl dump): no values to diff; `mean`, and
+     * `maxAbs` unless given, are NaN.
+     */
+    statsOnly: trueOnly.optional(),
+    /** Invariant checks on this stage, e.g. LSE bounds: rows that break it. */
+    checks: z.array(z.strictObject({ name: checkName, violations: count })).optional(),
+  }),
+);
 export type StageRecord = z.infer<typeof stageRecord>;
 
 /** A recorded scalar; in JSON null where a number was NaN. */
@@ -56,13 +62,16 @@ export const pieceTrace = def('pieceTrace', z.strictObject({ ...scope, scalars: 
 export type PieceTrace = z.infer<typeof pieceTrace>;
 
 /** One path's trace: plain data, the unit of the versioned JSON. */
-export const pathTrace = def('pathTrace', z.strictObject({
-  path,
-  precision: computeDtype,
-  /** In execution order: by piece, then pipeline order. */
-  stages: z.array(stageRecord),
-  pieces: z.array(pieceTrace),
-}));
+export const pathTrace = def(
+  'pathTrace',
+  z.strictObject({
+    path,
+    precision: computeDtype,
+    /** In execution order: by piece, then pipeline order. */
+    stages: z.array(stageRecord),
+    pieces: z.array(pieceTrace),
+  }),
+);
 export type PathTrace = z.infer<typeof pathTrace>;
 
 /**
@@ -70,85 +79,97 @@ export type PathTrace = z.infer<typeof pathTrace>;
  * live (on the device for two tfjs paths, on the host against the float64 reference), in
  * canonical layout. Equal infinities agree (an empty chunk's −inf LSE); NaN never does.
  */
-export const pairDiff = def('pairDiff', z.strictObject({
-  ...where,
-  a: path,
-  b: path,
-  shapeMatch: bool,
-  /**
-   * ‖a − b‖ / max(‖a‖, ‖b‖) over positions finite in both (for an LSE stage, max(‖a‖, ‖b‖, √n): at
-   * least one nat per element); Infinity if an infinity differs; null when not measured.
-   */
-  relErr: numOrNull,
-  maxAbsErr: numOrNull,
-  /** Position of the largest |a − b| in the canonical layout. */
-  maxAbsErrAt: ints.nullable(),
-  cosine: numOrNull,
-  /** ‖a‖ / ‖b‖. */
-  normRatio: numOrNull,
-  /** NaN counts of a and b. */
-  nan: countPair,
-  /** Positions where an infinity of one side is not matched by the same infinity on the other. */
-  infMismatch: count,
-  /**
-   * One side is known only by its statistics (src/harness/run/norm-diff.ts): relErr is |‖a‖ − ‖b‖| / max(‖a‖, ‖b‖),
-   * a lower bound of the relative error; it can prove a divergence, never agreement beyond it.
-   */
-  normOnly: trueOnly.optional(),
-}));
+export const pairDiff = def(
+  'pairDiff',
+  z.strictObject({
+    ...where,
+    a: path,
+    b: path,
+    shapeMatch: bool,
+    /**
+     * ‖a − b‖ / max(‖a‖, ‖b‖) over positions finite in both (for an LSE stage, max(‖a‖, ‖b‖, √n): at
+     * least one nat per element); Infinity if an infinity differs; null when not measured.
+     */
+    relErr: numOrNull,
+    maxAbsErr: numOrNull,
+    /** Position of the largest |a − b| in the canonical layout. */
+    maxAbsErrAt: ints.nullable(),
+    cosine: numOrNull,
+    /** ‖a‖ / ‖b‖. */
+    normRatio: numOrNull,
+    /** NaN counts of a and b. */
+    nan: countPair,
+    /** Positions where an infinity of one side is not matched by the same infinity on the other. */
+    infMismatch: count,
+    /**
+     * One side is known only by its statistics (src/harness/run/norm-diff.ts): relErr is |‖a‖ − ‖b‖| / max(‖a‖, ‖b‖),
+     * a lower bound of the relative error; it can prove a divergence, never agreement beyond it.
+     */
+    normOnly: trueOnly.optional(),
+  }),
+);
 export type PairDiff = z.infer<typeof pairDiff>;
 
 /** One request's share of one engine step, as the schedule made it. */
-export const pieceInfo = def('pieceInfo', z.strictObject({
-  ...scope,
-  kind: oneOf(['prefill', 'decode', 'cached']),
-  /** The path the engine sends it through. */
-  route: oneOf(ENGINE_PATHS),
-  /** Cache index of its first token (tokens already in the cache). */
-  start: count,
-  count,
-  /** MHA context chunks (0 without context). */
-  chunks: count,
-}));
+export const pieceInfo = def(
+  'pieceInfo',
+  z.strictObject({
+    ...scope,
+    kind: oneOf(['prefill', 'decode', 'cached']),
+    /** The path the engine sends it through. */
+    route: oneOf(ENGINE_PATHS),
+    /** Cache index of its first token (tokens already in the cache). */
+    start: count,
+    count,
+    /** MHA context chunks (0 without context). */
+    chunks: count,
+  }),
+);
 export type PieceInfo = z.infer<typeof pieceInfo>;
 
 /** What the run JSON says about the external path of a case (CaseTrace.external). */
-export const externalInfo = def('externalInfo', z.strictObject({
-  /** Label in reports: external: name, response.json name, or the dump's file name. */
-  name: str,
-  kind: oneOf(['command', 'trace']),
-  /** The command, or the dump file. */
-  source: str,
-  precision: str.optional(),
-  device: str.optional(),
-  /** Records known only by their statistics (compared by norm: a lower bound of the error). */
-  statsOnly: count,
-  /** The exchange directory, when kept (--keep-external). */
-  dir: str.optional(),
-}));
+export const externalInfo = def(
+  'externalInfo',
+  z.strictObject({
+    /** Label in reports: external: name, response.json name, or the dump's file name. */
+    name: str,
+    kind: oneOf(['command', 'trace']),
+    /** The command, or the dump file. */
+    source: str,
+    precision: str.optional(),
+    device: str.optional(),
+    /** Records known only by their statistics (compared by norm: a lower bound of the error). */
+    statsOnly: count,
+    /** The exchange directory, when kept (--keep-external). */
+    dir: str.optional(),
+  }),
+);
 export type ExternalInfo = z.infer<typeof externalInfo>;
 
 /** What was recorded for one case: per-path traces and the elementwise diffs between paths. */
-export const caseTrace = def('caseTrace', z.strictObject({
-  name: str,
-  label: str,
-  heads: headSlice,
-  totalHeads: count,
-  /** Every piece of the schedule, in execution order (cache fills included). */
-  pieces: z.array(pieceInfo),
-  paths: keyed(PATH_NAMES, pathTrace),
-  diffs: z.array(pairDiff),
-  /** Softmax scale the config calls for: qk_head_dim^-0.5 (· mscale²). */
-  expectedSoftmaxScale: finite,
-  /**
-   * Seconds per device path over all pieces, recording included: each step from its encoding to its
-   * completion (the paths of a piece overlap on the GPU: see stepPaths).
-   */
-  seconds: keyed(PATH_NAMES, finite),
-  notes: strs,
-  /** The external path's origin (a backend's command or an engine dump), when the case has one. */
-  external: externalInfo.optional(),
-  /** Per device path, the stages it keeps in a narrower dtype than float32 (absent: all float32). */
-  dtypes: keyed(DEVICE_PATHS, keyed(STAGE_NAMES, stageDtype)).optional(),
-}));
+export const caseTrace = def(
+  'caseTrace',
+  z.strictObject({
+    name: str,
+    label: str,
+    heads: headSlice,
+    totalHeads: count,
+    /** Every piece of the schedule, in execution order (cache fills included). */
+    pieces: z.array(pieceInfo),
+    paths: keyed(PATH_NAMES, pathTrace),
+    diffs: z.array(pairDiff),
+    /** Softmax scale the config calls for: qk_head_dim^-0.5 (· mscale²). */
+    expectedSoftmaxScale: finite,
+    /**
+     * Seconds per device path over all pieces, recording included: each step from its encoding to its
+     * completion (the paths of a piece overlap on the GPU: see stepPaths).
+     */
+    seconds: keyed(PATH_NAMES, finite),
+    notes: strs,
+    /** The external path's origin (a backend's command or an engine dump), when the case has one. */
+    external: externalInfo.optional(),
+    /** Per device path, the stages it keeps in a narrower dtype than float32 (absent: all float32). */
+    dtypes: keyed(DEVICE_PATHS, keyed(STAGE_NAMES, stageDtype)).optional(),
+  }),
+);
 export type CaseTrace = z.infer<typeof caseTrace>;

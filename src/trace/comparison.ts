@@ -10,15 +10,18 @@ import { scalarValue, where } from './case-trace';
  * matched against known causes (src/harness/compare computes them).
  */
 
-export const pairVerdict = def('pairVerdict', z.strictObject({
-  a: path,
-  b: path,
-  verdict,
-  relErr: numOrNull,
-  normRatio: numOrNull,
-  /** One side known by its norm only: relErr is a lower bound (PairDiff.normOnly). */
-  normOnly: trueOnly.optional(),
-}));
+export const pairVerdict = def(
+  'pairVerdict',
+  z.strictObject({
+    a: path,
+    b: path,
+    verdict,
+    relErr: numOrNull,
+    normRatio: numOrNull,
+    /** One side known by its norm only: relErr is a lower bound (PairDiff.normOnly). */
+    normOnly: trueOnly.optional(),
+  }),
+);
 export type PairVerdict = z.infer<typeof pairVerdict>;
 
 export const checkResult = z.strictObject({ path, name: checkName, violations: count });
@@ -37,57 +40,69 @@ export const noiseFloor = z.strictObject({
 export type NoiseFloor = z.infer<typeof noiseFloor>;
 
 /** One record (piece, stage, chunk) judged over every pair of paths that have it. */
-export const stageVerdict = def('stageVerdict', z.strictObject({
-  ...where,
-  verdict,
-  /** The relative-L2 bound every pair of the record is judged with. */
-  tolerance: finite,
-  /** Present when the tolerance is k × the noise floor (`{floor: k}`): k. */
-  floorMultiple: finite.optional(),
-  /** The record's noise floor and where it came from (floors.ts). */
-  floor: noiseFloor,
-  /** Each fp32 path's relative error against the float64 reference here (with the reference). */
-  vsReference: keyed(DEVICE_PATHS, num),
-  pairs: z.array(pairVerdict),
-  checks: z.array(checkResult),
-  /** Which path is wrong, when the record diverges. */
-  culprit: culprit.nullable(),
-}));
+export const stageVerdict = def(
+  'stageVerdict',
+  z.strictObject({
+    ...where,
+    verdict,
+    /** The relative-L2 bound every pair of the record is judged with. */
+    tolerance: finite,
+    /** Present when the tolerance is k × the noise floor (`{floor: k}`): k. */
+    floorMultiple: finite.optional(),
+    /** The record's noise floor and where it came from (floors.ts). */
+    floor: noiseFloor,
+    /** Each fp32 path's relative error against the float64 reference here (with the reference). */
+    vsReference: keyed(DEVICE_PATHS, num),
+    pairs: z.array(pairVerdict),
+    checks: z.array(checkResult),
+    /** Which path is wrong, when the record diverges. */
+    culprit: culprit.nullable(),
+  }),
+);
 export type StageVerdict = z.infer<typeof stageVerdict>;
 
-export const divergence = def('divergence', z.strictObject({
-  ...where,
-  verdict,
-  culprit,
-  /** The engine-pair measure (or the failing pair's) at the divergence. */
-  relErr: numOrNull,
-  normRatio: numOrNull,
-}));
+export const divergence = def(
+  'divergence',
+  z.strictObject({
+    ...where,
+    verdict,
+    culprit,
+    /** The engine-pair measure (or the failing pair's) at the divergence. */
+    relErr: numOrNull,
+    normRatio: numOrNull,
+  }),
+);
 export type Divergence = z.infer<typeof divergence>;
 
 export const scalarMismatch = z.strictObject({ ...scope, name: scalarName, values: keyed(PATH_NAMES, scalarValue) });
 export type ScalarMismatch = z.infer<typeof scalarMismatch>;
 
-export const caseComparison = def('caseComparison', z.strictObject({
-  verdict: outcome,
-  firstDivergence: divergence.nullable(),
-  /** Every record of every piece, in schedule and pipeline order. */
-  stages: z.array(stageVerdict),
-  /** Largest mha↔mqa relative error over activation records. */
-  worstEngine: z.strictObject({ ...where, relErr: num }).nullable(),
-  scalarMismatches: z.array(scalarMismatch),
-}));
+export const caseComparison = def(
+  'caseComparison',
+  z.strictObject({
+    verdict: outcome,
+    firstDivergence: divergence.nullable(),
+    /** Every record of every piece, in schedule and pipeline order. */
+    stages: z.array(stageVerdict),
+    /** Largest mha↔mqa relative error over activation records. */
+    worstEngine: z.strictObject({ ...where, relErr: num }).nullable(),
+    scalarMismatches: z.array(scalarMismatch),
+  }),
+);
 export type CaseComparison = z.infer<typeof caseComparison>;
 
 /**
  * A likely cause of the first divergence: a known cause checked against it, with the evidence that
  * matched (recorded scalars, norm ratios equal to a known constant, which neighbouring records agree).
  */
-export const diagnosis = def('diagnosis', z.strictObject({
-  cause,
-  summary: str,
-  evidence: str,
-  /** The planted fault (or real bug class) this signature is. */
-  matches: oneOf([...FAULT_NAMES, ...LOADER_FAULTS]).optional(),
-}));
+export const diagnosis = def(
+  'diagnosis',
+  z.strictObject({
+    cause,
+    summary: str,
+    evidence: str,
+    /** The planted fault (or real bug class) this signature is. */
+    matches: oneOf([...FAULT_NAMES, ...LOADER_FAULTS]).optional(),
+  }),
+);
 export type Diagnosis = z.infer<typeof diagnosis>;

@@ -36,8 +36,22 @@ export type Outcome = z.infer<typeof outcome>;
 
 /** The known causes the diagnosis checks the first divergence against. */
 export const CAUSES = [
-  'softmax-scale', 'lse-base', 'split-merge', 'rope-convention', 'rope-magnitude', 'norm-skipped', 'absorbed-weights', 'empty-context-lse',
-  'merge-inputs', 'context-only', 'nan-origin', 'head-subset', 'flat-softmax', 'norm-ratio', 'dtype-range', 'narrow-storage',
+  'softmax-scale',
+  'lse-base',
+  'split-merge',
+  'rope-convention',
+  'rope-magnitude',
+  'norm-skipped',
+  'absorbed-weights',
+  'empty-context-lse',
+  'merge-inputs',
+  'context-only',
+  'nan-origin',
+  'head-subset',
+  'flat-softmax',
+  'norm-ratio',
+  'dtype-range',
+  'narrow-storage',
 ] as const;
 export const cause = oneOf(CAUSES);
 export type CauseName = z.infer<typeof cause>;
@@ -63,13 +77,25 @@ export type FloorSource = z.infer<typeof floorSource>;
  * listed value is not one), so that a union defined in a core leaf module stays the source of truth.
  */
 type Missing<U, L extends readonly unknown[]> = Exclude<U, L[number]>;
-const every = <U extends string>() =>
-  <const L extends readonly U[]>(list: L & ([Missing<U, L>] extends [never] ? unknown : { missing: Missing<U, L> })): L => list;
+const every =
+  <U extends string>() =>
+  <const L extends readonly U[]>(list: L & ([Missing<U, L>] extends [never] ? unknown : { missing: Missing<U, L> })): L =>
+    list;
 
 /** The scalars a path records per piece (their meaning: src/trace/stages.ts ScalarName). */
 export const SCALAR_NAMES = every<ScalarName>()([
-  'softmax_scale', 'has_context', 'num_tokens', 'num_context_tokens', 'route', 'context_chunks', 'kv_splits', 'empty_lse',
-  'lse_base', 'rope_style', 'causal', 'logits_rows',
+  'softmax_scale',
+  'has_context',
+  'num_tokens',
+  'num_context_tokens',
+  'route',
+  'context_chunks',
+  'kv_splits',
+  'empty_lse',
+  'lse_base',
+  'rope_style',
+  'causal',
+  'logits_rows',
 ]);
 export const scalarName = oneOf(SCALAR_NAMES);
 
@@ -105,8 +131,17 @@ export type LayerTensor = LinearName | NormName;
  * and the embedding rows of the scenario's tokens.
  */
 export const WEIGHT_NAMES = [
-  'embed_tokens', 'input_layernorm', 'q_a_proj', 'q_a_layernorm', 'q_b_proj', 'kv_a_proj_with_mqa', 'kv_a_layernorm', 'kv_b_proj',
-  'W_UK', 'W_UV', 'o_proj',
+  'embed_tokens',
+  'input_layernorm',
+  'q_a_proj',
+  'q_a_layernorm',
+  'q_b_proj',
+  'kv_a_proj_with_mqa',
+  'kv_a_layernorm',
+  'kv_b_proj',
+  'W_UK',
+  'W_UV',
+  'o_proj',
 ] as const satisfies readonly (LayerTensor | 'W_UK' | 'W_UV' | 'embed_tokens')[];
 export const weightName = oneOf(WEIGHT_NAMES);
 export type WeightName = z.infer<typeof weightName>;

@@ -42,8 +42,23 @@ export type CacheScale = z.infer<typeof cacheScale>;
  * casts to the query dtype for Q·Kᵀ (its V stays fp32, so P is not cast then).
  */
 export const ROUND_POINTS = [
-  'hidden_in', 'q_c_raw', 'kv_lora', 'q_c', 'q_full_prerope', 'kv_c_normed', 'q_pe', 'k_pe',
-  'kv_nope', 'ctx_workspace', 'ql_nope', 'latent_k', 'attn_probs', 'lse', 'attn_out_latent', 'attn_out_heads', 'o_proj_out',
+  'hidden_in',
+  'q_c_raw',
+  'kv_lora',
+  'q_c',
+  'q_full_prerope',
+  'kv_c_normed',
+  'q_pe',
+  'k_pe',
+  'kv_nope',
+  'ctx_workspace',
+  'ql_nope',
+  'latent_k',
+  'attn_probs',
+  'lse',
+  'attn_out_latent',
+  'attn_out_heads',
+  'o_proj_out',
 ] as const;
 export const roundPoint = oneOf(ROUND_POINTS);
 export type RoundPoint = z.infer<typeof roundPoint>;

@@ -66,7 +66,12 @@ export const selftestRow = z.strictObject({
 export type SelftestRow = z.infer<typeof selftestRow>;
 
 export const faultRates = z.strictObject({
-  runs: count, detected: count, localized: count, attributed: count, diagnosed: count, origin: count,
+  runs: count,
+  detected: count,
+  localized: count,
+  attributed: count,
+  diagnosed: count,
+  origin: count,
 });
 export type FaultRates = z.infer<typeof faultRates>;
 

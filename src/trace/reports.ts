@@ -22,8 +22,8 @@ export function runSchema(): Schema {
     $id: RUN_SCHEMA_ID,
     title: `${RUN_FORMAT} version ${RUN_VERSION}`,
     description:
-      'One scenario run by mla-diff: the trace of every path, their comparison and diagnosis. Documented in docs/trace-format.md. '
-      + 'Numbers that were NaN or ±Infinity are written as null.',
+      'One scenario run by mla-diff: the trace of every path, their comparison and diagnosis. Documented in docs/trace-format.md. ' +
+      'Numbers that were NaN or ±Infinity are written as null.',
   });
 }
 

@@ -19,36 +19,51 @@ const fromFile = { file: str, layer: count, overrides: configOverrides };
  * A weight source as plain data, so that a worker thread can open the same source: the float64
  * reference regenerates (or, for checkpoints, re-reads) exactly the values the device holds.
  */
-export const sourceSpec = def('sourceSpec', z.discriminatedUnion('kind', [
-  z.strictObject({
-    kind: z.literal('synthetic'), config: mlaConfig, seed: int, gain: keyed([...LINEAR_NAMES, ...NORM_NAMES], finite).optional(),
-  }),
-  z.strictObject({ kind: z.literal('gguf'), ...fromFile, fault: loaderFault.optional() }),
-  z.strictObject({ kind: z.literal('safetensors'), ...fromFile }),
-]));
+export const sourceSpec = def(
+  'sourceSpec',
+  z.discriminatedUnion('kind', [
+    z.strictObject({
+      kind: z.literal('synthetic'),
+      config: mlaConfig,
+      seed: int,
+      gain: keyed([...LINEAR_NAMES, ...NORM_NAMES], finite).optional(),
+    }),
+    z.strictObject({ kind: z.literal('gguf'), ...fromFile, fault: loaderFault.optional() }),
+    z.strictObject({ kind: z.literal('safetensors'), ...fromFile }),
+  ]),
+);
 export type SourceSpec = z.infer<typeof sourceSpec>;
 
 const PHASE_KINDS = ['prefill', 'decode', 'cached'] as const;
 /** The JSON of a phase: one closed object, `chunk` optional whatever the kind. */
 const { $schema: _, ...phaseJson } = z.toJSONSchema(z.strictObject({ kind: oneOf(PHASE_KINDS), tokens: count, chunk: count.optional() }));
 /** One phase of a request: a prefill (possibly chunked over engine steps), decode steps of one token, a prefix-cache hit. */
-export const phase = def('phase', asJson(z.discriminatedUnion('kind', [
-  z.strictObject({ kind: z.literal('prefill'), tokens: count, chunk: count.optional() }),
-  z.strictObject({ kind: z.literal('decode'), tokens: count }),
-  z.strictObject({ kind: z.literal('cached'), tokens: count }),
-]), phaseJson));
+export const phase = def(
+  'phase',
+  asJson(
+    z.discriminatedUnion('kind', [
+      z.strictObject({ kind: z.literal('prefill'), tokens: count, chunk: count.optional() }),
+      z.strictObject({ kind: z.literal('decode'), tokens: count }),
+      z.strictObject({ kind: z.literal('cached'), tokens: count }),
+    ]),
+    phaseJson,
+  ),
+);
 export type Phase = z.infer<typeof phase>;
 
-export const requestPlan = def('requestPlan', z.strictObject({
-  name: str,
-  /** Every token id the request will ever hold, in order. */
-  ids: ints,
-  /** The engine step at which its first phase runs. */
-  startStep: count,
-  /** RoPE position of token 0 (cache indices still start at 0). */
-  positionOffset: int,
-  phases: z.array(phase),
-}));
+export const requestPlan = def(
+  'requestPlan',
+  z.strictObject({
+    name: str,
+    /** Every token id the request will ever hold, in order. */
+    ids: ints,
+    /** The engine step at which its first phase runs. */
+    startStep: count,
+    /** RoPE position of token 0 (cache indices still start at 0). */
+    positionOffset: int,
+    phases: z.array(phase),
+  }),
+);
 export type RequestPlan = z.infer<typeof requestPlan>;
 
 const mode = oneOf(['auto', 'on', 'off']);
@@ -80,7 +95,10 @@ export type ToleranceSpec = z.infer<typeof toleranceSpec>;
 
 /** The outcome across two weight sources (`compare_weights:`). */
 export const weightsExpectation = z.strictObject({
-  outcome, first_divergence: weightName.optional(), mha: stageName.optional(), mqa: stageName.optional(),
+  outcome,
+  first_divergence: weightName.optional(),
+  mha: stageName.optional(),
+  mqa: stageName.optional(),
 });
 export type WeightsExpectation = z.infer<typeof weightsExpectation>;
 /** What a scenario declares under `expect:`. */
@@ -115,54 +133,65 @@ export const traceSpec = z.strictObject({ file: str, layouts: stringMap, names: 
 export type TraceSpec = z.infer<typeof traceSpec>;
 
 /** The resolved scenario as JSON (src/harness/scenario Scenario without its cases; fault sets as arrays). */
-export const scenarioEcho = def('scenarioEcho', z.strictObject({
-  name: str,
-  file: str.nullable(),
-  description: str.optional(),
-  /** The preset, or the checkpoint kind whose config runs. */
-  preset: str,
-  config: mlaConfig,
-  /** Seeds synthetic weights and ids, and shuffles the block tables. */
-  seed: int,
-  weights: sourceSpec,
-  /** A second source of the same layer, compared weight by weight and activation by activation. */
-  compareWeights: sourceSpec.optional(),
-  /** Where prompt text was tokenized, e.g. `GGUF vocabulary (…)`. */
-  tokenizer: str.optional(),
-  text: str.optional(),
-  requests: z.array(requestPlan),
-  schedule: scheduleOptions,
-  reference: mode,
-  replay: mode,
-  faults: z.strictObject({ mha: z.array(faultName), mqa: z.array(faultName) }),
-  /** Storage dtypes and rounding points of the paths (float32: none). */
-  precision: precisionSpec,
-  /** A number is a relative bound (`{rel: x}`), `{floor: k}` k × the record's noise floor. */
-  tolerances: toleranceSpec,
-  expect: expectation.optional(),
-  external: externalSpec.optional(),
-  trace: traceSpec.optional(),
-}));
+export const scenarioEcho = def(
+  'scenarioEcho',
+  z.strictObject({
+    name: str,
+    file: str.nullable(),
+    description: str.optional(),
+    /** The preset, or the checkpoint kind whose config runs. */
+    preset: str,
+    config: mlaConfig,
+    /** Seeds synthetic weights and ids, and shuffles the block tables. */
+    seed: int,
+    weights: sourceSpec,
+    /** A second source of the same layer, compared weight by weight and activation by activation. */
+    compareWeights: sourceSpec.optional(),
+    /** Where prompt text was tokenized, e.g. `GGUF vocabulary (…)`. */
+    tokenizer: str.optional(),
+    text: str.optional(),
+    requests: z.array(requestPlan),
+    schedule: scheduleOptions,
+    reference: mode,
+    replay: mode,
+    faults: z.strictObject({ mha: z.array(faultName), mqa: z.array(faultName) }),
+    /** Storage dtypes and rounding points of the paths (float32: none). */
+    precision: precisionSpec,
+    /** A number is a relative bound (`{rel: x}`), `{floor: k}` k × the record's noise floor. */
+    tolerances: toleranceSpec,
+    expect: expectation.optional(),
+    external: externalSpec.optional(),
+    trace: traceSpec.optional(),
+  }),
+);
 export type ScenarioEcho = z.infer<typeof scenarioEcho>;
 
 /** A WebGPU adapter as Dawn describes it. */
 export const adapterInfo = z.strictObject({
-  vendor: str, architecture: str, device: str, description: str, isFallbackAdapter: bool,
-  maxStorageBufferBindingSize: finite, maxBufferSize: finite,
+  vendor: str,
+  architecture: str,
+  device: str,
+  description: str,
+  isFallbackAdapter: bool,
+  maxStorageBufferBindingSize: finite,
+  maxBufferSize: finite,
 });
 export type AdapterInfo = z.infer<typeof adapterInfo>;
 
 /** What ran, recorded in every report. */
-export const deviceInfo = def('deviceInfo', z.strictObject({
-  name: deviceName,
-  /** tf.getBackend() after selection. */
-  backend: str,
-  /** One line for humans, e.g. `webgpu: NVIDIA H200 (nvidia, hopper)`. */
-  description: str,
-  /** A software rasterizer/CPU pretending to be a GPU (lavapipe, SwiftShader). */
-  software: bool,
-  /** Why this device was chosen (auto selection notes). */
-  reason: str,
-  adapter: adapterInfo.optional(),
-}));
+export const deviceInfo = def(
+  'deviceInfo',
+  z.strictObject({
+    name: deviceName,
+    /** tf.getBackend() after selection. */
+    backend: str,
+    /** One line for humans, e.g. `webgpu: NVIDIA H200 (nvidia, hopper)`. */
+    description: str,
+    /** A software rasterizer/CPU pretending to be a GPU (lavapipe, SwiftShader). */
+    software: bool,
+    /** Why this device was chosen (auto selection notes). */
+    reason: str,
+    adapter: adapterInfo.optional(),
+  }),
+);
 export type DeviceInfo = z.infer<typeof deviceInfo>;

@@ -25,7 +25,9 @@ const asJson = <T>(x: T) => JSON.parse(JSON.stringify(x)) as T;
 jest.setTimeout(300_000);
 
 let rt: Runtime;
-beforeAll(async () => { rt = await testRuntime(); });
+beforeAll(async () => {
+  rt = await testRuntime();
+});
 
 describe('schema files', () => {
   it.each(Object.entries(schemaFiles()))('schema/%s is what src/trace generates (npm run schemas)', (name, schema) => {
@@ -49,11 +51,17 @@ describe('reports validate', () => {
     expect(validate(readJson(`fixtures/${name}.report.json`))).toEqual({ ok: true, kind: `mla-diff/run v${RUN_VERSION}`, errors: [] });
   });
 
-  const fresh = (file: string) => expectNoLeak(rt, () => runScenario(loadScenario(join(ROOT, file)), { runtime: rt, toolVersion: 'test', worker: false }));
+  const fresh = (file: string) =>
+    expectNoLeak(rt, () => runScenario(loadScenario(join(ROOT, file)), { runtime: rt, toolVersion: 'test', worker: false }));
 
   it('fresh runs: a clean scenario, a fault, an external backend (agreeing and broken), two weight sources; and them as mla-diff/runs', async () => {
-    const files = ['scenarios/tiny-smoke.yaml', 'scenarios/fault-mqa-scale-576.yaml', 'scenarios/external-node.yaml',
-      'scenarios/fault-external-w-uv-wrong-axis.yaml', 'scenarios/checkpoint-gguf-vs-safetensors.yaml'];
+    const files = [
+      'scenarios/tiny-smoke.yaml',
+      'scenarios/fault-mqa-scale-576.yaml',
+      'scenarios/external-node.yaml',
+      'scenarios/fault-external-w-uv-wrong-axis.yaml',
+      'scenarios/checkpoint-gguf-vs-safetensors.yaml',
+    ];
     const runs: RunReport[] = [];
     for (const f of files) runs.push(asJson(await fresh(f)));
     for (const r of runs) expect(validate(r).errors).toEqual([]);
@@ -79,7 +87,10 @@ describe('broken reports fail where they are broken', () => {
   it('an unknown verdict', () => {
     const r = base();
     (r.cases[0]!.comparison.stages[3] as { verdict: string }).verdict = 'almost-ok';
-    expect(errorsOf(r)).toContainEqual({ at: '/cases/0/comparison/stages/3/verdict', message: expect.stringMatching(/^must be equal to one of the allowed values/) });
+    expect(errorsOf(r)).toContainEqual({
+      at: '/cases/0/comparison/stages/3/verdict',
+      message: expect.stringMatching(/^must be equal to one of the allowed values/),
+    });
   });
 
   it('an unknown culprit, stage and path', () => {
@@ -87,19 +98,21 @@ describe('broken reports fail where they are broken', () => {
     (r.cases[0]!.comparison.firstDivergence as { culprit: string }).culprit = 'gpu';
     (r.cases[0]!.trace.diffs[0] as { stage: string }).stage = 'q_rope';
     (r.cases[0]!.trace.diffs[1] as { a: string }).a = 'flash';
-    expect(errorsOf(r).map((e) => e.at)).toEqual(expect.arrayContaining([
-      '/cases/0/comparison/firstDivergence/culprit', '/cases/0/trace/diffs/0/stage', '/cases/0/trace/diffs/1/a',
-    ]));
+    expect(errorsOf(r).map((e) => e.at)).toEqual(
+      expect.arrayContaining(['/cases/0/comparison/firstDivergence/culprit', '/cases/0/trace/diffs/0/stage', '/cases/0/trace/diffs/1/a']),
+    );
   });
 
   it('a missing field, an undocumented field', () => {
     const r = base() as unknown as { cases: { trace: Record<string, unknown> }[]; device: Record<string, unknown> };
     delete r.cases[0]!.trace['totalHeads'];
     r.device['gpuCount'] = 1;
-    expect(errorsOf(r)).toEqual(expect.arrayContaining([
-      { at: '/cases/0/trace', message: "must have required property 'totalHeads'" },
-      { at: '/device', message: 'must NOT have additional properties (gpuCount)' },
-    ]));
+    expect(errorsOf(r)).toEqual(
+      expect.arrayContaining([
+        { at: '/cases/0/trace', message: "must have required property 'totalHeads'" },
+        { at: '/device', message: 'must NOT have additional properties (gpuCount)' },
+      ]),
+    );
   });
 
   it('a wrong version, an unknown format', () => {
@@ -111,6 +124,9 @@ describe('broken reports fail where they are broken', () => {
   it('a run inside mla-diff/runs', () => {
     const r = base();
     (r as { verdict: string }).verdict = 'maybe';
-    expect(errorsOf({ format: 'mla-diff/runs', version: 1, runs: [base(), r] })).toContainEqual({ at: '/runs/1/verdict', message: expect.stringMatching(/allowed values/) });
+    expect(errorsOf({ format: 'mla-diff/runs', version: 1, runs: [base(), r] })).toContainEqual({
+      at: '/runs/1/verdict',
+      message: expect.stringMatching(/allowed values/),
+    });
   });
 });

@@ -44,8 +44,12 @@ export function reportValidator(): { validate: (doc: unknown) => Validation; com
 const KINDS: Record<string, ReportKind> = { [RUN_FORMAT]: 'run', 'mla-diff/runs': 'runs', 'mla-diff/selftest': 'selftest' };
 
 function toError(e: ErrorObject): SchemaError {
-  const extra = e.keyword === 'additionalProperties' ? ` (${String((e.params as { additionalProperty: string }).additionalProperty)})`
-    : e.keyword === 'enum' ? ` (${(e.params as { allowedValues: unknown[] }).allowedValues.length} allowed values)` : '';
+  const extra =
+    e.keyword === 'additionalProperties'
+      ? ` (${String((e.params as { additionalProperty: string }).additionalProperty)})`
+      : e.keyword === 'enum'
+        ? ` (${(e.params as { allowedValues: unknown[] }).allowedValues.length} allowed values)`
+        : '';
   return { at: e.instancePath || '/', message: `${e.message ?? e.keyword}${extra}` };
 }
 

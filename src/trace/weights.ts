@@ -10,20 +10,23 @@ import { expectationResult } from './case-result';
  * path run on both (src/harness/compare/weights.ts judges them).
  */
 
-export const weightRecord = def('weightRecord', z.strictObject({
-  name: weightName,
-  /** The file's tensor names it was read from. */
-  tensors: strs,
-  dtype: str,
-  shape: ints,
-  norm: num,
-  maxAbs: num,
-  nonFinite: count,
-  /** First 16 hex digits of the SHA-256 of its float32 values (little-endian): equal ⇔ bit-identical. */
-  checksum: z.string().regex(/^[0-9a-f]{16}$/),
-  /** ‖per-element quantization bound‖₂: how far it may sit from the values it was quantized from (0: exact). */
-  boundNorm: num,
-}));
+export const weightRecord = def(
+  'weightRecord',
+  z.strictObject({
+    name: weightName,
+    /** The file's tensor names it was read from. */
+    tensors: strs,
+    dtype: str,
+    shape: ints,
+    norm: num,
+    maxAbs: num,
+    nonFinite: count,
+    /** First 16 hex digits of the SHA-256 of its float32 values (little-endian): equal ⇔ bit-identical. */
+    checksum: z.string().regex(/^[0-9a-f]{16}$/),
+    /** ‖per-element quantization bound‖₂: how far it may sit from the values it was quantized from (0: exact). */
+    boundNorm: num,
+  }),
+);
 export type WeightRecord = z.infer<typeof weightRecord>;
 
 export const weightSet = def('weightSet', z.strictObject({ label: str, records: z.array(weightRecord) }));
@@ -67,12 +70,15 @@ export const weightsComparison = z.strictObject({
 export type WeightsComparison = z.infer<typeof weightsComparison>;
 
 /** The weight stage W of a run: each source's records and, with compare_weights:, their comparison. */
-export const weightsReport = def('weightsReport', z.strictObject({
-  primary: weightSet,
-  compare: weightSet.optional(),
-  /** Heads the activations were compared on across sources. */
-  heads: headSlice.optional(),
-  comparison: weightsComparison.optional(),
-  expectation: expectationResult.optional(),
-}));
+export const weightsReport = def(
+  'weightsReport',
+  z.strictObject({
+    primary: weightSet,
+    compare: weightSet.optional(),
+    /** Heads the activations were compared on across sources. */
+    heads: headSlice.optional(),
+    comparison: weightsComparison.optional(),
+    expectation: expectationResult.optional(),
+  }),
+);
 export type WeightsReport = z.infer<typeof weightsReport>;

@@ -1,4 +1,16 @@
-import { closeSync, copyFileSync, cpSync, mkdtempSync, openSync, readSync, rmSync, statSync, truncateSync, writeFileSync, writeSync } from 'node:fs';
+import {
+  closeSync,
+  copyFileSync,
+  cpSync,
+  mkdtempSync,
+  openSync,
+  readSync,
+  rmSync,
+  statSync,
+  truncateSync,
+  writeFileSync,
+  writeSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import execa from 'execa';
@@ -28,24 +40,55 @@ const noStack = (text: string) => expect(text.split('\n').filter((l) => /^\s+at 
 
 describe('mla-diff run on checkpoints (e2e)', () => {
   it('GGUF against its synthetic source: exit 0, the W table and the tokenized prompt', async () => {
-    const r = await mla(['run', scenario('ok', 'weights: {gguf: ck/tiny-q8_0.gguf}\ncompare_weights: {synthetic: {seed: 0}}\nprompt: {text: The capital of France is}'), '--device', 'wasm', '--format', 'json']);
+    const r = await mla([
+      'run',
+      scenario(
+        'ok',
+        'weights: {gguf: ck/tiny-q8_0.gguf}\ncompare_weights: {synthetic: {seed: 0}}\nprompt: {text: The capital of France is}',
+      ),
+      '--device',
+      'wasm',
+      '--format',
+      'json',
+    ]);
     expect(r.exitCode).toBe(0);
-    const j = JSON.parse(r.stdout) as { version: number; weights: { comparison: { verdict: string } }; scenario: { tokenizer: string; requests: { ids: number[] }[] } };
+    const j = JSON.parse(r.stdout) as {
+      version: number;
+      weights: { comparison: { verdict: string } };
+      scenario: { tokenizer: string; requests: { ids: number[] }[] };
+    };
     expect(j.version).toBe(5);
     expect(j.weights.comparison.verdict).toBe('agree');
     expect(j.scenario.tokenizer).toMatch(/GGUF/);
     expect(j.scenario.requests[0]!.ids.length).toBeGreaterThan(1);
   });
   it('the loader fault: exit 1, the one-line summary names kv_b_proj, then k_nope and ql_nope', async () => {
-    const r = await mla(['run', scenario('fault', 'weights: {gguf: ck/tiny-q8_0.gguf, loader_fault: k-b-wrong-axis}\ncompare_weights: {safetensors: ck/tiny-bf16}\nprompt: {ids: [5, 6, 7]}'),
-      '--device', 'wasm', '--out', join(dir, 'fault.txt')]);
+    const r = await mla([
+      'run',
+      scenario(
+        'fault',
+        'weights: {gguf: ck/tiny-q8_0.gguf, loader_fault: k-b-wrong-axis}\ncompare_weights: {safetensors: ck/tiny-bf16}\nprompt: {ids: [5, 6, 7]}',
+      ),
+      '--device',
+      'wasm',
+      '--out',
+      join(dir, 'fault.txt'),
+    ]);
     expect(r.exitCode).toBe(1);
     expect(r.stdout).toMatch(/FAIL fault: weights differ from safetensors tiny-bf16 layer 0 at kv_b_proj, then mha k_nope, mqa ql_nope/);
   });
 
   const broken: [string, (f: string) => void, string][] = [
     ['truncated', (f) => truncateSync(f, Math.floor(statSync(f).size / 2)), 'checkpoint-truncated'],
-    ['wrong magic', (f) => { const fd = openSync(f, 'r+'); writeSync(fd, Buffer.from('GGML')); closeSync(fd); }, 'checkpoint-invalid'],
+    [
+      'wrong magic',
+      (f) => {
+        const fd = openSync(f, 'r+');
+        writeSync(fd, Buffer.from('GGML'));
+        closeSync(fd);
+      },
+      'checkpoint-invalid',
+    ],
     ['unknown ggml type in a tensor info', (f) => corruptFirstTensorType(f), 'unsupported-dtype'],
   ];
   it.each(broken)('a %s GGUF: exit 2, one line with its code and the file, no stack', async (_what, breakIt, code) => {

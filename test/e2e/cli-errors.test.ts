@@ -15,12 +15,24 @@ describe('mla-diff CLI (e2e): bad input, help and stages', () => {
     // [what, error code, where the message must point (or null), arguments]; a thunk, as files are written in the temp dir.
     const cases: [string, string, RegExp | null, () => string[]][] = [
       ['a missing file', 'file-not-found', /missing\.yaml/, () => ['run', file('missing.yaml'), '--device', 'wasm']],
-      ['malformed YAML', 'yaml-syntax', /malformed\.yaml:\d+/,
-        () => ['run', write('malformed.yaml', 'name: t\nmodel: {preset: tiny\nprompt: {ids: [1]}\n'), '--device', 'wasm']],
-      ['an unknown key', 'unknown-key', /bad\.yaml:3\b/,
-        () => ['run', write('bad.yaml', 'name: t\nmodel:\n  hiden_size: 96\n  preset: tiny\nprompt: {ids: [1]}\n'), '--device', 'wasm']],
-      ['an unknown preset', 'unknown-preset', /preset\.yaml:2\b/,
-        () => ['run', write('preset.yaml', 'name: t\nmodel: {preset: glm-6}\nprompt: {ids: [1]}\n'), '--device', 'wasm']],
+      [
+        'malformed YAML',
+        'yaml-syntax',
+        /malformed\.yaml:\d+/,
+        () => ['run', write('malformed.yaml', 'name: t\nmodel: {preset: tiny\nprompt: {ids: [1]}\n'), '--device', 'wasm'],
+      ],
+      [
+        'an unknown key',
+        'unknown-key',
+        /bad\.yaml:3\b/,
+        () => ['run', write('bad.yaml', 'name: t\nmodel:\n  hiden_size: 96\n  preset: tiny\nprompt: {ids: [1]}\n'), '--device', 'wasm'],
+      ],
+      [
+        'an unknown preset',
+        'unknown-preset',
+        /preset\.yaml:2\b/,
+        () => ['run', write('preset.yaml', 'name: t\nmodel: {preset: glm-6}\nprompt: {ids: [1]}\n'), '--device', 'wasm'],
+      ],
       ['a directory', 'file-unreadable', null, () => ['run', dir(), '--device', 'wasm']],
       ['--device nonsense', 'usage', null, () => ['run', TINY_SMOKE, '--device', 'nonsense']],
       ['an unknown option', 'usage', null, () => ['run', TINY_SMOKE, '--devcie', 'wasm']],
@@ -47,7 +59,13 @@ describe('mla-diff CLI (e2e): bad input, help and stages', () => {
     });
 
     it('--verbose adds the stack trace', async () => {
-      const r = await mla(['run', write('verbose.yaml', 'name: t\nmodel:\n  preset: tiny\n  hiden_size: 1\nprompt: {ids: [1]}\n'), '--device', 'wasm', '--verbose']);
+      const r = await mla([
+        'run',
+        write('verbose.yaml', 'name: t\nmodel:\n  preset: tiny\n  hiden_size: 1\nprompt: {ids: [1]}\n'),
+        '--device',
+        'wasm',
+        '--verbose',
+      ]);
       expect(r.exitCode).toBe(2);
       expect(r.stderr).toContain('error [unknown-key]');
       expect(stackLines(r.stderr).length).toBeGreaterThan(0);
@@ -84,7 +102,10 @@ describe('mla-diff CLI (e2e): bad input, help and stages', () => {
       expect(r.exitCode).toBe(0);
       expect(r.stdout).toMatch(/k-scale-bf16-cache .*sglang#18396/);
       expect(r.stdout).toContain('k-b-wrong-axis');
-      const j = JSON.parse((await mla(['faults', '--format', 'json'])).stdout) as { format: string; faults: Record<string, { enters: string; needs: string }> };
+      const j = JSON.parse((await mla(['faults', '--format', 'json'])).stdout) as {
+        format: string;
+        faults: Record<string, { enters: string; needs: string }>;
+      };
       expect(j.format).toBe('mla-diff/faults');
       expect(Object.keys(j.faults).length).toBeGreaterThanOrEqual(12);
       expect(j.faults['yarn-mscale-missing']).toMatchObject({ enters: 'logits', needs: 'yarn' });
@@ -106,5 +127,4 @@ describe('mla-diff CLI (e2e): bad input, help and stages', () => {
       expect(Object.keys((j as unknown as { loaderFaults: object }).loaderFaults)).toEqual(['k-b-wrong-axis']);
     });
   });
-
 });

@@ -76,8 +76,9 @@ export const emptyChunkSchedule = (name: string, extra = '') =>
   extra;
 
 export const pairsAt = (j: RunJson, w: Where) =>
-  j.cases[0]!.comparison.stages.find((s) => s.step === w.step && s.request === w.request && s.stage === w.stage && s.chunk === w.chunk)!.pairs
-    .map((p) => `${p.a}-${p.b}:${p.verdict}`);
+  j.cases[0]!.comparison.stages.find(
+    (s) => s.step === w.step && s.request === w.request && s.stage === w.stage && s.chunk === w.chunk,
+  )!.pairs.map((p) => `${p.a}-${p.b}:${p.verdict}`);
 
 /** A temp dir for one suite (made before its tests, the CLI built if it is not), and files written into it. */
 export function suiteDir(): { path: () => string; file: (name: string) => string; write: (name: string, text: string) => string } {

@@ -21,7 +21,11 @@ describe('mla-diff CLI (e2e): --out and webgpu', () => {
       expect(r.stdout.trim().split('\n')).toHaveLength(1);
       expect(r.stdout).toMatch(/^PASS tiny-smoke/);
       expect(r.stdout).toContain(out);
-      expect(JSON.parse(readFileSync(out, 'utf8'))).toMatchObject({ format: 'mla-diff/run', version: RUN_VERSION, device: { name: 'wasm' } });
+      expect(JSON.parse(readFileSync(out, 'utf8'))).toMatchObject({
+        format: 'mla-diff/run',
+        version: RUN_VERSION,
+        device: { name: 'wasm' },
+      });
     });
 
     it('writes a table report as plain text', async () => {
@@ -42,7 +46,12 @@ describe('mla-diff CLI (e2e): --out and webgpu', () => {
       expect(r.exitCode).toBe(1);
       expect(r.stdout.trim().split('\n')).toHaveLength(1);
       expect(r.stdout).toMatch(/^FAIL fault-out: .*kv_c_normed \(step 0, prompt; culprit mqa\)/);
-      expect((JSON.parse(readFileSync(out, 'utf8')) as RunJson).cases[0]!.comparison.firstDivergence).toMatchObject({ step: 0, request: 'prompt', stage: 'kv_c_normed', culprit: 'mqa' });
+      expect((JSON.parse(readFileSync(out, 'utf8')) as RunJson).cases[0]!.comparison.firstDivergence).toMatchObject({
+        step: 0,
+        request: 'prompt',
+        stage: 'kv_c_normed',
+        culprit: 'mqa',
+      });
     });
 
     it('refuses to overwrite a file mla-diff did not write (output-exists), leaving it unchanged', async () => {
@@ -96,18 +105,27 @@ describe('mla-diff CLI (e2e): --out and webgpu', () => {
       }
     });
 
-    itWebgpu(`tiny-smoke with schedule.attention fused on webgpu: the WGSL flash kernel in both paths (MHA token-major) agrees with the reference${skipReason}`, async () => {
-      const scenario = file('tiny-fused.yaml');
-      writeFileSync(scenario, `${readFileSync(TINY_SMOKE, 'utf8').replace('name: tiny-smoke', 'name: tiny-smoke-fused')}schedule:\n  attention: fused\n`);
-      const r = await mla(['run', scenario, '--device', 'webgpu']);
-      expect({ exit: r.exitCode, err: r.stderr.split('\n').filter((l) => /error|internal/i.test(l)) }).toEqual({ exit: 0, err: [] });
-      expect(r.stdout).toContain('note: attention: fused on webgpu');
-      expect(r.stdout).toMatch(/^PASS all-heads: mha ≡ mqa ≡ reference/m);
-      expect(r.stdout).toMatch(/^PASS tp1-of-2/m);
-    });
+    itWebgpu(
+      `tiny-smoke with schedule.attention fused on webgpu: the WGSL flash kernel in both paths (MHA token-major) agrees with the reference${skipReason}`,
+      async () => {
+        const scenario = file('tiny-fused.yaml');
+        writeFileSync(
+          scenario,
+          `${readFileSync(TINY_SMOKE, 'utf8').replace('name: tiny-smoke', 'name: tiny-smoke-fused')}schedule:\n  attention: fused\n`,
+        );
+        const r = await mla(['run', scenario, '--device', 'webgpu']);
+        expect({ exit: r.exitCode, err: r.stderr.split('\n').filter((l) => /error|internal/i.test(l)) }).toEqual({ exit: 0, err: [] });
+        expect(r.stdout).toContain('note: attention: fused on webgpu');
+        expect(r.stdout).toMatch(/^PASS all-heads: mha ≡ mqa ≡ reference/m);
+        expect(r.stdout).toMatch(/^PASS tp1-of-2/m);
+      },
+    );
 
     it('without a Vulkan driver: exit 2, device-unavailable, no crash, no stack trace', async () => {
-      const r = await mla(['run', TINY_SMOKE, '--device', 'webgpu'], { VK_DRIVER_FILES: '/nonexistent.json', VK_ICD_FILENAMES: '/nonexistent.json' });
+      const r = await mla(['run', TINY_SMOKE, '--device', 'webgpu'], {
+        VK_DRIVER_FILES: '/nonexistent.json',
+        VK_ICD_FILENAMES: '/nonexistent.json',
+      });
       expect(r.exitCode).toBe(2);
       expect(r.stderr).toContain('error [device-unavailable]');
       expect(r.stderr).not.toContain('internal error');

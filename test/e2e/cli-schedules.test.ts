@@ -18,7 +18,12 @@ describe('mla-diff CLI (e2e): schedules', () => {
       expect(r.stderr).toBe('');
       expect(r.exitCode).toBe(0);
       const j = JSON.parse(r.stdout) as RunJson;
-      expect(j).toMatchObject({ format: 'mla-diff/run', version: RUN_VERSION, verdict: 'agree', scenario: { schedule: { blockSize: 4, contextChunk: 5, kvSplits: 3, prefillKernel: 'fa3' } } });
+      expect(j).toMatchObject({
+        format: 'mla-diff/run',
+        version: RUN_VERSION,
+        verdict: 'agree',
+        scenario: { schedule: { blockSize: 4, contextChunk: 5, kvSplits: 3, prefillKernel: 'fa3' } },
+      });
       expect(j.scenario.requests.map((q) => q.name)).toEqual(['chat', 'hit']);
       const c = j.cases[0]!;
       expect(c.comparison.firstDivergence).toBeNull();
@@ -27,14 +32,20 @@ describe('mla-diff CLI (e2e): schedules', () => {
       // MHA prefills of one step share context chunk boundaries: at step 1 chat (context 5) gets 2
       // chunks like hit (context 7), its second one empty.
       expect(c.trace.pieces.map((p) => `${p.step}/${p.request}/${p.kind}/${p.route}/${p.start}+${p.count}/${p.chunks}`)).toEqual([
-        '0/chat/prefill/mha/0+5/0', '0/hit/cached/mha/0+7/0',
-        '1/chat/prefill/mha/5+5/2', '1/hit/prefill/mha/7+6/2',
+        '0/chat/prefill/mha/0+5/0',
+        '0/hit/cached/mha/0+7/0',
+        '1/chat/prefill/mha/5+5/2',
+        '1/hit/prefill/mha/7+6/2',
         '2/chat/prefill/mha/10+2/2',
-        '3/chat/decode/mqa/12+1/3', '4/chat/decode/mqa/13+1/3', '5/chat/decode/mqa/14+1/3',
+        '3/chat/decode/mqa/12+1/3',
+        '4/chat/decode/mqa/13+1/3',
+        '5/chat/decode/mqa/14+1/3',
         '6/chat/prefill/mha/15+4/3',
       ]);
       // Context chunks are compared chunk by chunk.
-      expect(c.comparison.stages.filter((s) => s.step === 1 && s.request === 'hit' && s.stage === 'context_lse').map((s) => s.chunk)).toEqual([0, 1]);
+      expect(
+        c.comparison.stages.filter((s) => s.step === 1 && s.request === 'hit' && s.stage === 'context_lse').map((s) => s.chunk),
+      ).toEqual([0, 1]);
 
       const table = await mla(['run', scenario, '--device', 'wasm']);
       expect(table.exitCode).toBe(0);
@@ -43,12 +54,21 @@ describe('mla-diff CLI (e2e): schedules', () => {
     });
 
     it('lse-layout-transposed in mha: exit 1, first divergence context_lse chunk 0 at step 1, culprit mha', async () => {
-      const scenario = write('schedule-layout.yaml', tinySchedule('schedule-layout', 'faults: [{path: mha, fault: lse-layout-transposed}]\n'));
+      const scenario = write(
+        'schedule-layout.yaml',
+        tinySchedule('schedule-layout', 'faults: [{path: mha, fault: lse-layout-transposed}]\n'),
+      );
       const r = await mla(['run', scenario, '--device', 'wasm', '--format', 'json']);
       expect(r.exitCode).toBe(1);
       const j = JSON.parse(r.stdout) as RunJson;
       expect(j).toMatchObject({ version: RUN_VERSION, verdict: 'diverge' });
-      expect(j.cases[0]!.comparison.firstDivergence).toMatchObject({ step: 1, request: 'chat', stage: 'context_lse', chunk: 0, culprit: 'mha' });
+      expect(j.cases[0]!.comparison.firstDivergence).toMatchObject({
+        step: 1,
+        request: 'chat',
+        stage: 'context_lse',
+        chunk: 0,
+        culprit: 'mha',
+      });
       // Step 0 has no context: it agrees.
       expect(j.cases[0]!.comparison.stages.filter((s) => s.step === 0).every((s) => s.verdict === 'ok')).toBe(true);
 
@@ -60,7 +80,10 @@ describe('mla-diff CLI (e2e): schedules', () => {
     });
 
     it('the same fault with --reference off: mha is still named, the majority of mha, mqa and cold', async () => {
-      const scenario = write('schedule-layout-noref.yaml', tinySchedule('schedule-layout-noref', 'faults: [{path: mha, fault: lse-layout-transposed}]\n'));
+      const scenario = write(
+        'schedule-layout-noref.yaml',
+        tinySchedule('schedule-layout-noref', 'faults: [{path: mha, fault: lse-layout-transposed}]\n'),
+      );
       const r = await mla(['run', scenario, '--device', 'wasm', '--format', 'json', '--reference', 'off']);
       expect(r.exitCode).toBe(1);
       const j = JSON.parse(r.stdout) as RunJson;
@@ -78,27 +101,50 @@ describe('mla-diff CLI (e2e): schedules', () => {
       expect(r.exitCode).toBe(0);
       const j = JSON.parse(r.stdout) as RunJson;
       const c = j.cases[0]!;
-      expect(c.trace.pieces.filter((p) => p.step === 1).map((p) => [p.request, p.start, p.chunks])).toEqual([['short', 3, 3], ['long', 12, 3]]);
+      expect(c.trace.pieces.filter((p) => p.step === 1).map((p) => [p.request, p.start, p.chunks])).toEqual([
+        ['short', 3, 3],
+        ['long', 12, 3],
+      ]);
       // short's chunks 1 and 2 gather no rows; their LSE is +inf in every path that records it, and agrees.
-      const short = (path: string, stage: string) => c.trace.paths[path]!.stages.filter((s) => s.step === 1 && s.request === 'short' && s.stage === stage);
-      expect(short('mha', 'ctx_workspace').map((s) => [s.chunk, s.stats.shape[0]])).toEqual([[0, 3], [1, 0], [2, 0]]);
+      const short = (path: string, stage: string) =>
+        c.trace.paths[path]!.stages.filter((s) => s.step === 1 && s.request === 'short' && s.stage === stage);
+      expect(short('mha', 'ctx_workspace').map((s) => [s.chunk, s.stats.shape[0]])).toEqual([
+        [0, 3],
+        [1, 0],
+        [2, 0],
+      ]);
       for (const path of ['mha', 'reference']) {
         expect(short(path, 'chunk_lse').map((s) => s.stats.infCount === s.stats.size && s.stats.size > 0)).toEqual([false, true, true]);
       }
-      expect(c.comparison.stages.filter((s) => s.stage === 'chunk_lse' && s.request === 'short').map((s) => s.verdict)).toEqual(['ok', 'ok', 'ok']);
+      expect(c.comparison.stages.filter((s) => s.stage === 'chunk_lse' && s.request === 'short').map((s) => s.verdict)).toEqual([
+        'ok',
+        'ok',
+        'ok',
+      ]);
     });
 
     it('merge-inf-unhandled in mha on that schedule: nan-introduced at the empty chunk, culprit mha', async () => {
-      const scenario = write('empty-chunk-fault.yaml', emptyChunkSchedule('empty-chunk-fault', 'faults: [{path: mha, fault: merge-inf-unhandled}]\n'));
+      const scenario = write(
+        'empty-chunk-fault.yaml',
+        emptyChunkSchedule('empty-chunk-fault', 'faults: [{path: mha, fault: merge-inf-unhandled}]\n'),
+      );
       const r = await mla(['run', scenario, '--device', 'wasm', '--format', 'json']);
       expect(r.exitCode).toBe(1);
       const j = JSON.parse(r.stdout) as RunJson;
       expect(j.cases[0]!.comparison.firstDivergence).toMatchObject({
-        step: 1, request: 'short', stage: 'context_output', chunk: 1, verdict: 'nan-introduced', culprit: 'mha',
+        step: 1,
+        request: 'short',
+        stage: 'context_output',
+        chunk: 1,
+        verdict: 'nan-introduced',
+        culprit: 'mha',
       });
       // long's chunks are never empty: its merges stay finite.
-      expect(j.cases[0]!.trace.paths['mha']!.stages.filter((s) => s.request === 'long' && s.stage === 'context_output').every((s) => s.stats.nanCount === 0)).toBe(true);
+      expect(
+        j.cases[0]!.trace.paths['mha']!.stages.filter((s) => s.request === 'long' && s.stage === 'context_output').every(
+          (s) => s.stats.nanCount === 0,
+        ),
+      ).toBe(true);
     });
   });
-
 });

@@ -28,7 +28,9 @@ describe('mla-diff CLI (e2e): runs', () => {
       expect(j).toMatchObject({ format: 'mla-diff/run', version: RUN_VERSION, verdict: 'agree', device: { name: 'wasm' } });
       // A prompt: is one request prefilled in one piece.
       expect(j.scenario.requests.map((r) => r.name)).toEqual(['prompt']);
-      expect(j.cases[0]!.trace.pieces).toEqual([{ step: 0, request: 'prompt', kind: 'prefill', route: 'mha', start: 0, count: 7, chunks: 0 }]);
+      expect(j.cases[0]!.trace.pieces).toEqual([
+        { step: 0, request: 'prompt', kind: 'prefill', route: 'mha', start: 0, count: 7, chunks: 0 },
+      ]);
       expect(j.cases.map((c) => [c.trace.name, c.comparison.verdict, c.comparison.firstDivergence])).toEqual([
         ['all-heads', 'agree', null],
         ['tp1-of-2', 'agree', null],
@@ -58,7 +60,10 @@ describe('mla-diff CLI (e2e): runs', () => {
     });
 
     it('stage replay marks each divergent row introduced or inherited and names the first introduced stage; --replay off drops it', async () => {
-      const scenario = write('fault-replay.yaml', tinyScenario('fault-replay', 'faults: [{path: mqa, fault: kv-norm-skipped}, {path: mqa, fault: softmax-scale-latent}]\n'));
+      const scenario = write(
+        'fault-replay.yaml',
+        tinyScenario('fault-replay', 'faults: [{path: mqa, fault: kv-norm-skipped}, {path: mqa, fault: softmax-scale-latent}]\n'),
+      );
       const r = await mla(['run', scenario, '--device', 'wasm']);
       expect(r.exitCode).toBe(1);
       expect(r.stdout).toMatch(/^FAIL full: first divergence at kv_c_normed, .*; first introduced at kv_c_normed$/m);
@@ -100,5 +105,4 @@ describe('mla-diff CLI (e2e): runs', () => {
       expect(stackLines(r.stderr)).toEqual([]);
     });
   });
-
 });

@@ -18,21 +18,30 @@ it('checkDevice: nothing without an error; device-limit for out of memory and fo
   expect(thrownCode(() => checkDevice(rt(null)))).toBe('nothing thrown');
   expect(thrownCode(() => checkDevice({ device: { name: 'wasm' } }))).toBe('nothing thrown');
   expect(thrownCode(() => checkDevice(rt('vkAllocateMemory failed with VK_ERROR_OUT_OF_DEVICE_MEMORY')))).toBe('device-limit');
-  expect(thrownCode(() => checkDevice(rt('Binding size (160000000) is larger than the maximum storage buffer binding size')))).toBe('device-limit');
+  expect(thrownCode(() => checkDevice(rt('Binding size (160000000) is larger than the maximum storage buffer binding size')))).toBe(
+    'device-limit',
+  );
 });
 
-it('guarded: the value without an error; device-limit when the device\'s error scopes caught one', async () => {
+it("guarded: the value without an error; device-limit when the device's error scopes caught one", async () => {
   type Scoped = <T>(f: () => Promise<T>) => Promise<{ value: T; error: string | null }>;
-  const scoped = (error: string | null): Scoped => async (f) => ({ value: await f(), error });
+  const scoped =
+    (error: string | null): Scoped =>
+    async (f) => ({ value: await f(), error });
   await expect(guarded({ ...rt(null), scoped: scoped(null) }, async () => 7)).resolves.toBe(7);
-  await expect(guarded({ ...rt(null), scoped: scoped('vkAllocateMemory failed with VK_ERROR_OUT_OF_DEVICE_MEMORY') }, async () => 7))
-    .rejects.toMatchObject({ code: 'device-limit' });
+  await expect(
+    guarded({ ...rt(null), scoped: scoped('vkAllocateMemory failed with VK_ERROR_OUT_OF_DEVICE_MEMORY') }, async () => 7),
+  ).rejects.toMatchObject({ code: 'device-limit' });
   await expect(guarded({ device: { name: 'wasm' } }, async () => 3)).resolves.toBe(3);
 });
 
 itWebgpu(`webgpu: a binding past the limit is caught as device-limit, not read as numbers${skipReason}`, async () => {
   await ensureBuilt('runtime/device.js');
   const r = await execa('node', [BENCH], { cwd: ROOT, reject: false });
-  const line = r.stdout.split('\n').filter((l) => l.startsWith('{')).pop() ?? '{}';
+  const line =
+    r.stdout
+      .split('\n')
+      .filter((l) => l.startsWith('{'))
+      .pop() ?? '{}';
   expect({ exit: r.exitCode, ...JSON.parse(line) }).toMatchObject({ exit: 0, before: null, code: 'device-limit' });
 });

@@ -11,7 +11,9 @@ const mla = (args: string[]) => execa('node', [CLI, ...args, '--device', 'wasm']
 jest.setTimeout(120_000);
 
 let dir: string;
-beforeAll(() => { dir = mkdtempSync(join(tmpdir(), 'mla-diff-exit-')); });
+beforeAll(() => {
+  dir = mkdtempSync(join(tmpdir(), 'mla-diff-exit-'));
+});
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 it.each([
@@ -21,7 +23,10 @@ it.each([
   ['runtime failure: an external backend that crashes', ['run', 'CRASH'], 3, 'external-failed'],
 ])('%s → exit %i', async (_what, args, exit, code) => {
   const file = join(dir, 'crash.yaml');
-  writeFileSync(file, 'name: crash\nmodel: {preset: tiny}\nweights: {synthetic: {seed: 3}}\nprompt:\n  ids: [5, 17]\nexternal:\n  command: "exit 4"\n  timeout_s: 30\n');
+  writeFileSync(
+    file,
+    'name: crash\nmodel: {preset: tiny}\nweights: {synthetic: {seed: 3}}\nprompt:\n  ids: [5, 17]\nexternal:\n  command: "exit 4"\n  timeout_s: 30\n',
+  );
   const r = await mla(args.map((a) => (a === 'CRASH' ? file : a)));
   expect(r.exitCode).toBe(exit);
   if (code) expect(r.stderr).toContain(`error [${code}]`);
@@ -34,8 +39,11 @@ it('--help documents the exit codes', async () => {
 });
 
 it('bad input: MLA_DIFF_BLAS naming no BLAS → exit 2, one line naming it and a hint', async () => {
-  const r = await execa('node', [CLI, 'run', 'scenarios/tiny-smoke.yaml', '--device', 'wasm'],
-    { cwd: ROOT, reject: false, env: { NO_COLOR: '1', MLA_DIFF_BLAS: '/nonexistent/libopenblas.so.0' } });
+  const r = await execa('node', [CLI, 'run', 'scenarios/tiny-smoke.yaml', '--device', 'wasm'], {
+    cwd: ROOT,
+    reject: false,
+    env: { NO_COLOR: '1', MLA_DIFF_BLAS: '/nonexistent/libopenblas.so.0' },
+  });
   expect(r.exitCode).toBe(2);
   expect(r.stderr).toContain('error [device-unavailable]');
   expect(r.stderr).toMatch(/MLA_DIFF_BLAS: \/nonexistent\/libopenblas\.so\.0 does not load as a BLAS/);
@@ -44,8 +52,11 @@ it('bad input: MLA_DIFF_BLAS naming no BLAS → exit 2, one line naming it and a
 });
 
 it('MLA_DIFF_BLAS=off runs on XNNPACK and says so in the report', async () => {
-  const r = await execa('node', [CLI, 'run', 'scenarios/tiny-smoke.yaml', '--device', 'wasm', '--format', 'json'],
-    { cwd: ROOT, reject: false, env: { NO_COLOR: '1', MLA_DIFF_BLAS: 'off' } });
+  const r = await execa('node', [CLI, 'run', 'scenarios/tiny-smoke.yaml', '--device', 'wasm', '--format', 'json'], {
+    cwd: ROOT,
+    reject: false,
+    env: { NO_COLOR: '1', MLA_DIFF_BLAS: 'off' },
+  });
   expect(r.exitCode).toBe(0);
   expect(JSON.stringify(JSON.parse(r.stdout).device ?? JSON.parse(r.stdout))).toMatch(/XNNPACK \(MLA_DIFF_BLAS=off\)/);
 });

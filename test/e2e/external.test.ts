@@ -17,7 +17,9 @@ const NODE_MLA = join(ROOT, 'examples', 'backends', 'node-mla.mjs');
 jest.setTimeout(120_000);
 
 let dir: string;
-beforeAll(() => { dir = mkdtempSync(join(tmpdir(), 'mla-diff-external-e2e-')); });
+beforeAll(() => {
+  dir = mkdtempSync(join(tmpdir(), 'mla-diff-external-e2e-'));
+});
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 const mla = (args: string[]) => execa('node', [CLI, ...args, '--device', 'wasm'], { cwd: ROOT, reject: false, env: { NO_COLOR: '1' } });
@@ -25,7 +27,10 @@ const mla = (args: string[]) => execa('node', [CLI, ...args, '--device', 'wasm']
 interface Run {
   verdict: string;
   cases: {
-    trace: { external?: { name: string; statsOnly: number; dir?: string }; diffs: { a: string; b: string; stage: string; relErr: number | null; normOnly?: boolean }[] };
+    trace: {
+      external?: { name: string; statsOnly: number; dir?: string };
+      diffs: { a: string; b: string; stage: string; relErr: number | null; normOnly?: boolean }[];
+    };
     comparison: { firstDivergence: { stage: string; culprit: string; step: number; request: string } | null };
     replay?: unknown;
   }[];
@@ -34,7 +39,10 @@ interface Run {
 /** One prefill of 5 tokens on the tiny config, reference on, plus `extra` YAML. */
 function scenario(name: string, extra: string): string {
   const file = join(dir, `${name}.yaml`);
-  writeFileSync(file, `name: ${name}\nmodel: {preset: tiny}\nweights: {synthetic: {seed: 3}}\nprompt:\n  ids: [5, 17, 256, 999, 42]\nreference: on\n${extra}`);
+  writeFileSync(
+    file,
+    `name: ${name}\nmodel: {preset: tiny}\nweights: {synthetic: {seed: 3}}\nprompt:\n  ids: [5, 17, 256, 999, 42]\nreference: on\n${extra}`,
+  );
   return file;
 }
 const external = (command: string, more = '') => `external:\n  command: ${JSON.stringify(command)}\n  timeout_s: 30\n${more}`;
@@ -49,7 +57,18 @@ describe('external backend: examples/backends/node-mla.mjs', () => {
     const { code, run } = await runJson([scenario('node-ok', external(`node ${NODE_MLA}`))]);
     expect(code).toBe(0);
     const ext = run.cases[0]!.trace.diffs.filter((d) => d.a === 'external' && d.b === 'reference');
-    expect(ext.map((d) => d.stage)).toEqual(['q_nope', 'kv_c_normed', 'q_pe', 'k_pe', 'k_nope', 'v', 'lse', 'attn_out_heads', 'attn_out', 'o_proj_out']);
+    expect(ext.map((d) => d.stage)).toEqual([
+      'q_nope',
+      'kv_c_normed',
+      'q_pe',
+      'k_pe',
+      'k_nope',
+      'v',
+      'lse',
+      'attn_out_heads',
+      'attn_out',
+      'o_proj_out',
+    ]);
     for (const d of ext) expect(d.relErr).toBeLessThan(1e-6); // float64 JS against the float64 reference, float32 inputs
     expect(run.cases[0]!.trace.external?.name).toBe('node-mha');
   });
@@ -95,20 +114,30 @@ describe('external backend failures: exit 3 when it crashes or times out, 2 when
 
   it('no response.json: external-bad-response', () => bad('no-response', external('true'), 'external-bad-response'));
   it('a response of the wrong version: external-bad-response', () =>
-    bad('bad-version', external('echo \'{"format": "mla-diff/external-response", "version": 9}\' > "$MLA_DIFF_OUT/response.json"'), 'external-bad-response'));
+    bad(
+      'bad-version',
+      external('echo \'{"format": "mla-diff/external-response", "version": 9}\' > "$MLA_DIFF_OUT/response.json"'),
+      'external-bad-response',
+    ));
 
   /** A backend that hands back prepared files: response.json and a stages.safetensors with these tensors. */
   const canned = (name: string, tensors: { name: string; shape: number[] }[], response: Record<string, unknown> = {}) => {
     const d = join(dir, name);
     mkdirSync(d);
-    writeSafetensors(join(d, 'stages.safetensors'), tensors.map((t) => ({ ...t, dtype: 'F32' as const, data: new Float32Array(t.shape.reduce((a, b) => a * b, 1)).fill(0.5) })));
+    writeSafetensors(
+      join(d, 'stages.safetensors'),
+      tensors.map((t) => ({ ...t, dtype: 'F32' as const, data: new Float32Array(t.shape.reduce((a, b) => a * b, 1)).fill(0.5) })),
+    );
     writeFileSync(join(d, 'response.json'), JSON.stringify({ format: 'mla-diff/external-response', version: 1, ...response }));
     return external(`cp ${d}/* "$MLA_DIFF_OUT"/`);
   };
   // tiny: N 4, P 16, R 8, V 12, L 32; the piece is 0/prompt with T = 5.
-  it('a misshaped tensor: external-bad-output', () => bad('misshaped', canned('misshaped', [{ name: '0/prompt/q_nope', shape: [5, 4, 15] }]), 'external-bad-output'));
-  it('an unknown stage name: external-bad-output', () => bad('unknown-stage', canned('unknown-stage', [{ name: '0/prompt/attn_output', shape: [5, 48] }]), 'external-bad-output'));
-  it('a step/request not in the schedule: external-bad-output', () => bad('unknown-piece', canned('unknown-piece', [{ name: '1/prompt/q_nope', shape: [5, 4, 16] }]), 'external-bad-output'));
+  it('a misshaped tensor: external-bad-output', () =>
+    bad('misshaped', canned('misshaped', [{ name: '0/prompt/q_nope', shape: [5, 4, 15] }]), 'external-bad-output'));
+  it('an unknown stage name: external-bad-output', () =>
+    bad('unknown-stage', canned('unknown-stage', [{ name: '0/prompt/attn_output', shape: [5, 48] }]), 'external-bad-output'));
+  it('a step/request not in the schedule: external-bad-output', () =>
+    bad('unknown-piece', canned('unknown-piece', [{ name: '1/prompt/q_nope', shape: [5, 4, 16] }]), 'external-bad-output'));
   it('an unknown layout axis: external-bad-output', () =>
     bad('bad-axis', canned('bad-axis', [{ name: '0/prompt/lse', shape: [5, 4] }], { layouts: { lse: 't x' } }), 'external-bad-output'));
   it('names: maps a backend name onto a stage', async () => {
@@ -141,9 +170,15 @@ describe('engine-trace import: --trace dump.safetensors | dump.jsonl', () => {
 
   it('one stage scaled: localized at that stage, culprit external', async () => {
     const tampered = join(dir, 'tampered.safetensors');
-    writeSafetensors(tampered, readNamedTensors(dump, 'external-bad-response').map((t) => ({
-      name: t.name, dtype: 'F32' as const, shape: t.shape, data: Float32Array.from(t.data, (x) => (t.name.endsWith('/k_pe') ? x * 1.01 : x)),
-    })));
+    writeSafetensors(
+      tampered,
+      readNamedTensors(dump, 'external-bad-response').map((t) => ({
+        name: t.name,
+        dtype: 'F32' as const,
+        shape: t.shape,
+        data: Float32Array.from(t.data, (x) => (t.name.endsWith('/k_pe') ? x * 1.01 : x)),
+      })),
+    );
     const { code, run } = await runJson([scenario('dump-tampered', layouts), '--trace', tampered]);
     expect(code).toBe(1);
     expect(run.cases[0]!.comparison.firstDivergence).toMatchObject({ stage: 'k_pe', culprit: 'external' });
@@ -153,7 +188,8 @@ describe('engine-trace import: --trace dump.safetensors | dump.jsonl', () => {
     const ref = ok.cases[0]! as unknown as { trace: { paths: { reference: { stages: { stage: string; stats: { l2: number } }[] } } } };
     const norm = (s: string) => ref.trace.paths.reference.stages.find((r) => r.stage === s)!.stats.l2;
     const lines = ['q_nope', 'kv_c_normed', 'lse', 'attn_out', 'o_proj_out'].map((s) =>
-      JSON.stringify({ step: 0, request: 'prompt', stage: s, norm: s === 'attn_out' || s === 'o_proj_out' ? norm(s) / 8 : norm(s) }));
+      JSON.stringify({ step: 0, request: 'prompt', stage: s, norm: s === 'attn_out' || s === 'o_proj_out' ? norm(s) / 8 : norm(s) }),
+    );
     const file = join(dir, 'norms.jsonl');
     writeFileSync(file, `${lines.join('\n')}\n`);
     const { code, run } = await runJson([scenario('dump-norms', ''), '--trace', file]);
@@ -166,9 +202,33 @@ describe('engine-trace import: --trace dump.safetensors | dump.jsonl', () => {
 
   it.each([
     ['a missing dump', 'file-not-found', () => join(dir, 'nope.safetensors')],
-    ['a corrupt dump', 'external-bad-response', () => { const f = join(dir, 'corrupt.safetensors'); writeFileSync(f, 'not safetensors at all'); return f; }],
-    ['a jsonl line that is not JSON', 'external-bad-response', () => { const f = join(dir, 'broken.jsonl'); writeFileSync(f, '{"stage": "lse", "norm": 1}\n{oops\n'); return f; }],
-    ['an unknown stage name', 'external-bad-output', () => { const f = join(dir, 'unknown.jsonl'); writeFileSync(f, '{"stage": "attn_output", "norm": 1}\n'); return f; }],
+    [
+      'a corrupt dump',
+      'external-bad-response',
+      () => {
+        const f = join(dir, 'corrupt.safetensors');
+        writeFileSync(f, 'not safetensors at all');
+        return f;
+      },
+    ],
+    [
+      'a jsonl line that is not JSON',
+      'external-bad-response',
+      () => {
+        const f = join(dir, 'broken.jsonl');
+        writeFileSync(f, '{"stage": "lse", "norm": 1}\n{oops\n');
+        return f;
+      },
+    ],
+    [
+      'an unknown stage name',
+      'external-bad-output',
+      () => {
+        const f = join(dir, 'unknown.jsonl');
+        writeFileSync(f, '{"stage": "attn_output", "norm": 1}\n');
+        return f;
+      },
+    ],
   ])('%s → error [%s]', async (_what, code, file) => {
     const r = await mla(['run', scenario(`dump-bad-${code}`, ''), '--trace', file()]);
     expect(r.exitCode).toBe(2);

@@ -8,9 +8,24 @@ import { checkDir, itWebgpu, runCheck, skipReason } from './webgpu-checks';
  */
 jest.setTimeout(900_000);
 
-interface Err { rel: number; mismatched: number }
-interface Check { name: string; out: Err; lse: Err; max: Err; leakedTensors: number; ok: boolean }
-interface FlashJson { passed: boolean; tolerance: number; device: { name: string }; checks: Check[] }
+interface Err {
+  rel: number;
+  mismatched: number;
+}
+interface Check {
+  name: string;
+  out: Err;
+  lse: Err;
+  max: Err;
+  leakedTensors: number;
+  ok: boolean;
+}
+interface FlashJson {
+  passed: boolean;
+  tolerance: number;
+  device: { name: string };
+  checks: Check[];
+}
 
 const outDir = checkDir('mla-flash-', 'kernels/flash-attention.js');
 
@@ -28,14 +43,21 @@ itWebgpu.each([
   ['V staged directly, loops rolled', ['--prefetch-v', '0', '--unroll', '0']],
   ['8×4 logits per thread; 32-column chunks, 8 output rows per thread', ['--tiles', H200_SHAPES]],
   ['128 rows, 8 output rows per thread', ['--tiles', H200_LONG]],
-])(`webgpu: flashAttention (%s) equals the unfused attend within 1e-5 on 26 MHA/MQA edge cases (4 with split-KV, 5 token-major), no leak${skipReason}`, async (_, args) => {
-  const j = await runCheck<FlashJson>('flash-check.mjs', outDir(), 'flash-check.json', ['--time', '0', ...(args as string[])]);
-  expect(j.tolerance).toBeLessThanOrEqual(1e-5);
-  expect(j.checks.length).toBe(26);
-  for (const c of j.checks) {
-    expect({ name: c.name, ok: c.ok, leaked: c.leakedTensors, mismatched: c.out.mismatched + c.lse.mismatched + c.max.mismatched })
-      .toEqual({ name: c.name, ok: true, leaked: 0, mismatched: 0 });
-    expect(Math.max(c.out.rel, c.lse.rel, c.max.rel)).toBeLessThanOrEqual(j.tolerance);
-  }
-  expect(j.passed).toBe(true);
-});
+])(
+  `webgpu: flashAttention (%s) equals the unfused attend within 1e-5 on 26 MHA/MQA edge cases (4 with split-KV, 5 token-major), no leak${skipReason}`,
+  async (_, args) => {
+    const j = await runCheck<FlashJson>('flash-check.mjs', outDir(), 'flash-check.json', ['--time', '0', ...(args as string[])]);
+    expect(j.tolerance).toBeLessThanOrEqual(1e-5);
+    expect(j.checks.length).toBe(26);
+    for (const c of j.checks) {
+      expect({
+        name: c.name,
+        ok: c.ok,
+        leaked: c.leakedTensors,
+        mismatched: c.out.mismatched + c.lse.mismatched + c.max.mismatched,
+      }).toEqual({ name: c.name, ok: true, leaked: 0, mismatched: 0 });
+      expect(Math.max(c.out.rel, c.lse.rel, c.max.rel)).toBeLessThanOrEqual(j.tolerance);
+    }
+    expect(j.passed).toBe(true);
+  },
+);

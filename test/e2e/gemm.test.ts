@@ -10,9 +10,16 @@ jest.setTimeout(600_000);
 
 const outDir = checkDir('mla-gemm-', 'kernels/gemm.js');
 
-itWebgpu(`webgpu: gemm equals tf.matMul and the float64 product within 1e-5 on 24 edge, layer-shaped, batched and split-K cases (2 with the k-steps one per iteration) and 5 per-head (token-major) cases, no leak; the split-K cases split${skipReason}`, async () => {
-  const j = await runCheck<{ passed: boolean; tolerance: number; device: { name: string }; checks: ProductCheck[] }>('gemm-check.mjs', outDir(), 'gemm-check.json');
-  expectProductChecks(j, 29, 1e-5);
-  const splits = (j.checks as (ProductCheck & { split?: number })[]).filter((c) => c.name.startsWith('split-K')).map((c) => c.split);
-  expect(splits).toEqual([4, 8, 8]);
-});
+itWebgpu(
+  `webgpu: gemm equals tf.matMul and the float64 product within 1e-5 on 24 edge, layer-shaped, batched and split-K cases (2 with the k-steps one per iteration) and 5 per-head (token-major) cases, no leak; the split-K cases split${skipReason}`,
+  async () => {
+    const j = await runCheck<{ passed: boolean; tolerance: number; device: { name: string }; checks: ProductCheck[] }>(
+      'gemm-check.mjs',
+      outDir(),
+      'gemm-check.json',
+    );
+    expectProductChecks(j, 29, 1e-5);
+    const splits = (j.checks as (ProductCheck & { split?: number })[]).filter((c) => c.name.startsWith('split-K')).map((c) => c.split);
+    expect(splits).toEqual([4, 8, 8]);
+  },
+);

@@ -24,40 +24,53 @@ interface Measured {
 
 describe('HTML report in headless Chromium', () => {
   let dir: string;
-  beforeAll(() => { dir = mkdtempSync(join(tmpdir(), 'mla-html-e2e-')); });
+  beforeAll(() => {
+    dir = mkdtempSync(join(tmpdir(), 'mla-html-e2e-'));
+  });
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
   const run = present || required ? it : it.skip;
-  run(`renders three plots with drawn marks and a non-blank page${present ? '' : ` (skipped: no chromium at ${CHROMIUM}; .ci/run installs Debian's chromium)`}`, async () => {
-    const html = join(dir, 'report.html');
-    const r = await execa('node', [CLI, 'report', FIXTURE, '--html', html], { cwd: ROOT, reject: false });
-    expect(r.exitCode).toBe(1); // the saved run diverges
-    expect(readFileSync(html, 'utf8')).toMatch(/^<!DOCTYPE html>/);
-    const png = join(dir, 'report.png');
-    const s = await execa('node', [join(ROOT, 'scripts', 'screenshot-report.mjs'), '--html', html, '--png', png], { cwd: ROOT, reject: false, env: { CHROMIUM } });
-    expect(s.stderr).toBe('');
-    expect(s.exitCode).toBe(0);
-    const m = JSON.parse(s.stdout) as Measured;
-    expect(m.external).toEqual([]);
-    expect(m.svgs).toHaveLength(3);
-    for (const svg of m.svgs) {
-      expect(svg.width).toBeGreaterThan(100);
-      expect(svg.height).toBeGreaterThan(100);
-      expect(svg.drawn).toBeGreaterThan(0);
-    }
-    // Norms: a point per path and stage; errors: a point per record; heads: a cell per head and token.
-    expect(m.svgs[0]!.drawn).toBeGreaterThan(29);
-    expect(m.svgs[2]!.drawn).toBeGreaterThanOrEqual(8 + 5);
-    expect(m.screenshot.width).toBe(1200);
-    expect(m.screenshot.colours).toBeGreaterThan(16);
-    expect(m.screenshot.inkFraction).toBeGreaterThan(0.02);
-    expect(readFileSync(png).subarray(1, 4).toString()).toBe('PNG');
-  });
+  run(
+    `renders three plots with drawn marks and a non-blank page${present ? '' : ` (skipped: no chromium at ${CHROMIUM}; .ci/run installs Debian's chromium)`}`,
+    async () => {
+      const html = join(dir, 'report.html');
+      const r = await execa('node', [CLI, 'report', FIXTURE, '--html', html], { cwd: ROOT, reject: false });
+      expect(r.exitCode).toBe(1); // the saved run diverges
+      expect(readFileSync(html, 'utf8')).toMatch(/^<!DOCTYPE html>/);
+      const png = join(dir, 'report.png');
+      const s = await execa('node', [join(ROOT, 'scripts', 'screenshot-report.mjs'), '--html', html, '--png', png], {
+        cwd: ROOT,
+        reject: false,
+        env: { CHROMIUM },
+      });
+      expect(s.stderr).toBe('');
+      expect(s.exitCode).toBe(0);
+      const m = JSON.parse(s.stdout) as Measured;
+      expect(m.external).toEqual([]);
+      expect(m.svgs).toHaveLength(3);
+      for (const svg of m.svgs) {
+        expect(svg.width).toBeGreaterThan(100);
+        expect(svg.height).toBeGreaterThan(100);
+        expect(svg.drawn).toBeGreaterThan(0);
+      }
+      // Norms: a point per path and stage; errors: a point per record; heads: a cell per head and token.
+      expect(m.svgs[0]!.drawn).toBeGreaterThan(29);
+      expect(m.svgs[2]!.drawn).toBeGreaterThanOrEqual(8 + 5);
+      expect(m.screenshot.width).toBe(1200);
+      expect(m.screenshot.colours).toBeGreaterThan(16);
+      expect(m.screenshot.inkFraction).toBeGreaterThan(0.02);
+      expect(readFileSync(png).subarray(1, 4).toString()).toBe('PNG');
+    },
+  );
 
   run('measures a blank page as blank (the check can fail)', async () => {
     const html = join(dir, 'blank.html');
     writeFileSync(html, '<!DOCTYPE html><html><body></body></html>');
-    const s = await execa('node', [join(ROOT, 'scripts', 'screenshot-report.mjs'), '--html', html, '--png', join(dir, 'blank.png')], { cwd: ROOT, reject: false, env: { CHROMIUM } });
+    const s = await execa('node', [join(ROOT, 'scripts', 'screenshot-report.mjs'), '--html', html, '--png', join(dir, 'blank.png')], {
+      cwd: ROOT,
+      reject: false,
+      env: { CHROMIUM },
+    });
     expect(s.exitCode).toBe(0);
     const m = JSON.parse(s.stdout) as Measured;
     expect(m.svgs).toEqual([]);
@@ -68,7 +81,9 @@ describe('HTML report in headless Chromium', () => {
 
 describe('run --html', () => {
   let dir: string;
-  beforeAll(() => { dir = mkdtempSync(join(tmpdir(), 'mla-html-run-')); });
+  beforeAll(() => {
+    dir = mkdtempSync(join(tmpdir(), 'mla-html-run-'));
+  });
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
   it('writes the page beside the terminal report, and overwrites only its own pages', async () => {

@@ -29,11 +29,17 @@ beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'mla-diff-e2e-inspect-'));
   writeFixtures(join(dir, 'fx'));
 });
-afterAll(() => { if (dir) rmSync(dir, { recursive: true, force: true }); });
+afterAll(() => {
+  if (dir) rmSync(dir, { recursive: true, force: true });
+});
 
 describe('mla-diff inspect (e2e)', () => {
-  it.each([['tiny-q8_0.gguf', '32+8 = 40'], ['small-q4_k-00002-of-00002.gguf', '256+16 = 272'], ['tiny-bf16', '32+8 = 40'],
-    ['small-fp8/model.safetensors.index.json', '256+16 = 272']])('%s: exit 0, the MLA dims, plain text', async (f, latent) => {
+  it.each([
+    ['tiny-q8_0.gguf', '32+8 = 40'],
+    ['small-q4_k-00002-of-00002.gguf', '256+16 = 272'],
+    ['tiny-bf16', '32+8 = 40'],
+    ['small-fp8/model.safetensors.index.json', '256+16 = 272'],
+  ])('%s: exit 0, the MLA dims, plain text', async (f, latent) => {
     const r = await mla(['inspect', fx(f)]);
     expect([r.exitCode, r.stderr]).toEqual([0, '']);
     expect(r.stdout).toContain(`latent L+R ${latent}`);
@@ -79,7 +85,11 @@ describe('mla-diff inspect (e2e)', () => {
 
   it('an MLA GGUF with a wrong attn_v_b shape: the facts on stdout, then error [tensor-shape], exit 2', async () => {
     const c = { ...smallFixtureConfig(), vocab_size: 16 };
-    const tensors: Record<string, number[]> = { 'token_embd.weight': [16, c.hidden_size], [ggufKB(0)]: [2, 256, 32], [ggufVB(0)]: [...vBShape(c)].reverse() };
+    const tensors: Record<string, number[]> = {
+      'token_embd.weight': [16, c.hidden_size],
+      [ggufKB(0)]: [2, 256, 32],
+      [ggufVB(0)]: [...vBShape(c)].reverse(),
+    };
     for (const t of LAYER_TENSORS) if (t !== 'kv_b_proj') tensors[ggufName(0, t)] = expectedShape(c, t);
     writeF32Gguf(join(dir, 'bad-v-b.gguf'), mlaMeta(c, 1), tensors);
     const r = await mla(['inspect', join(dir, 'bad-v-b.gguf')]);
@@ -92,10 +102,14 @@ describe('mla-diff inspect (e2e)', () => {
     const cases: [string, string, () => string[]][] = [
       ['a missing file', 'file-not-found', () => ['inspect', join(dir, 'missing.gguf')]],
       ['a YAML file', 'checkpoint-invalid', () => ['inspect', join(ROOT, 'scenarios', 'tiny-smoke.yaml')]],
-      ['random bytes', 'checkpoint-invalid', () => {
-        writeFileSync(join(dir, 'random.bin'), Buffer.from(Array.from({ length: 2048 }, (_, i) => (i * 31 + 7) % 256)));
-        return ['inspect', join(dir, 'random.bin')];
-      }],
+      [
+        'random bytes',
+        'checkpoint-invalid',
+        () => {
+          writeFileSync(join(dir, 'random.bin'), Buffer.from(Array.from({ length: 2048 }, (_, i) => (i * 31 + 7) % 256)));
+          return ['inspect', join(dir, 'random.bin')];
+        },
+      ],
       ['a layer the file lacks', 'tensor-missing', () => ['inspect', fx('tiny-q8_0.gguf'), '--layer', '5']],
       ['a negative layer', 'invalid-value', () => ['inspect', fx('tiny-q8_0.gguf'), '--layer', '-1']],
       ['no file', 'usage', () => ['inspect']],

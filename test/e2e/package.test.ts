@@ -69,7 +69,16 @@ it('npm pack, installed by name in a fresh project: the API loads and tiny-smoke
   const pack = await execa('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', dir], { cwd: ROOT });
   const { filename, files } = (JSON.parse(pack.stdout) as { filename: string; files: { path: string }[] }[])[0]!;
   const paths = files.map((f) => f.path);
-  expect(paths).toEqual(expect.arrayContaining(['package.json', 'dist/index.js', 'dist/index.d.ts', 'dist/devices/index.js', 'scenarios/tiny-smoke.yaml', PKG.bin['mla-diff']!]));
+  expect(paths).toEqual(
+    expect.arrayContaining([
+      'package.json',
+      'dist/index.js',
+      'dist/index.d.ts',
+      'dist/devices/index.js',
+      'scenarios/tiny-smoke.yaml',
+      PKG.bin['mla-diff']!,
+    ]),
+  );
   expect(paths.filter((p) => p.startsWith('bench/') || p.startsWith('test/') || p.startsWith('src/'))).toEqual([]);
 
   const project = join(dir, 'project');
@@ -81,7 +90,14 @@ it('npm pack, installed by name in a fresh project: the API loads and tiny-smoke
 
   const r = await execa('node', ['use.js'], { cwd: project, reject: false });
   expect({ exit: r.exitCode, stderr: r.exitCode === 0 ? '' : r.stderr.slice(-3000) }).toEqual({ exit: 0, stderr: '' });
-  const out = JSON.parse(r.stdout.trim().split('\n').pop()!) as { exports: number; verdict: string; cases: number; device: string; junit: boolean; bin: string };
+  const out = JSON.parse(r.stdout.trim().split('\n').pop()!) as {
+    exports: number;
+    verdict: string;
+    cases: number;
+    device: string;
+    junit: boolean;
+    bin: string;
+  };
   expect(out).toEqual({ exports: out.exports, verdict: 'agree', cases: 2, device: 'wasm', junit: true, bin: PKG.bin['mla-diff'] });
   expect(out.exports).toBeGreaterThan(50);
 });

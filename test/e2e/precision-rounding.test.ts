@@ -14,8 +14,22 @@ const BENCH = join(ROOT, 'bench', 'precision', 'rounding.mjs');
 
 jest.setTimeout(180_000);
 
-interface Check { dtype: string; set: string; values: number; deviceVsOracle: number; hostVsOracle: number; deviceVsHost: number; leakedTensors: number; overflowed: { oracle: number; roundInto: number } }
-interface RoundingJson { bitExact: boolean; device: { name: string }; checks: Check[]; throughput: { rows: { dtype: string; device: { medianMs: number } }[] } }
+interface Check {
+  dtype: string;
+  set: string;
+  values: number;
+  deviceVsOracle: number;
+  hostVsOracle: number;
+  deviceVsHost: number;
+  leakedTensors: number;
+  overflowed: { oracle: number; roundInto: number };
+}
+interface RoundingJson {
+  bitExact: boolean;
+  device: { name: string };
+  checks: Check[];
+  throughput: { rows: { dtype: string; device: { medianMs: number } }[] };
+}
 
 let dir: string;
 beforeAll(async () => {
@@ -35,18 +49,40 @@ async function bench(device: string, extra: string[]): Promise<RoundingJson> {
 function expectExact(r: RoundingJson, device: string): void {
   expect(r.device.name).toBe(device);
   expect(r.bitExact).toBe(true);
-  expect(r.checks.map((c) => `${c.dtype} ${c.set}`)).toEqual(['bfloat16 edge', 'bfloat16 random', 'float16 edge', 'float16 random', 'fp8_e4m3 edge', 'fp8_e4m3 random']);
+  expect(r.checks.map((c) => `${c.dtype} ${c.set}`)).toEqual([
+    'bfloat16 edge',
+    'bfloat16 random',
+    'float16 edge',
+    'float16 random',
+    'fp8_e4m3 edge',
+    'fp8_e4m3 random',
+  ]);
   for (const c of r.checks) {
-    expect({ ...c, values: c.values > 1000 }).toEqual({ ...c, values: true, deviceVsOracle: 0, hostVsOracle: 0, deviceVsHost: 0, leakedTensors: 0, overflowed: { oracle: c.overflowed.roundInto, roundInto: c.overflowed.roundInto } });
+    expect({ ...c, values: c.values > 1000 }).toEqual({
+      ...c,
+      values: true,
+      deviceVsOracle: 0,
+      hostVsOracle: 0,
+      deviceVsHost: 0,
+      leakedTensors: 0,
+      overflowed: { oracle: c.overflowed.roundInto, roundInto: c.overflowed.roundInto },
+    });
   }
 }
 
 const webgpu = process.env['MLA_DIFF_REQUIRE_WEBGPU'] === '1' || !('missing' in probeAdapter());
-(webgpu ? it : it.skip)('webgpu: the WGSL rounding equals the oracle bit for bit (edge + 20k random values), and times a 1M tensor', async () => {
-  const r = await bench('webgpu', ['--random', '20000', '--elements', String(2 ** 20), '--reps', '2']);
-  expectExact(r, 'webgpu');
-  expect(r.throughput.rows.map((row) => [row.dtype, row.device.medianMs > 0])).toEqual([['bfloat16', true], ['float16', true], ['fp8_e4m3', true]]);
-});
+(webgpu ? it : it.skip)(
+  'webgpu: the WGSL rounding equals the oracle bit for bit (edge + 20k random values), and times a 1M tensor',
+  async () => {
+    const r = await bench('webgpu', ['--random', '20000', '--elements', String(2 ** 20), '--reps', '2']);
+    expectExact(r, 'webgpu');
+    expect(r.throughput.rows.map((row) => [row.dtype, row.device.medianMs > 0])).toEqual([
+      ['bfloat16', true],
+      ['float16', true],
+      ['fp8_e4m3', true],
+    ]);
+  },
+);
 
 it('wasm: the bench agrees too (heap-to-heap roundInto)', async () => {
   expectExact(await bench('wasm', ['--random', '20000', '--elements', '0']), 'wasm');

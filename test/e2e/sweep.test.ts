@@ -32,7 +32,14 @@ interface SweepJson {
   matrix: { hash: string; points: number };
   shard: { index: number; count: number } | null;
   summary: { points: number; met: number };
-  points: { index: number; id: string; verdict: string; met: boolean; seconds: number; firstDivergence: { stage: string; culprit: string } | null }[];
+  points: {
+    index: number;
+    id: string;
+    verdict: string;
+    met: boolean;
+    seconds: number;
+    firstDivergence: { stage: string; culprit: string } | null;
+  }[];
 }
 const read = (f: string) => JSON.parse(readFileSync(f, 'utf8')) as SweepJson;
 const timeless = (r: SweepJson) => r.points.map(({ seconds: _s, ...p }) => p);
@@ -54,17 +61,30 @@ describe('mla-diff sweep and merge (e2e)', () => {
     expect(whole.stdout).toContain('PASS: all 4 points met their expectation');
     const all = read(join(dir, 'whole.json'));
     expect(all.format).toBe('mla-diff/sweep');
-    expect(all.points.map((p) => p.id)).toEqual(['seed=1,fault=none', 'seed=1,fault=mqa:softmax-scale-latent', 'seed=2,fault=none', 'seed=2,fault=mqa:softmax-scale-latent']);
+    expect(all.points.map((p) => p.id)).toEqual([
+      'seed=1,fault=none',
+      'seed=1,fault=mqa:softmax-scale-latent',
+      'seed=2,fault=none',
+      'seed=2,fault=mqa:softmax-scale-latent',
+    ]);
     expect(all.points.map((p) => p.verdict)).toEqual(['agree', 'diverge', 'agree', 'diverge']);
     expect(all.points[1]!.firstDivergence).toMatchObject({ stage: 'logits', culprit: 'mqa' });
 
-    const shards = await Promise.all([1, 2].map((i) => mla(['sweep', matrix, '--device', 'cpu', '--jobs', '1', '--shard', `${i}/2`, '--out', `${dir}/shards/`])));
+    const shards = await Promise.all(
+      [1, 2].map((i) => mla(['sweep', matrix, '--device', 'cpu', '--jobs', '1', '--shard', `${i}/2`, '--out', `${dir}/shards/`])),
+    );
     expect(shards.map((s) => s.exitCode)).toEqual([0, 0]);
     const s1 = read(join(dir, 'shards', 'e2e.shard-1-of-2.json'));
     expect(s1.shard).toEqual({ index: 1, count: 2 });
     expect(s1.points.map((p) => p.index)).toEqual([0, 2]);
 
-    const merged = await mla(['merge', join(dir, 'shards', 'e2e.shard-2-of-2.json'), join(dir, 'shards', 'e2e.shard-1-of-2.json'), '--format', 'json']);
+    const merged = await mla([
+      'merge',
+      join(dir, 'shards', 'e2e.shard-2-of-2.json'),
+      join(dir, 'shards', 'e2e.shard-1-of-2.json'),
+      '--format',
+      'json',
+    ]);
     expect(merged.exitCode).toBe(0);
     const m = JSON.parse(merged.stdout) as SweepJson;
     expect(m.matrix).toEqual(all.matrix);
@@ -88,7 +108,10 @@ describe('mla-diff sweep and merge (e2e)', () => {
     expect(r.exitCode).toBe(2);
     expect(r.stderr).toContain(`[unknown-key] ${bad}:8:3: axes.seeds`);
     expect(r.stderr).not.toMatch(/^\s+at /m);
-    writeFileSync(join(dir, 'other.json'), JSON.stringify({ ...read(join(dir, 'whole.json')), matrix: { name: 'x', file: 'x', hash: 'f00', points: 4 } }, null, 2));
+    writeFileSync(
+      join(dir, 'other.json'),
+      JSON.stringify({ ...read(join(dir, 'whole.json')), matrix: { name: 'x', file: 'x', hash: 'f00', points: 4 } }, null, 2),
+    );
     const mixed = await mla(['merge', join(dir, 'whole.json'), join(dir, 'other.json')]);
     expect([mixed.exitCode, mixed.stderr]).toEqual([2, expect.stringContaining('[sweep-mismatch]')]);
   });

@@ -8,12 +8,19 @@ jest.setTimeout(300_000);
 
 const outDir = checkDir('mla-upload-', 'runtime/webgpu-upload.js');
 
-interface UploadReport { device: { name: string }; passed: boolean; checks: { name: string; ok: boolean; leaked?: number; createdBuffers?: unknown[] }[] }
+interface UploadReport {
+  device: { name: string };
+  passed: boolean;
+  checks: { name: string; ok: boolean; leaked?: number; createdBuffers?: unknown[] }[];
+}
 
-itWebgpu(`webgpu: float32, int32 and bool host values come back bit for bit, a tensor disposed under a pending command keeps its values, pooled sizes create no buffer${skipReason}`, async () => {
-  const j = await runCheck<UploadReport>('upload-check.mjs', outDir(), 'upload-check.json');
-  expect(j.checks.map((c) => c.name)).toHaveLength(15);
-  for (const c of j.checks) expect({ name: c.name, ok: c.ok, leaked: c.leaked ?? 0 }).toEqual({ name: c.name, ok: true, leaked: 0 });
-  expect(j.checks.find((c) => c.name.startsWith('50 uploads'))?.createdBuffers).toEqual([]);
-  expect(j.passed).toBe(true);
-});
+itWebgpu(
+  `webgpu: float32, int32 and bool host values come back bit for bit, a tensor disposed under a pending command keeps its values, pooled sizes create no buffer${skipReason}`,
+  async () => {
+    const j = await runCheck<UploadReport>('upload-check.mjs', outDir(), 'upload-check.json');
+    expect(j.checks.map((c) => c.name)).toHaveLength(15);
+    for (const c of j.checks) expect({ name: c.name, ok: c.ok, leaked: c.leaked ?? 0 }).toEqual({ name: c.name, ok: true, leaked: 0 });
+    expect(j.checks.find((c) => c.name.startsWith('50 uploads'))?.createdBuffers).toEqual([]);
+    expect(j.passed).toBe(true);
+  },
+);

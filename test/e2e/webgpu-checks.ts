@@ -36,8 +36,16 @@ export function checkDir(prefix: string, distFile: string): () => string {
  * Runs checks/`script` on webgpu with `--out dir` (and `extra`), expects exit 0 (else shows the
  * tail of its output) and returns the JSON it wrote there, `json`, after checking it ran on webgpu.
  */
-export async function runCheck<J extends { device: { name: string } }>(script: string, dir: string, json: string, extra: string[] = []): Promise<J> {
-  const r = await execa('node', [join(__dirname, 'checks', script), '--device', 'webgpu', '--out', dir, ...extra], { cwd: ROOT, reject: false });
+export async function runCheck<J extends { device: { name: string } }>(
+  script: string,
+  dir: string,
+  json: string,
+  extra: string[] = [],
+): Promise<J> {
+  const r = await execa('node', [join(__dirname, 'checks', script), '--device', 'webgpu', '--out', dir, ...extra], {
+    cwd: ROOT,
+    reject: false,
+  });
   expect({ exit: r.exitCode, output: r.exitCode === 0 ? '' : r.stdout.slice(-3000) }).toEqual({ exit: 0, output: '' });
   const j = JSON.parse(readFileSync(join(dir, json), 'utf8')) as J;
   expect(j.device.name).toBe('webgpu');
@@ -45,14 +53,30 @@ export async function runCheck<J extends { device: { name: string } }>(script: s
 }
 
 /** A kernel check against its oracle and float64: max relative errors, output shape, leaked tensors. */
-export interface ProductCheck { name: string; rel: number; host: number; shapeOk: boolean; leakedTensors: number; ok: boolean }
+export interface ProductCheck {
+  name: string;
+  rel: number;
+  host: number;
+  shapeOk: boolean;
+  leakedTensors: number;
+  ok: boolean;
+}
 
 /** Every check of a gemm/norm-rope style report passes: `count` of them, each within the report's tolerance. */
-export function expectProductChecks(j: { passed: boolean; tolerance: number; checks: ProductCheck[] }, count: number, tolerance: number): void {
+export function expectProductChecks(
+  j: { passed: boolean; tolerance: number; checks: ProductCheck[] },
+  count: number,
+  tolerance: number,
+): void {
   expect(j.tolerance).toBeLessThanOrEqual(tolerance);
   expect(j.checks.length).toBe(count);
   for (const c of j.checks) {
-    expect({ name: c.name, ok: c.ok, shapeOk: c.shapeOk, leaked: c.leakedTensors }).toEqual({ name: c.name, ok: true, shapeOk: true, leaked: 0 });
+    expect({ name: c.name, ok: c.ok, shapeOk: c.shapeOk, leaked: c.leakedTensors }).toEqual({
+      name: c.name,
+      ok: true,
+      shapeOk: true,
+      leaked: 0,
+    });
     expect(Math.max(c.rel, c.host)).toBeLessThanOrEqual(j.tolerance);
   }
   expect(j.passed).toBe(true);

@@ -35,11 +35,18 @@ export function checkFinite(values: Float32Array, file: string, tensor: string):
   let first = -1;
   for (let i = 0; i < values.length; i++) {
     const x = values[i]!;
-    if (x - x !== 0) { bad++; if (first < 0) first = i; }
+    if (x - x !== 0) {
+      bad++;
+      if (first < 0) first = i;
+    }
   }
   if (bad) {
-    throw new MlaDiffError('nan-weights', `${bad} of ${values.length} values are NaN or infinite (first at flat index ${first})`,
-      { file, field: tensor }, 'the checkpoint is corrupt, or its scales (d, weight_scale_inv) overflowed; re-download or re-convert it');
+    throw new MlaDiffError(
+      'nan-weights',
+      `${bad} of ${values.length} values are NaN or infinite (first at flat index ${first})`,
+      { file, field: tensor },
+      'the checkpoint is corrupt, or its scales (d, weight_scale_inv) overflowed; re-download or re-convert it',
+    );
   }
   return values;
 }

@@ -26,7 +26,23 @@ function roundTrip(spec: Parameters<typeof openSource>[0], seed: number) {
 }
 
 describe('GGUF checkpoints: every quant type within its bound, k_b/v_b split and merged', () => {
-  const TYPES: GgmlType[] = ['F32', 'F16', 'BF16', 'Q8_0', 'Q4_0', 'Q4_1', 'Q5_0', 'Q5_1', 'IQ4_NL', 'Q2_K', 'Q3_K', 'Q4_K', 'Q5_K', 'Q6_K', 'IQ4_XS'];
+  const TYPES: GgmlType[] = [
+    'F32',
+    'F16',
+    'BF16',
+    'Q8_0',
+    'Q4_0',
+    'Q4_1',
+    'Q5_0',
+    'Q5_1',
+    'IQ4_NL',
+    'Q2_K',
+    'Q3_K',
+    'Q4_K',
+    'Q5_K',
+    'Q6_K',
+    'IQ4_XS',
+  ];
   it.each(TYPES)('%s', (type) => {
     const path = join(dir, `small-${type}.gguf`);
     writeGgufCheckpoint(path, { config: small, layers: fixtureLayers(small), type, kvB: type.endsWith('K') ? 'merged' : 'split' });
@@ -45,7 +61,10 @@ describe('GGUF checkpoints: every quant type within its bound, k_b/v_b split and
 });
 
 describe('safetensors checkpoints', () => {
-  it.each([['BF16', 1], ['F8_E4M3', 2]] as const)('%s, %i shard(s): within the bound, layer 1 is seed 1', (dtype, shards) => {
+  it.each([
+    ['BF16', 1],
+    ['F8_E4M3', 2],
+  ] as const)('%s, %i shard(s): within the bound, layer 1 is seed 1', (dtype, shards) => {
     const path = join(dir, `st-${dtype}`);
     writeSafetensorsCheckpoint(path, { config: small, layers: fixtureLayers(small), dtype, shards });
     for (const layer of [0, 1]) {
@@ -85,21 +104,30 @@ describe('bad checkpoints fail with a code naming the tensor', () => {
   const path = join(dir, 'tiny.gguf');
   beforeAll(() => writeGgufCheckpoint(path, { config: tiny, layers: fixtureLayers(tiny), type: 'Q8_0', kvB: 'split' }));
   it('a layer the file does not have: tensor-missing', () => {
-    expect(() => openSource({ kind: 'gguf', file: path, layer: 5, overrides: {} })).toThrow(expect.objectContaining({ code: 'tensor-missing' }));
+    expect(() => openSource({ kind: 'gguf', file: path, layer: 5, overrides: {} })).toThrow(
+      expect.objectContaining({ code: 'tensor-missing' }),
+    );
   });
   it('a config override that does not match the tensors: tensor-shape', () => {
-    expect(() => openSource({ kind: 'gguf', file: path, layer: 0, overrides: { q_lora_rank: 64 } }))
-      .toThrow(expect.objectContaining({ code: 'tensor-shape', where: expect.objectContaining({ field: 'blk.0.attn_q_a.weight' }) }));
+    expect(() => openSource({ kind: 'gguf', file: path, layer: 0, overrides: { q_lora_rank: 64 } })).toThrow(
+      expect.objectContaining({ code: 'tensor-shape', where: expect.objectContaining({ field: 'blk.0.attn_q_a.weight' }) }),
+    );
   });
   it('NaN in a weight: nan-weights, naming the tensor', () => {
     const bad = join(dir, 'nan.gguf');
     const layers = fixtureLayers(tiny, 1);
     const src = layers[0]!;
     const poisoned = Object.assign(Object.create(Object.getPrototypeOf(src)), src, {
-      norm: (n: 'input_layernorm' | 'q_a_layernorm' | 'kv_a_layernorm') => { const v = src.norm(n); if (n === 'kv_a_layernorm') v[3] = NaN; return v; },
+      norm: (n: 'input_layernorm' | 'q_a_layernorm' | 'kv_a_layernorm') => {
+        const v = src.norm(n);
+        if (n === 'kv_a_layernorm') v[3] = NaN;
+        return v;
+      },
     });
     writeGgufCheckpoint(bad, { config: tiny, layers: [poisoned], type: 'F32', kvB: 'split' });
     const w = openSource({ kind: 'gguf', file: bad, layer: 0, overrides: {} });
-    expect(() => w.norm('kv_a_layernorm')).toThrow(expect.objectContaining({ code: 'nan-weights', where: expect.objectContaining({ field: 'blk.0.attn_kv_a_norm.weight' }) }));
+    expect(() => w.norm('kv_a_layernorm')).toThrow(
+      expect.objectContaining({ code: 'nan-weights', where: expect.objectContaining({ field: 'blk.0.attn_kv_a_norm.weight' }) }),
+    );
   });
 });

@@ -18,15 +18,23 @@ const num = (v: GgufValue | undefined, layer: number): number | undefined => {
 export function configFromGguf(meta: ReadonlyMap<string, GgufEntry>, file: string, layer: number, vocabRows?: number): MlaConfig {
   const arch = meta.get('general.architecture')?.value;
   if (typeof arch !== 'string' || !(MLA_ARCHS as readonly string[]).includes(arch)) {
-    throw new MlaDiffError('checkpoint-invalid', `general.architecture is ${JSON.stringify(arch ?? null)}, not an MLA model`,
-      { file, field: 'general.architecture' }, `supported: ${MLA_ARCHS.join(', ')} (GLM-5, DeepSeek-V2/V3)`);
+    throw new MlaDiffError(
+      'checkpoint-invalid',
+      `general.architecture is ${JSON.stringify(arch ?? null)}, not an MLA model`,
+      { file, field: 'general.architecture' },
+      `supported: ${MLA_ARCHS.join(', ')} (GLM-5, DeepSeek-V2/V3)`,
+    );
   }
   const get = (key: string): number | undefined => num(meta.get(`${arch}.${key}`)?.value, layer);
   const need = (key: string): number => {
     const v = get(key);
     if (v === undefined) {
-      throw new MlaDiffError('checkpoint-invalid', 'missing metadata key', { file, field: `${arch}.${key}` },
-        'the file was not written by a converter that knows MLA (convert_hf_to_gguf.py DeepseekV2Model)');
+      throw new MlaDiffError(
+        'checkpoint-invalid',
+        'missing metadata key',
+        { file, field: `${arch}.${key}` },
+        'the file was not written by a converter that knows MLA (convert_hf_to_gguf.py DeepseekV2Model)',
+      );
     }
     return v;
   };
@@ -39,16 +47,26 @@ export function configFromGguf(meta: ReadonlyMap<string, GgufEntry>, file: strin
     // GGUF stores yarn_log_multiplier = 0.1·mscale_all_dim (the legacy pre-scaled form, llama.cpp #17945).
     const logMul = get('rope.scaling.yarn_log_multiplier') ?? 0.1;
     rope_scaling = {
-      type: 'yarn', factor: need('rope.scaling.factor'), mscale: logMul / 0.1, mscale_all_dim: logMul / 0.1,
+      type: 'yarn',
+      factor: need('rope.scaling.factor'),
+      mscale: logMul / 0.1,
+      mscale_all_dim: logMul / 0.1,
       original_max_position_embeddings: need('rope.scaling.original_context_length'),
-      beta_fast: get('rope.scaling.yarn_beta_fast') ?? 32, beta_slow: get('rope.scaling.yarn_beta_slow') ?? 1,
+      beta_fast: get('rope.scaling.yarn_beta_fast') ?? 32,
+      beta_slow: get('rope.scaling.yarn_beta_slow') ?? 1,
     };
   } else if (type !== undefined && type !== 'none') {
-    throw new MlaDiffError('checkpoint-invalid', `rope scaling "${String(type)}" is not supported`, { file, field: `${arch}.rope.scaling.type` }, 'supported: none, yarn');
+    throw new MlaDiffError(
+      'checkpoint-invalid',
+      `rope scaling "${String(type)}" is not supported`,
+      { file, field: `${arch}.rope.scaling.type` },
+      'supported: none, yarn',
+    );
   }
   const tokens = meta.get('tokenizer.ggml.tokens')?.value;
   const vocab = get('vocab_size') ?? vocabRows ?? (Array.isArray(tokens) ? tokens.length : undefined);
-  if (vocab === undefined) throw new MlaDiffError('checkpoint-invalid', 'cannot tell the vocabulary size', { file, field: `${arch}.vocab_size` });
+  if (vocab === undefined)
+    throw new MlaDiffError('checkpoint-invalid', 'cannot tell the vocabulary size', { file, field: `${arch}.vocab_size` });
   return {
     hidden_size: need('embedding_length'),
     num_attention_heads: need('attention.head_count'),

@@ -14,8 +14,12 @@ export function readConfigJson(file: string): Json {
     text = readFileSync(file, 'utf8');
   } catch (e) {
     const missing = (e as NodeJS.ErrnoException).code === 'ENOENT';
-    throw new MlaDiffError(missing ? 'file-not-found' : 'file-unreadable', missing ? 'no config.json beside the safetensors checkpoint' : (e as Error).message,
-      { file }, 'a Hugging Face checkpoint directory holds config.json next to the *.safetensors files');
+    throw new MlaDiffError(
+      missing ? 'file-not-found' : 'file-unreadable',
+      missing ? 'no config.json beside the safetensors checkpoint' : (e as Error).message,
+      { file },
+      'a Hugging Face checkpoint directory holds config.json next to the *.safetensors files',
+    );
   }
   try {
     const j = JSON.parse(text) as unknown;
@@ -31,8 +35,12 @@ export function configFromHf(j: Json, file: string): MlaConfig {
   const need = (key: string): number => {
     const v = j[key];
     if (typeof v !== 'number') {
-      throw new MlaDiffError('checkpoint-invalid', v === undefined ? 'missing field' : `must be a number, got ${JSON.stringify(v)}`,
-        { file, field: key }, 'an MLA config.json has q_lora_rank, kv_lora_rank, qk_nope_head_dim, qk_rope_head_dim, v_head_dim');
+      throw new MlaDiffError(
+        'checkpoint-invalid',
+        v === undefined ? 'missing field' : `must be a number, got ${JSON.stringify(v)}`,
+        { file, field: key },
+        'an MLA config.json has q_lora_rank, kv_lora_rank, qk_nope_head_dim, qk_rope_head_dim, v_head_dim',
+      );
     }
     return v;
   };
@@ -42,11 +50,21 @@ export function configFromHf(j: Json, file: string): MlaConfig {
   if (rs && kind === 'yarn') {
     const n = (k: string, d: number) => (typeof rs[k] === 'number' ? (rs[k] as number) : d);
     rope_scaling = {
-      type: 'yarn', factor: n('factor', 1), mscale: n('mscale', 1), mscale_all_dim: n('mscale_all_dim', 1),
-      original_max_position_embeddings: n('original_max_position_embeddings', 4096), beta_fast: n('beta_fast', 32), beta_slow: n('beta_slow', 1),
+      type: 'yarn',
+      factor: n('factor', 1),
+      mscale: n('mscale', 1),
+      mscale_all_dim: n('mscale_all_dim', 1),
+      original_max_position_embeddings: n('original_max_position_embeddings', 4096),
+      beta_fast: n('beta_fast', 32),
+      beta_slow: n('beta_slow', 1),
     };
   } else if (rs && kind !== 'default') {
-    throw new MlaDiffError('checkpoint-invalid', `rope_scaling type ${JSON.stringify(kind)} is not supported`, { file, field: 'rope_scaling' }, 'supported: default (none), yarn');
+    throw new MlaDiffError(
+      'checkpoint-invalid',
+      `rope_scaling type ${JSON.stringify(kind)} is not supported`,
+      { file, field: 'rope_scaling' },
+      'supported: default (none), yarn',
+    );
   }
   return {
     hidden_size: need('hidden_size'),

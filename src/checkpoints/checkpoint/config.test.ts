@@ -30,10 +30,14 @@ describe('config from GGUF metadata', () => {
   });
   it('not MLA, or a key missing: checkpoint-invalid naming the key', () => {
     const llama = new Map<string, GgufEntry>([['general.architecture', { type: 'STRING', value: 'llama' }]]);
-    expect(() => configFromGguf(llama, 'l.gguf', 0)).toThrow(expect.objectContaining({ code: 'checkpoint-invalid', where: { file: 'l.gguf', field: 'general.architecture' } }));
+    expect(() => configFromGguf(llama, 'l.gguf', 0)).toThrow(
+      expect.objectContaining({ code: 'checkpoint-invalid', where: { file: 'l.gguf', field: 'general.architecture' } }),
+    );
     const meta = mlaMetadata(preset('tiny'), 'deepseek2', 1);
     meta.delete('deepseek2.attention.kv_lora_rank');
-    expect(() => configFromGguf(meta, 'x.gguf', 0)).toThrow(expect.objectContaining({ code: 'checkpoint-invalid', where: { file: 'x.gguf', field: 'deepseek2.attention.kv_lora_rank' } }));
+    expect(() => configFromGguf(meta, 'x.gguf', 0)).toThrow(
+      expect.objectContaining({ code: 'checkpoint-invalid', where: { file: 'x.gguf', field: 'deepseek2.attention.kv_lora_rank' } }),
+    );
   });
 });
 
@@ -52,6 +56,8 @@ describe('config from config.json', () => {
   it('a missing dimension: checkpoint-invalid naming the field', () => {
     const j = hfConfigJson(preset('tiny'), 1) as Record<string, unknown>;
     delete j.kv_lora_rank;
-    expect(() => configFromHf(j, 'c.json')).toThrow(expect.objectContaining({ code: 'checkpoint-invalid', where: { file: 'c.json', field: 'kv_lora_rank' } }));
+    expect(() => configFromHf(j, 'c.json')).toThrow(
+      expect.objectContaining({ code: 'checkpoint-invalid', where: { file: 'c.json', field: 'kv_lora_rank' } }),
+    );
   });
 });

@@ -30,15 +30,25 @@ export function tinyFixtureConfig(t: TrainedBpe = fixtureTokenizer()): MlaConfig
  */
 export function smallFixtureConfig(t: TrainedBpe = fixtureTokenizer()): MlaConfig {
   return {
-    ...preset('tiny'), hidden_size: 256, num_attention_heads: 2, q_lora_rank: 256, kv_lora_rank: 256,
-    qk_nope_head_dim: 32, qk_rope_head_dim: 16, v_head_dim: 32, vocab_size: vocabSize(t),
+    ...preset('tiny'),
+    hidden_size: 256,
+    num_attention_heads: 2,
+    q_lora_rank: 256,
+    kv_lora_rank: 256,
+    qk_nope_head_dim: 32,
+    qk_rope_head_dim: 16,
+    v_head_dim: 32,
+    vocab_size: vocabSize(t),
   };
 }
 
 /** blk.N holds SyntheticWeights(config, seed N); the embedding table is seed 0's. */
 export const fixtureLayers = (c: MlaConfig, n = FIXTURE_LAYERS) => Array.from({ length: n }, (_, i) => new SyntheticWeights(c, i));
 
-export interface FixtureFile { path: string; bytes: number }
+export interface FixtureFile {
+  path: string;
+  bytes: number;
+}
 
 /**
  * The checkpoint fixtures the scenarios and tests read, written by our own writers from
@@ -51,11 +61,34 @@ export function writeFixtures(dir: string): FixtureFile[] {
   const tiny = tinyFixtureConfig(tok);
   const small = smallFixtureConfig(tok);
   const out: string[] = [];
-  out.push(...writeGgufCheckpoint(join(dir, 'tiny-q8_0.gguf'), { config: tiny, layers: fixtureLayers(tiny), type: 'Q8_0', kvB: 'split', vocab: tok.ggufEntries }));
-  out.push(...writeGgufCheckpoint(join(dir, 'small-q4_k.gguf'), { config: small, layers: fixtureLayers(small), type: 'Q4_K', kvB: 'merged', vocab: tok.ggufEntries, shards: 2 }));
+  out.push(
+    ...writeGgufCheckpoint(join(dir, 'tiny-q8_0.gguf'), {
+      config: tiny,
+      layers: fixtureLayers(tiny),
+      type: 'Q8_0',
+      kvB: 'split',
+      vocab: tok.ggufEntries,
+    }),
+  );
+  out.push(
+    ...writeGgufCheckpoint(join(dir, 'small-q4_k.gguf'), {
+      config: small,
+      layers: fixtureLayers(small),
+      type: 'Q4_K',
+      kvB: 'merged',
+      vocab: tok.ggufEntries,
+      shards: 2,
+    }),
+  );
   writeSafetensorsCheckpoint(join(dir, 'tiny-bf16'), { config: tiny, layers: fixtureLayers(tiny), dtype: 'BF16', tokenizer: tok });
   out.push(join(dir, 'tiny-bf16', 'model.safetensors'));
-  writeSafetensorsCheckpoint(join(dir, 'small-fp8'), { config: small, layers: fixtureLayers(small), dtype: 'F8_E4M3', shards: 2, tokenizer: tok });
+  writeSafetensorsCheckpoint(join(dir, 'small-fp8'), {
+    config: small,
+    layers: fixtureLayers(small),
+    dtype: 'F8_E4M3',
+    shards: 2,
+    tokenizer: tok,
+  });
   out.push(join(dir, 'small-fp8', 'model.safetensors.index.json'));
   return out.map((path) => ({ path, bytes: statSync(path).size }));
 }

@@ -25,15 +25,28 @@ function tensorInfo(m: GgufModel, name: string, layer: number): GgufTensorInfo {
   const t = m.tensors.get(name);
   if (t) return t;
   const layers = layerIndices(m.tensors.keys());
-  throw new MlaDiffError('tensor-missing', `no tensor ${name}`, { file: m.files[0], field: name },
-    layers.length ? `the file has layers ${layers[0]}–${layers[layers.length - 1]}${layers.includes(layer) ? '' : `, not ${layer}`}` : 'the file holds no blk.N.* tensors');
+  throw new MlaDiffError(
+    'tensor-missing',
+    `no tensor ${name}`,
+    { file: m.files[0], field: name },
+    layers.length
+      ? `the file has layers ${layers[0]}–${layers[layers.length - 1]}${layers.includes(layer) ? '' : `, not ${layer}`}`
+      : 'the file holds no blk.N.* tensors',
+  );
 }
 
 function reader(m: GgufModel, info: GgufTensorInfo): TensorReader {
   return {
     origin: { tensors: [info.name], dtype: info.type },
     values: () => readTensorF32(m, info.name),
-    bound: () => (info.type === 'F32' ? null : boundRows(info.type, readTensorBytes(m, info.name), info.shape.reduce((a, b) => a * b, 1))),
+    bound: () =>
+      info.type === 'F32'
+        ? null
+        : boundRows(
+            info.type,
+            readTensorBytes(m, info.name),
+            info.shape.reduce((a, b) => a * b, 1),
+          ),
   };
 }
 
@@ -73,20 +86,31 @@ export function openGgufLayer(path: string, opts: GgufLayerOptions): CheckpointL
       bound: () => {
         const [bk, bv] = [k.bound(), v.bound()];
         if (!bk && !bv) return null;
-        return mergeKvB(bk ?? new Float32Array(kb.shape.reduce((a, b) => a * b, 1)), bv ?? new Float32Array(vb.shape.reduce((a, b) => a * b, 1)), dims, opts.fault);
+        return mergeKvB(
+          bk ?? new Float32Array(kb.shape.reduce((a, b) => a * b, 1)),
+          bv ?? new Float32Array(vb.shape.reduce((a, b) => a * b, 1)),
+          dims,
+          opts.fault,
+        );
       },
     };
   } else if (opts.fault) {
-    throw new MlaDiffError('invalid-value', `loader fault ${opts.fault} needs split attn_k_b / attn_v_b tensors`, { file, field: ggufName(layer, 'kv_b_proj') });
+    throw new MlaDiffError('invalid-value', `loader fault ${opts.fault} needs split attn_k_b / attn_v_b tensors`, {
+      file,
+      field: ggufName(layer, 'kv_b_proj'),
+    });
   }
   const embd = tensorInfo(m, GGUF_EMBEDDINGS, layer);
   const H = config.hidden_size;
   checkShape(file, embd.name, embd.shape, [config.vocab_size, H], 'token embeddings [vocab, hidden]');
   return {
-    label: `gguf ${basename(file)} layer ${layer}`, file, config, tensors,
+    label: `gguf ${basename(file)} layer ${layer}`,
+    file,
+    config,
+    tensors,
     embeddingRows: (ids) => gatherRows(ids, H, (id) => readTensorF32(m, GGUF_EMBEDDINGS, [id, id + 1])),
     embeddingOrigin: { tensors: [embd.name], dtype: embd.type },
-    embeddingBound: (ids) => (embd.type === 'F32' ? null
-      : gatherRows(ids, H, (id) => boundRows(embd.type, readTensorBytes(m, GGUF_EMBEDDINGS, [id, id + 1]), H))),
+    embeddingBound: (ids) =>
+      embd.type === 'F32' ? null : gatherRows(ids, H, (id) => boundRows(embd.type, readTensorBytes(m, GGUF_EMBEDDINGS, [id, id + 1]), H)),
   };
 }

@@ -7,7 +7,12 @@ import type { LoaderFault } from '../../trace';
  * so k_b is [H, L, P] (ggml ne {P, L, H}) and v_b [H, V, L]. mergeKvB is its exact inverse:
  * kv_b[h·(P+V) + p][l] = k_b[h][l][p] and kv_b[h·(P+V) + P + i][l] = v_b[h][i][l].
  */
-export interface KvBDims { heads: number; nope: number; v: number; rank: number }
+export interface KvBDims {
+  heads: number;
+  nope: number;
+  v: number;
+  rank: number;
+}
 
 /** The planted loader bugs (`k-b-wrong-axis`: attn_k_b reassembled along the wrong axis): src/trace/names.ts. */
 export type { LoaderFault } from '../../trace';

@@ -26,9 +26,7 @@ export const GGUF_EMBEDDINGS = 'token_embd.weight';
 
 /** `model.layers.N.self_attn.q_a_proj.weight`; input_layernorm sits beside self_attn. */
 export function hfName(layer: number, t: LayerTensor): string {
-  return t === 'input_layernorm'
-    ? `model.layers.${layer}.input_layernorm.weight`
-    : `model.layers.${layer}.self_attn.${t}.weight`;
+  return t === 'input_layernorm' ? `model.layers.${layer}.input_layernorm.weight` : `model.layers.${layer}.self_attn.${t}.weight`;
 }
 export const HF_EMBEDDINGS = 'model.embed_tokens.weight';
 /** DeepSeek-style FP8 block scales of a weight (`…weight_scale_inv`; multiplied in, despite the name). */

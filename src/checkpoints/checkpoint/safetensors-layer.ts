@@ -32,8 +32,14 @@ function tensorOf(m: SafetensorsModel, name: string, layer: number) {
   const t = m.tensors.get(name);
   if (t) return t;
   const layers = layerIndices(m.tensors.keys());
-  throw new MlaDiffError('tensor-missing', `no tensor ${name}`, { file: m.files[0], field: name },
-    layers.length ? `the checkpoint has layers ${layers[0]}–${layers[layers.length - 1]}${layers.includes(layer) ? '' : `, not ${layer}`}` : 'it holds no model.layers.N.* tensors');
+  throw new MlaDiffError(
+    'tensor-missing',
+    `no tensor ${name}`,
+    { file: m.files[0], field: name },
+    layers.length
+      ? `the checkpoint has layers ${layers[0]}–${layers[layers.length - 1]}${layers.includes(layer) ? '' : `, not ${layer}`}`
+      : 'it holds no model.layers.N.* tensors',
+  );
 }
 
 /**
@@ -62,10 +68,13 @@ export function openSafetensorsLayer(path: string, opts: SafetensorsLayerOptions
   checkShape(file, embd.name, embd.shape, [config.vocab_size, H], 'token embeddings [vocab, hidden]');
   const row = (id: number) => readTensorF32(m, HF_EMBEDDINGS, [id, id + 1]);
   return {
-    label: `safetensors ${basename(path)} layer ${layer}`, file, config, tensors,
+    label: `safetensors ${basename(path)} layer ${layer}`,
+    file,
+    config,
+    tensors,
     embeddingRows: (ids) => gatherRows(ids, H, row),
     embeddingOrigin: { tensors: [embd.name], dtype: embd.dtype },
-    embeddingBound: (ids) => (embd.dtype === 'F32' ? null : gatherRows(ids, H, (id) => weightBoundF32(m, HF_EMBEDDINGS, block, [id, id + 1]))),
+    embeddingBound: (ids) =>
+      embd.dtype === 'F32' ? null : gatherRows(ids, H, (id) => weightBoundF32(m, HF_EMBEDDINGS, block, [id, id + 1])),
   };
 }
-

@@ -13,8 +13,13 @@ export type { SourceSpec } from '../../trace';
 
 export function openSource(spec: SourceSpec): WeightSource {
   switch (spec.kind) {
-    case 'synthetic': return new SyntheticWeights(spec.config, spec.seed, spec.gain);
-    case 'gguf': return new CheckpointWeights(openGgufLayer(spec.file, { layer: spec.layer, overrides: spec.overrides, ...(spec.fault ? { fault: spec.fault } : {}) }));
-    case 'safetensors': return new CheckpointWeights(openSafetensorsLayer(spec.file, { layer: spec.layer, overrides: spec.overrides }));
+    case 'synthetic':
+      return new SyntheticWeights(spec.config, spec.seed, spec.gain);
+    case 'gguf':
+      return new CheckpointWeights(
+        openGgufLayer(spec.file, { layer: spec.layer, overrides: spec.overrides, ...(spec.fault ? { fault: spec.fault } : {}) }),
+      );
+    case 'safetensors':
+      return new CheckpointWeights(openSafetensorsLayer(spec.file, { layer: spec.layer, overrides: spec.overrides }));
   }
 }

@@ -17,7 +17,14 @@ import { GGUF_EMBEDDINGS, ggufKB, ggufName, ggufVB } from './names';
  */
 export function fallbackType(t: GgmlType, ne0: number): GgmlType {
   if (ne0 % GGML_TYPES[t].block === 0) return t;
-  const next: Partial<Record<GgmlType, GgmlType>> = { Q2_K: 'IQ4_NL', Q3_K: 'IQ4_NL', IQ4_XS: 'IQ4_NL', Q4_K: 'Q5_0', Q5_K: 'Q5_1', Q6_K: 'Q8_0' };
+  const next: Partial<Record<GgmlType, GgmlType>> = {
+    Q2_K: 'IQ4_NL',
+    Q3_K: 'IQ4_NL',
+    IQ4_XS: 'IQ4_NL',
+    Q4_K: 'Q5_0',
+    Q5_K: 'Q5_1',
+    Q6_K: 'Q8_0',
+  };
   const t2 = next[t];
   return t2 && ne0 % GGML_TYPES[t2].block === 0 ? t2 : 'F16';
 }
@@ -86,8 +93,11 @@ export function writeGgufCheckpoint(path: string, spec: GgufCheckpointSpec): str
   const meta = mlaMetadata(c, arch, spec.layers.length);
   for (const [k, v] of spec.vocab ?? []) meta.set(k, v);
   const first = spec.layers[0]!;
-  const tensors: LazyTensor[] = [lazy(GGUF_EMBEDDINGS, [c.vocab_size, c.hidden_size], spec.embeddingType ?? spec.type,
-    () => first.embeddings(Array.from({ length: c.vocab_size }, (_, i) => i)))];
+  const tensors: LazyTensor[] = [
+    lazy(GGUF_EMBEDDINGS, [c.vocab_size, c.hidden_size], spec.embeddingType ?? spec.type, () =>
+      first.embeddings(Array.from({ length: c.vocab_size }, (_, i) => i)),
+    ),
+  ];
   spec.layers.forEach((src, n) => {
     for (const t of LAYER_TENSORS) {
       if (t === 'input_layernorm' || t === 'q_a_layernorm' || t === 'kv_a_layernorm') {
@@ -95,7 +105,11 @@ export function writeGgufCheckpoint(path: string, spec: GgufCheckpointSpec): str
         continue;
       }
       const [rows, cols] = linearShape(c, t);
-      const full = () => { const w = new Float32Array(rows * cols); src.block(t, [0, rows], [0, cols], 'out_in', w); return w; };
+      const full = () => {
+        const w = new Float32Array(rows * cols);
+        src.block(t, [0, rows], [0, cols], 'out_in', w);
+        return w;
+      };
       if (t !== 'kv_b_proj' || spec.kvB === 'merged') {
         tensors.push(lazy(ggufName(n, t), [rows, cols], spec.type, full));
         continue;

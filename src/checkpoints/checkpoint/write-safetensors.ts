@@ -21,13 +21,23 @@ export interface SafetensorsCheckpointSpec {
 /** config.json as a DeepSeek-V3 / GLM-5 checkpoint spells it (attention fields only). */
 export function hfConfigJson(c: MlaConfig, layers: number, fp8?: [number, number]): Record<string, unknown> {
   return {
-    architectures: ['DeepseekV3ForCausalLM'], model_type: 'deepseek_v3',
-    hidden_size: c.hidden_size, num_attention_heads: c.num_attention_heads, num_key_value_heads: c.num_attention_heads,
-    num_hidden_layers: layers, q_lora_rank: c.q_lora_rank, kv_lora_rank: c.kv_lora_rank,
-    qk_nope_head_dim: c.qk_nope_head_dim, qk_rope_head_dim: c.qk_rope_head_dim, v_head_dim: c.v_head_dim,
-    rope_theta: c.rope_theta, rope_interleave: c.rope_interleave,
+    architectures: ['DeepseekV3ForCausalLM'],
+    model_type: 'deepseek_v3',
+    hidden_size: c.hidden_size,
+    num_attention_heads: c.num_attention_heads,
+    num_key_value_heads: c.num_attention_heads,
+    num_hidden_layers: layers,
+    q_lora_rank: c.q_lora_rank,
+    kv_lora_rank: c.kv_lora_rank,
+    qk_nope_head_dim: c.qk_nope_head_dim,
+    qk_rope_head_dim: c.qk_rope_head_dim,
+    v_head_dim: c.v_head_dim,
+    rope_theta: c.rope_theta,
+    rope_interleave: c.rope_interleave,
     rope_scaling: c.rope_scaling && { ...c.rope_scaling, rope_type: 'yarn' },
-    rms_norm_eps: c.rms_norm_eps, max_position_embeddings: c.max_position_embeddings, vocab_size: c.vocab_size,
+    rms_norm_eps: c.rms_norm_eps,
+    max_position_embeddings: c.max_position_embeddings,
+    vocab_size: c.vocab_size,
     torch_dtype: 'bfloat16',
     ...(fp8 ? { quantization_config: { quant_method: 'fp8', fmt: 'e4m3', activation_scheme: 'dynamic', weight_block_size: fp8 } } : {}),
   };
@@ -38,10 +48,14 @@ export function writeSafetensorsCheckpoint(dir: string, spec: SafetensorsCheckpo
   const c = spec.config;
   const small = spec.dtype === 'F32' ? 'F32' : 'BF16';
   const first = spec.layers[0]!;
-  const tensors: TensorToWrite[] = [{
-    name: HF_EMBEDDINGS, dtype: small, shape: [c.vocab_size, c.hidden_size],
-    data: first.embeddings(Array.from({ length: c.vocab_size }, (_, i) => i)),
-  }];
+  const tensors: TensorToWrite[] = [
+    {
+      name: HF_EMBEDDINGS,
+      dtype: small,
+      shape: [c.vocab_size, c.hidden_size],
+      data: first.embeddings(Array.from({ length: c.vocab_size }, (_, i) => i)),
+    },
+  ];
   spec.layers.forEach((src, n) => {
     for (const t of LAYER_TENSORS) {
       if (t === 'input_layernorm' || t === 'q_a_layernorm' || t === 'kv_a_layernorm') {

@@ -8,9 +8,13 @@ import { GGUF_MAGIC } from '../../formats/gguf/value-types';
 export type CheckpointKind = 'gguf' | 'safetensors';
 
 /** What `path` is: the reader to use and the path to give it. */
-export interface Detected { kind: CheckpointKind; path: string }
+export interface Detected {
+  kind: CheckpointKind;
+  path: string;
+}
 
-export const ACCEPTED = 'mla-diff inspect reads a .gguf file (or any shard of a split), a .safetensors file, ' +
+export const ACCEPTED =
+  'mla-diff inspect reads a .gguf file (or any shard of a split), a .safetensors file, ' +
   'a model.safetensors.index.json, or a checkpoint directory';
 
 /** A directory: safetensors if it holds any (or an index), else its one GGUF model (one file or one split). */
@@ -21,8 +25,20 @@ function detectDir(dir: string): Detected {
   const models = new Set(ggufs.map((n) => parseShardName(n)?.base ?? n));
   if (models.size === 1) return { kind: 'gguf', path: join(dir, ggufs[0]!) };
   if (models.size > 1) {
-    throw new MlaDiffError('checkpoint-invalid', `the directory holds ${models.size} GGUF models`, { file: dir },
-      `name one: ${[...models].slice(0, 4).map((b) => join(dir, ggufs.find((n) => n.startsWith(b))!)).join(', ')}`);
+    throw new MlaDiffError(
+      'checkpoint-invalid',
+      `the directory holds ${models.size} GGUF models`,
+      { file: dir },
+      `name one: ${[...models]
+        .slice(0, 4)
+        .map((b) =>
+          join(
+            dir,
+            ggufs.find((n) => n.startsWith(b))!,
+          ),
+        )
+        .join(', ')}`,
+    );
   }
   throw new MlaDiffError('checkpoint-invalid', 'the directory holds no .safetensors, index or .gguf file', { file: dir }, ACCEPTED);
 }
@@ -51,14 +67,21 @@ export function detectCheckpoint(path: string): Detected {
     isDir = statSync(path).isDirectory();
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
-    throw new MlaDiffError(code === 'ENOENT' ? 'file-not-found' : 'file-unreadable',
-      code === 'ENOENT' ? 'no such file or directory' : `cannot read: ${(e as Error).message}`, { file: path });
+    throw new MlaDiffError(
+      code === 'ENOENT' ? 'file-not-found' : 'file-unreadable',
+      code === 'ENOENT' ? 'no such file or directory' : `cannot read: ${(e as Error).message}`,
+      { file: path },
+    );
   }
   if (isDir) return detectDir(path);
   if (basename(path) === 'config.json') return detectDir(dirname(path) || '.');
   if (path.endsWith('.json')) return { kind: 'safetensors', path };
   const kind = sniff(path);
   if (kind) return { kind, path };
-  throw new MlaDiffError('checkpoint-invalid', 'not a GGUF or safetensors checkpoint (neither the "GGUF" magic nor a safetensors JSON header)',
-    { file: path }, ACCEPTED);
+  throw new MlaDiffError(
+    'checkpoint-invalid',
+    'not a GGUF or safetensors checkpoint (neither the "GGUF" magic nor a safetensors JSON header)',
+    { file: path },
+    ACCEPTED,
+  );
 }

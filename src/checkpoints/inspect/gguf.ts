@@ -9,8 +9,7 @@ import { shapeIssues, tryConfig } from './mla';
 import type { HeaderReport, InspectIssue, MlaFacts, TokenizerFacts } from './types';
 import { INSPECT_VERSION } from './types';
 
-const count = (v: GgufValue | undefined): number | null =>
-  typeof v === 'number' ? v : typeof v === 'bigint' ? Number(v) : null;
+const count = (v: GgufValue | undefined): number | null => (typeof v === 'number' ? v : typeof v === 'bigint' ? Number(v) : null);
 
 function tokenizerOf(m: GgufModel): TokenizerFacts {
   const model = metaValue(m, 'tokenizer.ggml.model');
@@ -19,7 +18,8 @@ function tokenizerOf(m: GgufModel): TokenizerFacts {
   const merges = metaValue(m, 'tokenizer.ggml.merges');
   const present = typeof model === 'string' || Array.isArray(tokens);
   return {
-    present, source: present ? 'gguf' : null,
+    present,
+    source: present ? 'gguf' : null,
     ...(typeof model === 'string' ? { model } : {}),
     ...(typeof pre === 'string' ? { pre } : {}),
     ...(Array.isArray(tokens) ? { tokens: tokens.length } : {}),
@@ -44,7 +44,10 @@ export function inspectGguf(path: string, layer?: number): HeaderReport {
   let mla: MlaFacts | null = null;
   if (!isMla) {
     issues.push({
-      severity: 'warning', code: 'checkpoint-invalid', file, field: 'general.architecture',
+      severity: 'warning',
+      code: 'checkpoint-invalid',
+      file,
+      field: 'general.architecture',
       message: `general.architecture is ${JSON.stringify(architecture)}: not an MLA model, so mla-diff cannot run it`,
       hint: `MLA architectures: ${MLA_ARCHS.join(', ')} (GLM-5, DeepSeek-V2/V3)`,
     });
@@ -54,10 +57,16 @@ export function inspectGguf(path: string, layer?: number): HeaderReport {
   }
   const files = m.files.map((f) => ({ path: f, bytes: statSync(f).size }));
   return {
-    format: 'mla-diff/inspect', version: INSPECT_VERSION, path,
+    format: 'mla-diff/inspect',
+    version: INSPECT_VERSION,
+    path,
     container: { kind: 'gguf', version: m.version, alignment: m.alignment, metadataKeys: m.metadata.size },
-    files, totalBytes: m.totalBytes, tensorCount: m.tensors.size,
-    architecture, isMla, mla,
+    files,
+    totalBytes: m.totalBytes,
+    tensorCount: m.tensors.size,
+    architecture,
+    isMla,
+    mla,
     kvB: kvBLayout(byLayer),
     layers: {
       declared: architecture ? count(metaValue(m, `${architecture}.block_count`)) : null,

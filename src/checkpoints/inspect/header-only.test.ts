@@ -32,9 +32,23 @@ const st: Tensors = (p) => openSafetensors(p).tensors.values();
 const CASES: [string, string[], string, Tensors][] = [
   ['a GGUF', ['tiny-q8_0.gguf'], 'tiny-q8_0.gguf', gguf],
   ['a split GGUF', ['small-q4_k-00001-of-00002.gguf', 'small-q4_k-00002-of-00002.gguf'], 'small-q4_k-00001-of-00002.gguf', gguf],
-  ['one safetensors file', ['tiny-bf16/model.safetensors', 'tiny-bf16/config.json', 'tiny-bf16/tokenizer.json'], 'tiny-bf16/model.safetensors', st],
-  ['sharded safetensors', ['small-fp8/model-00001-of-00002.safetensors', 'small-fp8/model-00002-of-00002.safetensors',
-    'small-fp8/model.safetensors.index.json', 'small-fp8/config.json'], 'small-fp8', st],
+  [
+    'one safetensors file',
+    ['tiny-bf16/model.safetensors', 'tiny-bf16/config.json', 'tiny-bf16/tokenizer.json'],
+    'tiny-bf16/model.safetensors',
+    st,
+  ],
+  [
+    'sharded safetensors',
+    [
+      'small-fp8/model-00001-of-00002.safetensors',
+      'small-fp8/model-00002-of-00002.safetensors',
+      'small-fp8/model.safetensors.index.json',
+      'small-fp8/config.json',
+    ],
+    'small-fp8',
+    st,
+  ],
 ];
 
 function copyOf(name: string, files: string[]): string {

@@ -16,8 +16,24 @@ beforeAll(() => {
 });
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-const TINY = { hidden_size: 96, num_attention_heads: 4, q_lora_rank: 48, kv_lora_rank: 32, qk_nope_head_dim: 16, qk_rope_head_dim: 8, v_head_dim: 12 };
-const SMALL = { hidden_size: 256, num_attention_heads: 2, q_lora_rank: 256, kv_lora_rank: 256, qk_nope_head_dim: 32, qk_rope_head_dim: 16, v_head_dim: 32 };
+const TINY = {
+  hidden_size: 96,
+  num_attention_heads: 4,
+  q_lora_rank: 48,
+  kv_lora_rank: 32,
+  qk_nope_head_dim: 16,
+  qk_rope_head_dim: 8,
+  v_head_dim: 12,
+};
+const SMALL = {
+  hidden_size: 256,
+  num_attention_heads: 2,
+  q_lora_rank: 256,
+  kv_lora_rank: 256,
+  qk_nope_head_dim: 32,
+  qk_rope_head_dim: 16,
+  v_head_dim: 32,
+};
 const types = (r: InspectReport) => Object.fromEntries(r.attention!.tensors.map((t) => [t.short, t.type]));
 const shapes = (r: InspectReport) => Object.fromEntries(r.attention!.tensors.map((t) => [t.short, t.shape]));
 
@@ -35,7 +51,15 @@ function codeOf(fn: () => unknown): string {
 describe('inspect: GGUF', () => {
   it('tiny-q8_0: dims, split kv_b, layers, per-layer types and shapes, tokenizer', () => {
     const r = inspectCheckpoint(fx('tiny-q8_0.gguf'));
-    expect(r).toMatchObject({ format: 'mla-diff/inspect', version: 1, architecture: 'deepseek2', isMla: true, kvB: 'split', weights: null, issues: [] });
+    expect(r).toMatchObject({
+      format: 'mla-diff/inspect',
+      version: 1,
+      architecture: 'deepseek2',
+      isMla: true,
+      kvB: 'split',
+      weights: null,
+      issues: [],
+    });
     expect(r.container).toEqual({ kind: 'gguf', version: 3, alignment: 32, metadataKeys: 26 });
     expect(r.files).toHaveLength(1);
     expect(r.mla!.config).toMatchObject({ ...TINY, vocab_size: 393, rope_theta: 10_000, rope_scaling: null });
@@ -43,8 +67,15 @@ describe('inspect: GGUF', () => {
     expect(r.mla!.softmaxScale).toBeCloseTo(24 ** -0.5, 12);
     expect(r.layers).toEqual({ declared: 2, present: [0, 1], attention: [0, 1] });
     expect(types(r)).toEqual({
-      attn_norm: 'F32', attn_q_a: 'Q8_0', attn_q_a_norm: 'F32', attn_q_b: 'F16', attn_kv_a_mqa: 'Q8_0',
-      attn_kv_a_norm: 'F32', attn_k_b: 'F16', attn_v_b: 'Q8_0', attn_output: 'F16',
+      attn_norm: 'F32',
+      attn_q_a: 'Q8_0',
+      attn_q_a_norm: 'F32',
+      attn_q_b: 'F16',
+      attn_kv_a_mqa: 'Q8_0',
+      attn_kv_a_norm: 'F32',
+      attn_k_b: 'F16',
+      attn_v_b: 'Q8_0',
+      attn_output: 'F16',
     });
     expect(shapes(r)).toMatchObject({ attn_k_b: [4, 32, 16], attn_v_b: [4, 12, 32], attn_kv_a_mqa: [40, 96] });
     expect(r.attention!.tensors.find((t) => t.short === 'attn_q_a')).toMatchObject({ name: 'blk.0.attn_q_a.weight', bytes: 4896 });
@@ -74,13 +105,17 @@ describe('inspect: GGUF', () => {
     expect(r.weights!.records.map((x) => x.name)).toEqual(expect.arrayContaining(['embed_tokens', 'W_UK', 'W_UV', 'kv_b_proj']));
   });
 
-  it('a layer the file lacks is the readers\' tensor-missing', () => {
+  it("a layer the file lacks is the readers' tensor-missing", () => {
     expect(codeOf(() => inspectCheckpoint(fx('tiny-q8_0.gguf'), { layer: 5 }))).toBe('tensor-missing');
   });
 });
 
 describe('inspect: safetensors', () => {
-  it.each([['directory', 'tiny-bf16'], ['file', 'tiny-bf16/model.safetensors'], ['config.json', 'tiny-bf16/config.json']])('tiny-bf16 as a %s', (_what, p) => {
+  it.each([
+    ['directory', 'tiny-bf16'],
+    ['file', 'tiny-bf16/model.safetensors'],
+    ['config.json', 'tiny-bf16/config.json'],
+  ])('tiny-bf16 as a %s', (_what, p) => {
     const r = inspectCheckpoint(fx(p));
     expect(r.container).toMatchObject({ kind: 'safetensors', index: null, fp8Block: null });
     expect(r).toMatchObject({ architecture: 'deepseek_v3', isMla: true, kvB: 'merged', issues: [] });
@@ -95,7 +130,12 @@ describe('inspect: safetensors', () => {
     expect(r.container).toMatchObject({ kind: 'safetensors', index: fx('small-fp8/model.safetensors.index.json'), fp8Block: [128, 128] });
     expect(r.files).toHaveLength(2);
     expect(r.mla!.config).toMatchObject(SMALL);
-    expect(types(r)).toMatchObject({ q_a_proj: 'F8_E4M3', 'q_a_proj.weight_scale_inv': 'F32', input_layernorm: 'BF16', kv_b_proj: 'F8_E4M3' });
+    expect(types(r)).toMatchObject({
+      q_a_proj: 'F8_E4M3',
+      'q_a_proj.weight_scale_inv': 'F32',
+      input_layernorm: 'BF16',
+      kv_b_proj: 'F8_E4M3',
+    });
     expect(shapes(r)['kv_b_proj']).toEqual([128, 256]);
   });
 });

@@ -10,7 +10,9 @@ import { inspectCheckpoint } from '.';
 import { mlaMeta, writeF32Gguf, writeLlamaGguf } from './test-utils/checkpoints';
 
 let dir: string;
-beforeAll(() => { dir = mkdtempSync(join(tmpdir(), 'mla-diff-inspect-issues-')); });
+beforeAll(() => {
+  dir = mkdtempSync(join(tmpdir(), 'mla-diff-inspect-issues-'));
+});
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 const c = { ...smallFixtureConfig(), vocab_size: 16 };
@@ -41,7 +43,9 @@ describe('inspect: models mla-diff cannot run', () => {
     writeF32Gguf(p, mlaMeta(c, 1, ['attention.kv_lora_rank']), layerTensors());
     const r = inspectCheckpoint(p);
     expect(r.mla).toBeNull();
-    expect(r.issues).toEqual([expect.objectContaining({ severity: 'error', code: 'checkpoint-invalid', field: 'deepseek2.attention.kv_lora_rank' })]);
+    expect(r.issues).toEqual([
+      expect.objectContaining({ severity: 'error', code: 'checkpoint-invalid', field: 'deepseek2.attention.kv_lora_rank' }),
+    ]);
   });
 
   it('attn_k_b stored [H, P, L] instead of [H, L, P]: a tensor-shape error for that tensor only', () => {
@@ -61,7 +65,12 @@ describe('inspect: models mla-diff cannot run', () => {
   it('safetensors without config.json: the tensors, architecture unknown, a warning; a Llama config.json: not MLA', () => {
     const d = join(dir, 'no-config');
     mkdirSync(d);
-    writeSafetensors(join(d, 'model.safetensors'), [{ name: 'model.layers.0.self_attn.q_proj.weight', dtype: 'F32', shape: [2, 2], data: new Float32Array(4) }], {}, [128, 128]);
+    writeSafetensors(
+      join(d, 'model.safetensors'),
+      [{ name: 'model.layers.0.self_attn.q_proj.weight', dtype: 'F32', shape: [2, 2], data: new Float32Array(4) }],
+      {},
+      [128, 128],
+    );
     const r = inspectCheckpoint(d);
     expect(r).toMatchObject({ architecture: null, isMla: false, mla: null, layers: { declared: null, present: [0], attention: [0] } });
     expect(r.issues).toEqual([expect.objectContaining({ severity: 'warning', code: 'file-not-found' })]);

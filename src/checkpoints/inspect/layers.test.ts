@@ -7,8 +7,13 @@ const t = (name: string, type = 'Q4_K', shape = [8, 8]): RawTensor => ({ name, t
 function glm5(): RawTensor[] {
   const out: RawTensor[] = [t('token_embd.weight')];
   for (let l = 0; l < 78; l++) {
-    out.push(t(`blk.${l}.attn_q_a.weight`), t(`blk.${l}.attn_k_b.weight`, (l >= 3 && l <= 5) || l === 40 ? 'Q4_K' : 'Q8_0'),
-      t(`blk.${l}.attn_v_b.weight`, 'Q8_0'), t(`blk.${l}.ffn_down.weight`), t(`blk.${l}.indexer.k_norm.weight`, 'F32', [128]));
+    out.push(
+      t(`blk.${l}.attn_q_a.weight`),
+      t(`blk.${l}.attn_k_b.weight`, (l >= 3 && l <= 5) || l === 40 ? 'Q4_K' : 'Q8_0'),
+      t(`blk.${l}.attn_v_b.weight`, 'Q8_0'),
+      t(`blk.${l}.ffn_down.weight`),
+      t(`blk.${l}.indexer.k_norm.weight`, 'F32', [128]),
+    );
   }
   return out;
 }
@@ -25,14 +30,27 @@ describe('per-layer patterns', () => {
   });
 
   it('Hugging Face names: self_attn.* and input_layernorm; the MLP is not attention', () => {
-    const by = attentionByLayer([t('model.layers.2.self_attn.kv_b_proj.weight'), t('model.layers.2.self_attn.kv_b_proj.weight_scale_inv', 'F32', [1, 1]),
-      t('model.layers.2.input_layernorm.weight', 'BF16', [8]), t('model.layers.2.mlp.down_proj.weight')], 'hf');
+    const by = attentionByLayer(
+      [
+        t('model.layers.2.self_attn.kv_b_proj.weight'),
+        t('model.layers.2.self_attn.kv_b_proj.weight_scale_inv', 'F32', [1, 1]),
+        t('model.layers.2.input_layernorm.weight', 'BF16', [8]),
+        t('model.layers.2.mlp.down_proj.weight'),
+      ],
+      'hf',
+    );
     expect(by.get(2)!.map((x) => x.short)).toEqual(['kv_b_proj', 'kv_b_proj.weight_scale_inv', 'input_layernorm']);
     expect(kvBLayout(by)).toBe('merged');
   });
 
   it('kv_b layouts: split, merged, both, none and mixed', () => {
-    const layout = (...names: string[]) => kvBLayout(attentionByLayer(names.map((n) => t(n)), 'gguf'));
+    const layout = (...names: string[]) =>
+      kvBLayout(
+        attentionByLayer(
+          names.map((n) => t(n)),
+          'gguf',
+        ),
+      );
     expect(layout('blk.0.attn_kv_b.weight', 'blk.0.attn_k_b.weight', 'blk.0.attn_v_b.weight')).toBe('both');
     expect(layout('blk.0.attn_q.weight')).toBe('none');
     expect(layout('blk.0.attn_kv_b.weight', 'blk.1.attn_k_b.weight', 'blk.1.attn_v_b.weight')).toBe('mixed');

@@ -1,7 +1,12 @@
 import type { InspectTensor, KvBLayout, LayerPattern } from './types';
 
 /** A tensor as either header describes it (GGUF type or safetensors dtype). */
-export interface RawTensor { name: string; type: string; shape: number[]; bytes: number }
+export interface RawTensor {
+  name: string;
+  type: string;
+  shape: number[];
+  bytes: number;
+}
 
 export type NameScheme = 'gguf' | 'hf';
 

@@ -22,8 +22,12 @@ export function tryConfig(read: () => MlaConfig, configLayer: number, issues: In
   } catch (e) {
     if (!isMlaDiffError(e)) throw e;
     issues.push({
-      severity: 'error', code: e.code, message: `cannot read the MLA config: ${e.message}`,
-      ...(e.where.file ? { file: e.where.file } : {}), ...(e.where.field ? { field: e.where.field } : {}), ...(e.hint ? { hint: e.hint } : {}),
+      severity: 'error',
+      code: e.code,
+      message: `cannot read the MLA config: ${e.message}`,
+      ...(e.where.file ? { file: e.where.file } : {}),
+      ...(e.where.field ? { field: e.where.field } : {}),
+      ...(e.hint ? { hint: e.hint } : {}),
     });
     return null;
   }
@@ -51,7 +55,10 @@ export function shapeIssues(patterns: readonly LayerPattern[], c: MlaConfig, sch
       const w = want.get(t.short);
       if (!w || (w.length === t.shape.length && w.every((d, i) => d === t.shape[i]))) continue;
       issues.push({
-        severity: 'error', code: 'tensor-shape', file, field: t.short,
+        severity: 'error',
+        code: 'tensor-shape',
+        file,
+        field: t.short,
         message: `layers ${layerRanges(p.layers)}: ${t.short} has shape [${t.shape.join(', ')}], the config implies [${w.join(', ')}]`,
         hint: 'the header and the config disagree: a converter bug, or metadata of another model',
       });

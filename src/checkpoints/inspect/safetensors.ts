@@ -16,19 +16,32 @@ import { INSPECT_VERSION } from './types';
 function indexOf(path: string): string | null {
   const p = resolve(path);
   if (!statSync(p).isDirectory()) return p.endsWith('.json') ? p : null;
-  const names = readdirSync(p).filter((n) => n.endsWith('.safetensors.index.json')).sort();
+  const names = readdirSync(p)
+    .filter((n) => n.endsWith('.safetensors.index.json'))
+    .sort();
   if (names.includes(INDEX_FILE)) return join(p, INDEX_FILE);
   return names.length === 1 ? join(p, names[0]!) : null;
 }
 
-interface ConfigFacts { architecture: string | null; isMla: boolean; mla: MlaFacts | null; declared: number | null; json: Record<string, unknown> | null }
+interface ConfigFacts {
+  architecture: string | null;
+  isMla: boolean;
+  mla: MlaFacts | null;
+  declared: number | null;
+  json: Record<string, unknown> | null;
+}
 
 /** config.json: architecture (model_type), layer count and, for MLA types, the MLA config. */
 function configFacts(file: string, issues: InspectIssue[]): ConfigFacts {
   const none: ConfigFacts = { architecture: null, isMla: false, mla: null, declared: null, json: null };
   if (!existsSync(file)) {
-    issues.push({ severity: 'warning', code: 'file-not-found', file, message: 'no config.json beside the checkpoint: the architecture and MLA dims are unknown',
-      hint: 'a Hugging Face checkpoint directory holds config.json next to the *.safetensors files' });
+    issues.push({
+      severity: 'warning',
+      code: 'file-not-found',
+      file,
+      message: 'no config.json beside the checkpoint: the architecture and MLA dims are unknown',
+      hint: 'a Hugging Face checkpoint directory holds config.json next to the *.safetensors files',
+    });
     return none;
   }
   let j: Record<string, unknown>;
@@ -43,9 +56,14 @@ function configFacts(file: string, issues: InspectIssue[]): ConfigFacts {
   const isMla = architecture !== null && (HF_MLA_TYPES as readonly string[]).includes(architecture);
   const declared = typeof j.num_hidden_layers === 'number' ? j.num_hidden_layers : null;
   if (!isMla) {
-    issues.push({ severity: 'warning', code: 'checkpoint-invalid', file, field: 'model_type',
+    issues.push({
+      severity: 'warning',
+      code: 'checkpoint-invalid',
+      file,
+      field: 'model_type',
       message: `model_type is ${JSON.stringify(architecture)}: not an MLA model, so mla-diff cannot run it`,
-      hint: `MLA model types: ${HF_MLA_TYPES.join(', ')}` });
+      hint: `MLA model types: ${HF_MLA_TYPES.join(', ')}`,
+    });
     return { ...none, architecture, declared, json: j };
   }
   return { architecture, isMla, mla: tryConfig(() => configFromHf(j, file), 0, issues), declared, json: j };
@@ -70,13 +88,22 @@ export function inspectSafetensors(path: string, layer?: number): HeaderReport {
   const files = m.files.map((f) => ({ path: f, bytes: statSync(f).size }));
   const fp8 = tensors.some((t) => t.type === 'F8_E4M3');
   return {
-    format: 'mla-diff/inspect', version: INSPECT_VERSION, path,
+    format: 'mla-diff/inspect',
+    version: INSPECT_VERSION,
+    path,
     container: {
-      kind: 'safetensors', index: indexOf(path), config: cfg.json ? configFile : null, metadata: m.metadata,
+      kind: 'safetensors',
+      index: indexOf(path),
+      config: cfg.json ? configFile : null,
+      metadata: m.metadata,
       fp8Block: fp8 ? fp8BlockSize(cfg.json ?? {}) : null,
     },
-    files, totalBytes: files.reduce((a, f) => a + f.bytes, 0), tensorCount: m.tensors.size,
-    architecture: cfg.architecture, isMla: cfg.isMla, mla,
+    files,
+    totalBytes: files.reduce((a, f) => a + f.bytes, 0),
+    tensorCount: m.tensors.size,
+    architecture: cfg.architecture,
+    isMla: cfg.isMla,
+    mla,
     kvB: kvBLayout(byLayer),
     layers: { declared: cfg.declared, present: layerIndices(m.tensors.keys()), attention: [...byLayer.keys()] },
     attention: shown === undefined ? null : { layer: shown, tensors: byLayer.get(shown)! },

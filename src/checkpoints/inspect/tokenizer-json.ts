@@ -33,7 +33,9 @@ export function tokenizerJsonFacts(dir: string, issues: InspectIssue[]): Tokeniz
   const model = isObject(j.model) && typeof j.model.type === 'string' ? j.model.type : undefined;
   const merges = isObject(j.model) && Array.isArray(j.model.merges) ? j.model.merges.length : undefined;
   return {
-    present: true, source: 'tokenizer.json', file,
+    present: true,
+    source: 'tokenizer.json',
+    file,
     ...(model !== undefined ? { model } : {}),
     tokens: tokenIds(j).size,
     ...(merges !== undefined ? { merges } : {}),

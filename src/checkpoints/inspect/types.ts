@@ -68,16 +68,16 @@ export interface InspectIssue {
 export type ContainerFacts =
   | { kind: 'gguf'; version: number; alignment: number; metadataKeys: number }
   | {
-    kind: 'safetensors';
-    /** The *.safetensors.index.json read, if any. */
-    index: string | null;
-    /** config.json beside the checkpoint, if any. */
-    config: string | null;
-    /** `__metadata__` (and the index's metadata), as stored. */
-    metadata: Record<string, string>;
-    /** FP8 weight_scale_inv block size [rows, cols] when F8_E4M3 tensors are present. */
-    fp8Block: [number, number] | null;
-  };
+      kind: 'safetensors';
+      /** The *.safetensors.index.json read, if any. */
+      index: string | null;
+      /** config.json beside the checkpoint, if any. */
+      config: string | null;
+      /** `__metadata__` (and the index's metadata), as stored. */
+      metadata: Record<string, string>;
+      /** FP8 weight_scale_inv block size [rows, cols] when F8_E4M3 tensors are present. */
+      fp8Block: [number, number] | null;
+    };
 
 /** Everything `mla-diff inspect` knows of a checkpoint. */
 export interface InspectReport {

@@ -5,7 +5,11 @@
  */
 function buildAlphabet(): readonly (readonly [number, string])[] {
   const bs: number[] = [];
-  for (const [lo, hi] of [[0x21, 0x7e], [0xa1, 0xac], [0xae, 0xff]] as const) {
+  for (const [lo, hi] of [
+    [0x21, 0x7e],
+    [0xa1, 0xac],
+    [0xae, 0xff],
+  ] as const) {
     for (let b = lo; b <= hi; b++) bs.push(b);
   }
   const cs = [...bs];
@@ -20,9 +24,7 @@ function buildAlphabet(): readonly (readonly [number, string])[] {
 }
 
 const ALPHABET = buildAlphabet();
-const BYTE_TO_CHAR: readonly string[] = Object.freeze(
-  [...ALPHABET].sort((x, y) => x[0] - y[0]).map(([, c]) => c),
-);
+const BYTE_TO_CHAR: readonly string[] = Object.freeze([...ALPHABET].sort((x, y) => x[0] - y[0]).map(([, c]) => c));
 
 /** The 256 byte characters in GPT-2's vocabulary order. */
 export function byteLevelAlphabet(): readonly string[] {

@@ -14,16 +14,19 @@ describe('tokenizerFromGguf errors', () => {
 
   test('unknown tokenizer.ggml.model is tokenizer-invalid', () => {
     for (const model of ['llama', 'bert', 't5', 'weird']) {
-      expect(() => tokenizerFromGguf(withEntries(entries, { 'tokenizer.ggml.model': str(model) }), 'bad.gguf'))
-        .toThrow(where('tokenizer.ggml.model'));
+      expect(() => tokenizerFromGguf(withEntries(entries, { 'tokenizer.ggml.model': str(model) }), 'bad.gguf')).toThrow(
+        where('tokenizer.ggml.model'),
+      );
     }
-    expect(() => tokenizerFromGguf(withEntries(entries, { 'tokenizer.ggml.model': undefined }), 'bad.gguf'))
-      .toThrow(where('tokenizer.ggml.model'));
+    expect(() => tokenizerFromGguf(withEntries(entries, { 'tokenizer.ggml.model': undefined }), 'bad.gguf')).toThrow(
+      where('tokenizer.ggml.model'),
+    );
   });
 
   test('unsupported tokenizer.ggml.pre is tokenizer-invalid', () => {
-    expect(() => tokenizerFromGguf(withEntries(entries, { 'tokenizer.ggml.pre': str('qwen2') }), 'bad.gguf'))
-      .toThrow(where('tokenizer.ggml.pre'));
+    expect(() => tokenizerFromGguf(withEntries(entries, { 'tokenizer.ggml.pre': str('qwen2') }), 'bad.gguf')).toThrow(
+      where('tokenizer.ggml.pre'),
+    );
   });
 
   test('missing tokens or merges are tokenizer-invalid', () => {
@@ -38,13 +41,20 @@ describe('tokenizerFromGguf errors', () => {
       ['tokenizer.ggml.tokens[1]', { 'tokenizer.ggml.tokens': { type: 'ARRAY', itemType: 'STRING', value: ['a', 'a'] } }],
       ['tokenizer.ggml.merges[0]', { 'tokenizer.ggml.merges': { type: 'ARRAY', itemType: 'STRING', value: ['ab'] } }],
       ['tokenizer.ggml.token_type', { 'tokenizer.ggml.token_type': { type: 'ARRAY', itemType: 'INT32', value: [1] } }],
-      ['tokenizer.ggml.bos_token_id', {
-        'tokenizer.ggml.add_bos_token': { type: 'BOOL', value: true }, 'tokenizer.ggml.bos_token_id': undefined,
-      }],
-      ['tokenizer.ggml.bos_token_id', {
-        'tokenizer.ggml.add_bos_token': { type: 'BOOL', value: true },
-        'tokenizer.ggml.bos_token_id': { type: 'UINT32', value: 99999 },
-      }],
+      [
+        'tokenizer.ggml.bos_token_id',
+        {
+          'tokenizer.ggml.add_bos_token': { type: 'BOOL', value: true },
+          'tokenizer.ggml.bos_token_id': undefined,
+        },
+      ],
+      [
+        'tokenizer.ggml.bos_token_id',
+        {
+          'tokenizer.ggml.add_bos_token': { type: 'BOOL', value: true },
+          'tokenizer.ggml.bos_token_id': { type: 'UINT32', value: 99999 },
+        },
+      ],
     ];
     for (const [field, changes] of bad) {
       expect(() => tokenizerFromGguf(withEntries(entries, changes), 'bad.gguf')).toThrow(where(field));
@@ -58,7 +68,9 @@ describe('tokenizerFromGguf errors', () => {
 
 describe('tokenizerFromJson errors', () => {
   let dir = '';
-  beforeAll(() => { dir = mkdtempSync(join(tmpdir(), 'mla-diff-tokenizer-bad-')); });
+  beforeAll(() => {
+    dir = mkdtempSync(join(tmpdir(), 'mla-diff-tokenizer-bad-'));
+  });
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
   const write = (name: string, text: string) => {
     writeFileSync(join(dir, name), text);
@@ -78,9 +90,12 @@ describe('tokenizerFromJson errors', () => {
   test('malformed tokenizer_config.json beside it is tokenizer-invalid', () => {
     const path = write('tokenizer.json', JSON.stringify(fixtureBpe().tokenizerJson));
     write('tokenizer_config.json', '{ nope');
-    expect(() => tokenizerFromJson(path)).toThrow(expect.objectContaining({
-      code: 'tokenizer-invalid', where: { file: join(dir, 'tokenizer_config.json') },
-    }));
+    expect(() => tokenizerFromJson(path)).toThrow(
+      expect.objectContaining({
+        code: 'tokenizer-invalid',
+        where: { file: join(dir, 'tokenizer_config.json') },
+      }),
+    );
     rmSync(join(dir, 'tokenizer_config.json'));
     expect(tokenizerFromJson(path).encode('Paris')).toHaveLength(1);
   });

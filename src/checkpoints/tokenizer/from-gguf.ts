@@ -36,7 +36,8 @@ export function ggufToTokenizerJson(metadata: ReadonlyMap<string, GgufEntry>, wh
     f.fail('tokenizer.ggml.model', `"${model}" vocabularies are not supported`, `supported: ${SUPPORTED_MODELS}`);
   }
   const pre = f.string('tokenizer.ggml.pre') ?? 'default';
-  const spec = preTokenizerFor(pre) ??
+  const spec =
+    preTokenizerFor(pre) ??
     f.fail('tokenizer.ggml.pre', `pre-tokenizer "${pre}" is not supported`, `supported: ${supportedPreTokenizers().join(', ')}`);
 
   const tokens = f.strings('tokenizer.ggml.tokens') ?? f.fail('tokenizer.ggml.tokens', 'missing: the file has no token list');
@@ -76,8 +77,12 @@ export function ggufToTokenizerJson(metadata: ReadonlyMap<string, GgufEntry>, wh
   };
   const addBos = f.boolean('tokenizer.ggml.add_bos_token') ?? spec.addBosDefault;
   const addEos = f.boolean('tokenizer.ggml.add_eos_token') ?? false;
-  const bos = addBos ? special('bos') ?? f.fail('tokenizer.ggml.bos_token_id', 'add_bos_token is true but the BOS id is not set') : undefined;
-  const eos = addEos ? special('eos') ?? f.fail('tokenizer.ggml.eos_token_id', 'add_eos_token is true but the EOS id is not set') : undefined;
+  const bos = addBos
+    ? (special('bos') ?? f.fail('tokenizer.ggml.bos_token_id', 'add_bos_token is true but the BOS id is not set'))
+    : undefined;
+  const eos = addEos
+    ? (special('eos') ?? f.fail('tokenizer.ggml.eos_token_id', 'add_eos_token is true but the EOS id is not set'))
+    : undefined;
 
   return {
     version: '1.0',

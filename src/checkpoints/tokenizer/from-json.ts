@@ -61,14 +61,22 @@ export function tokenizerFromJson(path: string): TextTokenizer {
   const configPath = join(dirname(path), 'tokenizer_config.json');
   const config = readJsonObject(configPath, false) ?? {};
   if (!isObject(json.model)) {
-    throw new MlaDiffError('tokenizer-invalid', `${path} has no "model" object`, { file: path, field: 'model' },
-      'expected an HF tokenizers tokenizer.json (the file next to the checkpoint, not vocab.json or tokenizer_config.json)');
+    throw new MlaDiffError(
+      'tokenizer-invalid',
+      `${path} has no "model" object`,
+      { file: path, field: 'model' },
+      'expected an HF tokenizers tokenizer.json (the file next to the checkpoint, not vocab.json or tokenizer_config.json)',
+    );
   }
   if (json.added_tokens !== undefined && !Array.isArray(json.added_tokens)) {
     throw new MlaDiffError('tokenizer-invalid', `${path}: "added_tokens" is not a list`, { file: path, field: 'added_tokens' });
   }
   const complete: Json = {
-    normalizer: null, pre_tokenizer: null, post_processor: null, decoder: null, ...json,
+    normalizer: null,
+    pre_tokenizer: null,
+    post_processor: null,
+    decoder: null,
+    ...json,
     added_tokens: json.added_tokens ?? [],
   };
   const llama = llamaFastPostProcessor(config);

@@ -55,11 +55,9 @@ export function hfTextTokenizer(json: object, config: object, source: string, fi
     decode(ids: readonly number[]): string {
       const bad = ids.findIndex((id) => !Number.isInteger(id) || id < 0 || id >= vocabSize);
       if (bad >= 0) {
-        throw new MlaDiffError(
-          'invalid-value',
-          `token id ${ids[bad]} is outside the vocabulary (0..${vocabSize - 1}) of ${source}`,
-          { field: `ids[${bad}]` },
-        );
+        throw new MlaDiffError('invalid-value', `token id ${ids[bad]} is outside the vocabulary (0..${vocabSize - 1}) of ${source}`, {
+          field: `ids[${bad}]`,
+        });
       }
       if (ids.length === 0) return '';
       return tok.decode([...ids], { skip_special_tokens: false, clean_up_tokenization_spaces: false });

@@ -7,7 +7,11 @@ function pieces(pre: string, text: string): string[] {
   const spec = preTokenizerFor(pre);
   if (!spec) throw new Error(`unsupported ${pre}`);
   const json = {
-    added_tokens: [], normalizer: null, post_processor: null, decoder: null, pre_tokenizer: spec.preTokenizer,
+    added_tokens: [],
+    normalizer: null,
+    post_processor: null,
+    decoder: null,
+    pre_tokenizer: spec.preTokenizer,
     model: { type: 'BPE', vocab: { a: 0 }, merges: [] },
   };
   const tok = new (hfLibrary().Tokenizer)(json, {});
@@ -33,7 +37,7 @@ describe('pre-tokenizers (llama.cpp src/llama-vocab.cpp regexes)', () => {
     expect(pieces('deepseek-v3', '(Paris)')).toEqual(['(Paris', ')']);
   });
 
-  test('default: llama.cpp\'s own split (punctuation runs first, digits by 3), not GPT-2\'s', () => {
+  test("default: llama.cpp's own split (punctuation runs first, digits by 3), not GPT-2's", () => {
     expect(pieces('default', TEXT)).toEqual(['Hello', ' world', "'", 's', ' ', '123', '45', ' 東京', '!!', '\n\n', ' x']);
   });
 

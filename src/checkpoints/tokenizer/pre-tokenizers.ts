@@ -29,17 +29,24 @@ function regexSequence(regexes: readonly string[]): object {
   };
 }
 
-/** GPT-2 (LLAMA_VOCAB_PRE_TYPE_GPT2); llama.cpp lists it without the trailing `|\s+`, which its hand-written gpt2 splitter implements anyway. */
+/**
+ * GPT-2 (LLAMA_VOCAB_PRE_TYPE_GPT2); llama.cpp lists it without the trailing `|\s+`, which its hand-written gpt2 splitter implements
+ * anyway.
+ */
 const GPT2 = String.raw`'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+`;
 
-/** LLAMA_VOCAB_PRE_TYPE_LLAMA3 and LLAMA_VOCAB_PRE_TYPE_CHATGLM4 use this same regex (llama.cpp's case-insensitive-free rewrite of `(?i:'s|...)`). */
+/**
+ * LLAMA_VOCAB_PRE_TYPE_LLAMA3 and LLAMA_VOCAB_PRE_TYPE_CHATGLM4 use this same regex
+ * (llama.cpp's case-insensitive-free rewrite of `(?i:'s|...)`).
+ */
 const LLAMA3 = String.raw`(?:'[sS]|'[tT]|'[rR][eE]|'[vV][eE]|'[mM]|'[lL][lL]|'[dD])|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+`;
 
 /** LLAMA_VOCAB_PRE_TYPE_DEEPSEEK3_LLM. The CJK class is [一-龥぀-ゟ゠-ヿ]. */
 const DEEPSEEK3 = [
   String.raw`\p{N}{1,3}`,
   '[\u4e00-\u9fa5\u3040-\u309f\u30a0-\u30ff]+',
-  String.raw`[!"#$%&'()*+,\-./:;<=>?@\[\\\]^_` + '`' +
+  String.raw`[!"#$%&'()*+,\-./:;<=>?@\[\\\]^_` +
+    '`' +
     String.raw`{|}~][A-Za-z]+|[^\r\n\p{L}\p{P}\p{S}]?[\p{L}\p{M}]+| ?[\p{P}\p{S}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+`,
 ] as const;
 
@@ -49,11 +56,14 @@ const DEFAULT = [String.raw`[\p{P}\$\+<=>\^~\|]+`, GPT2, String.raw`\p{N}+`, '[0
 /** Supported ids, each with llama.cpp's aliases that map to the same pre type. */
 const SPECS: ReadonlyArray<readonly [readonly string[], () => PreTokenizerSpec]> = [
   [['default'], () => ({ preTokenizer: regexSequence(DEFAULT), ignoreMerges: false, addBosDefault: false })],
-  [['gpt-2'], () => ({
-    preTokenizer: { type: 'ByteLevel', add_prefix_space: false, trim_offsets: true, use_regex: true },
-    ignoreMerges: false,
-    addBosDefault: false,
-  })],
+  [
+    ['gpt-2'],
+    () => ({
+      preTokenizer: { type: 'ByteLevel', add_prefix_space: false, trim_offsets: true, use_regex: true },
+      ignoreMerges: false,
+      addBosDefault: false,
+    }),
+  ],
   [['llama-bpe', 'llama3', 'llama-v3'], () => ({ preTokenizer: regexSequence([LLAMA3]), ignoreMerges: true, addBosDefault: true })],
   [['glm4', 'chatglm-bpe'], () => ({ preTokenizer: regexSequence([LLAMA3]), ignoreMerges: false, addBosDefault: false })],
   [['deepseek-v3'], () => ({ preTokenizer: regexSequence(DEEPSEEK3), ignoreMerges: false, addBosDefault: false })],

@@ -52,7 +52,9 @@ describe('tokenizer.json and the GGUF vocabulary agree', () => {
 
   test('add_bos_token prepends BOS, like a TemplateProcessing post-processor / LlamaTokenizerFast config', () => {
     const withBos = tokenizerFromGguf(
-      withEntries(trained.ggufEntries, { 'tokenizer.ggml.add_bos_token': { type: 'BOOL', value: true } }), 'bos.gguf');
+      withEntries(trained.ggufEntries, { 'tokenizer.ggml.add_bos_token': { type: 'BOOL', value: true } }),
+      'bos.gguf',
+    );
     const text = 'The capital of France is';
     const plain = fromGguf.encode(text);
     expect(withBos.encode(text)).toEqual([400, ...plain]);
@@ -61,7 +63,8 @@ describe('tokenizer.json and the GGUF vocabulary agree', () => {
     const template = {
       type: 'TemplateProcessing',
       single: [{ SpecialToken: { id: '<|endoftext|>', type_id: 0 } }, { Sequence: { id: 'A', type_id: 0 } }],
-      pair: [], special_tokens: {},
+      pair: [],
+      special_tokens: {},
     };
     expect(jsonTokenizer({ ...trained.tokenizerJson, post_processor: template }, null).encode(text)).toEqual([400, ...plain]);
     const llamaConfig = { ...trained.tokenizerConfig, tokenizer_class: 'LlamaTokenizerFast', add_bos_token: true };
@@ -70,7 +73,9 @@ describe('tokenizer.json and the GGUF vocabulary agree', () => {
 
   test('add_eos_token appends EOS', () => {
     const withEos = tokenizerFromGguf(
-      withEntries(trained.ggufEntries, { 'tokenizer.ggml.add_eos_token': { type: 'BOOL', value: true } }), 'eos.gguf');
+      withEntries(trained.ggufEntries, { 'tokenizer.ggml.add_eos_token': { type: 'BOOL', value: true } }),
+      'eos.gguf',
+    );
     expect(withEos.encode('Paris')).toEqual([...fromGguf.encode('Paris'), 400]);
   });
 

@@ -8,13 +8,17 @@ describe('trainByteLevelBpe', () => {
   test('byte tokens come in GPT-2 order: "!" is 0, "a" 64, "Ġ" (space) 220, "Ā" (byte 0) 188, "Ń" 255', () => {
     const a = byteLevelAlphabet();
     expect(a).toHaveLength(256);
-    expect([a[0], a[64], a[65], a[188], a[220], a[255]]).toEqual(['!', 'a', 'b', 'Ā', 'Ġ', 'Ń']); // 255: byte 0xAD (soft hyphen), the last remapped byte
+    // 255: byte 0xAD (soft hyphen), the last remapped byte
+    expect([a[0], a[64], a[65], a[188], a[220], a[255]]).toEqual(['!', 'a', 'b', 'Ā', 'Ġ', 'Ń']);
     expect(new Set(a).size).toBe(256);
   });
 
   test('hand-checked: "ab ab ab" merges a+b, then Ġ+ab, then stops (no pair left twice)', () => {
     const { tokenizerJson, ggufEntries } = trainByteLevelBpe('ab ab ab', 300);
-    expect(tokenizerJson.model.merges).toEqual([['a', 'b'], ['Ġ', 'ab']]);
+    expect(tokenizerJson.model.merges).toEqual([
+      ['a', 'b'],
+      ['Ġ', 'ab'],
+    ]);
     expect(ggufEntries.get('tokenizer.ggml.merges')?.value).toEqual(['a b', 'Ġ ab']);
     const tokens = ggufEntries.get('tokenizer.ggml.tokens')?.value as string[];
     expect(tokens).toHaveLength(258);
@@ -32,7 +36,10 @@ describe('trainByteLevelBpe', () => {
     const one = trainByteLevelBpe('xy ab xy ab', 257);
     expect(one.tokenizerJson.model.merges).toEqual([['a', 'b']]);
     const two = trainByteLevelBpe('xy ab xy ab', 258);
-    expect(two.tokenizerJson.model.merges).toEqual([['a', 'b'], ['x', 'y']]);
+    expect(two.tokenizerJson.model.merges).toEqual([
+      ['a', 'b'],
+      ['x', 'y'],
+    ]);
   });
 
   test('is deterministic and reaches the requested size on the fixture corpus', () => {
@@ -54,12 +61,18 @@ describe('trainByteLevelBpe', () => {
     }
   });
 
-  test('GGUF entries are what llama.cpp\'s converter writes for a GPT-2 style BPE', () => {
+  test("GGUF entries are what llama.cpp's converter writes for a GPT-2 style BPE", () => {
     const { ggufEntries, tokenizerJson, tokenizerConfig } = fixtureBpe();
     expect([...ggufEntries.keys()]).toEqual([
-      'tokenizer.ggml.model', 'tokenizer.ggml.pre', 'tokenizer.ggml.tokens', 'tokenizer.ggml.token_type',
-      'tokenizer.ggml.merges', 'tokenizer.ggml.bos_token_id', 'tokenizer.ggml.eos_token_id',
-      'tokenizer.ggml.add_bos_token', 'tokenizer.ggml.add_eos_token',
+      'tokenizer.ggml.model',
+      'tokenizer.ggml.pre',
+      'tokenizer.ggml.tokens',
+      'tokenizer.ggml.token_type',
+      'tokenizer.ggml.merges',
+      'tokenizer.ggml.bos_token_id',
+      'tokenizer.ggml.eos_token_id',
+      'tokenizer.ggml.add_bos_token',
+      'tokenizer.ggml.add_eos_token',
     ]);
     expect(ggufEntries.get('tokenizer.ggml.model')).toEqual({ type: 'STRING', value: 'gpt2' });
     expect(ggufEntries.get('tokenizer.ggml.pre')).toEqual({ type: 'STRING', value: 'gpt-2' });
@@ -70,7 +83,8 @@ describe('trainByteLevelBpe', () => {
     expect(ggufEntries.get('tokenizer.ggml.bos_token_id')).toEqual({ type: 'UINT32', value: 400 });
     expect(ggufEntries.get('tokenizer.ggml.add_bos_token')).toEqual({ type: 'BOOL', value: false });
     expect(tokenizerJson.added_tokens.map((t) => [t.id, t.content, t.special])).toEqual([
-      [400, '<|endoftext|>', true], [401, '<|user|>', true],
+      [400, '<|endoftext|>', true],
+      [401, '<|user|>', true],
     ]);
     expect(tokenizerConfig).toMatchObject({ bos_token: '<|endoftext|>', add_bos_token: false });
     // every merge joins two tokens that exist, into a token that exists

@@ -13,7 +13,10 @@ export interface TrainedBpe {
   ggufEntries: Map<string, GgufEntry>;
 }
 
-interface Word { symbols: string[]; count: number }
+interface Word {
+  symbols: string[];
+  count: number;
+}
 
 /** Pre-tokens of the corpus (GPT-2 split, special-token strings left out), byte-level encoded, with counts. */
 function words(corpus: string, specials: readonly string[]): Word[] {
@@ -44,8 +47,8 @@ function bestPair(ws: readonly Word[]): { left: string; right: string; count: nu
   }
   let best: { left: string; right: string; count: number } | undefined;
   for (const c of counts.values()) {
-    if (!best || c.count > best.count ||
-      (c.count === best.count && (c.left < best.left || (c.left === best.left && c.right < best.right)))) best = c;
+    if (!best || c.count > best.count || (c.count === best.count && (c.left < best.left || (c.left === best.left && c.right < best.right))))
+      best = c;
   }
   return best;
 }
@@ -69,7 +72,9 @@ function applyMerge(w: Word, left: string, right: string): void {
  */
 export function trainByteLevelBpe(corpus: string, vocabSize: number, specials: readonly string[] = []): TrainedBpe {
   if (!Number.isInteger(vocabSize) || vocabSize < 256) {
-    throw new MlaDiffError('invalid-value', `vocabSize ${vocabSize}: a byte-level BPE needs at least the 256 byte tokens`, { field: 'vocabSize' });
+    throw new MlaDiffError('invalid-value', `vocabSize ${vocabSize}: a byte-level BPE needs at least the 256 byte tokens`, {
+      field: 'vocabSize',
+    });
   }
   if (new Set(specials).size !== specials.length || specials.some((s) => s === '')) {
     throw new MlaDiffError('invalid-value', 'special tokens must be distinct and non-empty', { field: 'specials' });
@@ -91,7 +96,13 @@ export function trainByteLevelBpe(corpus: string, vocabSize: number, specials: r
   }
   const firstSpecial = vocab.length;
   const added: AddedTokenJson[] = specials.map((content, i) => ({
-    id: firstSpecial + i, content, single_word: false, lstrip: false, rstrip: false, normalized: false, special: true,
+    id: firstSpecial + i,
+    content,
+    single_word: false,
+    lstrip: false,
+    rstrip: false,
+    normalized: false,
+    special: true,
   }));
   const tokens = [...vocab, ...specials];
   const bos = specials[0];
@@ -106,8 +117,14 @@ export function trainByteLevelBpe(corpus: string, vocabSize: number, specials: r
     post_processor: { type: 'ByteLevel', add_prefix_space: true, trim_offsets: false, use_regex: true },
     decoder: { ...BYTE_LEVEL_DECODER },
     model: {
-      type: 'BPE', dropout: null, unk_token: null, continuing_subword_prefix: null, end_of_word_suffix: null,
-      fuse_unk: false, byte_fallback: false, ignore_merges: false,
+      type: 'BPE',
+      dropout: null,
+      unk_token: null,
+      continuing_subword_prefix: null,
+      end_of_word_suffix: null,
+      fuse_unk: false,
+      byte_fallback: false,
+      ignore_merges: false,
       vocab: Object.fromEntries(tokens.map((t, i) => [t, i])),
       merges,
     },

@@ -11,19 +11,26 @@ import { FAULT_NAMES, FAULTS } from './catalogue';
  * reference on. Serving faults (context, kv-splits) are localized in src/harness/run/schedule-faults.test.ts.
  */
 const YARN = 'rope_scaling: {type: yarn, factor: 40, mscale: 1, mscale_all_dim: 1, original_max_position_embeddings: 256}';
-const scenario = (yarn: boolean, fault?: [FaultPath, FaultName]) => [
-  'name: catalogue', `model: {preset: tiny${yarn ? `, ${YARN}` : ''}}`, 'weights: {synthetic: {seed: 11}}',
-  'prompt: {ids: [5, 17, 256, 999, 42, 8, 300], start_position: 3}', 'reference: on',
-  `faults: [${fault ? `{path: ${fault[0]}, fault: ${fault[1]}}` : ''}]`,
-].join('\n');
+const scenario = (yarn: boolean, fault?: [FaultPath, FaultName]) =>
+  [
+    'name: catalogue',
+    `model: {preset: tiny${yarn ? `, ${YARN}` : ''}}`,
+    'weights: {synthetic: {seed: 11}}',
+    'prompt: {ids: [5, 17, 256, 999, 42, 8, 300], start_position: 3}',
+    'reference: on',
+    `faults: [${fault ? `{path: ${fault[0]}, fault: ${fault[1]}}` : ''}]`,
+  ].join('\n');
 
 const oneShot = FAULT_NAMES.filter((f) => FAULTS[f].needs === 'prefill' || FAULTS[f].needs === 'yarn');
 const cases = oneShot.flatMap((f) => FAULTS[f].paths.map((p) => [f, p] as [FaultName, FaultPath]));
 
 describe('the fault catalogue (tiny, wasm)', () => {
   let rt: Runtime;
-  beforeAll(async () => { rt = await testRuntime('wasm'); });
-  const run = (yaml: string) => expectNoLeak(rt, () => runScenario(parseScenario(yaml), { runtime: rt, toolVersion: 'test', worker: false }));
+  beforeAll(async () => {
+    rt = await testRuntime('wasm');
+  });
+  const run = (yaml: string) =>
+    expectNoLeak(rt, () => runScenario(parseScenario(yaml), { runtime: rt, toolVersion: 'test', worker: false }));
 
   it('covers at least 12 bug classes, each with its reference and where it enters', () => {
     expect(FAULT_NAMES.length).toBeGreaterThanOrEqual(12);
@@ -57,7 +64,8 @@ describe('the fault catalogue (tiny, wasm)', () => {
 
 describe('planting a fault', () => {
   it('in a path that does not have the code it breaks is invalid-value at faults[i].path', () => {
-    expect(() => parseScenario('name: x\nmodel: {preset: tiny}\nprompt: {ids: [1, 2]}\nfaults:\n  - {path: mha, fault: w-uk-wrong-axis}'))
-      .toThrow(expect.objectContaining({ code: 'invalid-value', where: expect.objectContaining({ field: 'faults[0].path', line: 5 }) }));
+    expect(() =>
+      parseScenario('name: x\nmodel: {preset: tiny}\nprompt: {ids: [1, 2]}\nfaults:\n  - {path: mha, fault: w-uk-wrong-axis}'),
+    ).toThrow(expect.objectContaining({ code: 'invalid-value', where: expect.objectContaining({ field: 'faults[0].path', line: 5 }) }));
   });
 });

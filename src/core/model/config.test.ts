@@ -34,7 +34,9 @@ describe('model config', () => {
     ['rms_norm_eps', 0],
   ] as const)('rejects %s = %p with invalid-config naming the field', (key, value) => {
     const c = { ...preset('tiny'), [key]: value };
-    expect(() => validateConfig(c)).toThrow(expect.objectContaining({ code: 'invalid-config', where: expect.objectContaining({ field: `model.${key}` }) }));
+    expect(() => validateConfig(c)).toThrow(
+      expect.objectContaining({ code: 'invalid-config', where: expect.objectContaining({ field: `model.${key}` }) }),
+    );
   });
 
   it('unknown preset is an error with a code', () => {

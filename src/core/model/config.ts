@@ -4,9 +4,19 @@ import type { MlaConfig } from '../../trace/model-config';
 export type { MlaConfig, YarnScaling } from '../../trace/model-config';
 
 export const CONFIG_KEYS: readonly (keyof MlaConfig)[] = [
-  'hidden_size', 'num_attention_heads', 'q_lora_rank', 'kv_lora_rank', 'qk_nope_head_dim',
-  'qk_rope_head_dim', 'v_head_dim', 'rope_theta', 'rope_interleave', 'rope_scaling',
-  'rms_norm_eps', 'max_position_embeddings', 'vocab_size',
+  'hidden_size',
+  'num_attention_heads',
+  'q_lora_rank',
+  'kv_lora_rank',
+  'qk_nope_head_dim',
+  'qk_rope_head_dim',
+  'v_head_dim',
+  'rope_theta',
+  'rope_interleave',
+  'rope_scaling',
+  'rms_norm_eps',
+  'max_position_embeddings',
+  'vocab_size',
 ];
 
 /** D = P + R, the per-head query/key width. */
@@ -32,8 +42,15 @@ export function softmaxScale(c: MlaConfig): number {
 }
 
 const POSITIVE_INT: (keyof MlaConfig)[] = [
-  'hidden_size', 'num_attention_heads', 'q_lora_rank', 'kv_lora_rank', 'qk_nope_head_dim',
-  'qk_rope_head_dim', 'v_head_dim', 'max_position_embeddings', 'vocab_size',
+  'hidden_size',
+  'num_attention_heads',
+  'q_lora_rank',
+  'kv_lora_rank',
+  'qk_nope_head_dim',
+  'qk_rope_head_dim',
+  'v_head_dim',
+  'max_position_embeddings',
+  'vocab_size',
 ];
 
 /** Throws `invalid-config` naming the field when a dimension is unusable. */

@@ -71,8 +71,12 @@ export function isPresetName(s: string): s is PresetName {
 /** A fresh copy of a preset, so callers may override fields freely. */
 export function preset(name: string): MlaConfig {
   if (!isPresetName(name)) {
-    throw new MlaDiffError('unknown-preset', `unknown model preset "${name}"`, { field: 'model.preset' },
-      `presets: ${PRESET_NAMES.join(', ')}`);
+    throw new MlaDiffError(
+      'unknown-preset',
+      `unknown model preset "${name}"`,
+      { field: 'model.preset' },
+      `presets: ${PRESET_NAMES.join(', ')}`,
+    );
   }
   const p = PRESETS[name];
   return { ...p, rope_scaling: p.rope_scaling ? { ...p.rope_scaling } : null };

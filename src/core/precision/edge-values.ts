@@ -8,8 +8,14 @@ import { oracleOverflowPoint } from './oracle';
 const f32 = new Float32Array(1);
 const u32 = new Uint32Array(f32.buffer);
 
-export const fromBits = (bits: number): number => { u32[0] = bits >>> 0; return f32[0]!; };
-export const bitsOf = (x: number): number => { f32[0] = x; return u32[0]!; };
+export const fromBits = (bits: number): number => {
+  u32[0] = bits >>> 0;
+  return f32[0]!;
+};
+export const bitsOf = (x: number): number => {
+  f32[0] = x;
+  return u32[0]!;
+};
 
 /** The float32 neighbours of a float32 value x (x itself excluded), toward 0 and away from it. */
 function neighbours(x: number): number[] {
@@ -63,7 +69,8 @@ export function edgeValues(o: Oracle): Float32Array {
  */
 export function randomValues(o: Oracle, count: number, seed = 1): Float32Array {
   let s = seed >>> 0;
-  const next = (): number => { // mulberry32
+  const next = (): number => {
+    // mulberry32
     s = (s + 0x6d2b79f5) >>> 0;
     let t = s;
     t = Math.imul(t ^ (t >>> 15), t | 1);
@@ -76,7 +83,10 @@ export function randomValues(o: Oracle, count: number, seed = 1): Float32Array {
   const out = new Uint32Array(count);
   for (let i = 0; i < count; i++) {
     const r = next();
-    if (i % 4 === 0) { out[i] = r; continue; }
+    if (i % 4 === 0) {
+      out[i] = r;
+      continue;
+    }
     const e = Math.max(0, lowExp) + (next() % span);
     out[i] = ((r & 0x80000000) | (e << 23) | (r & 0x7fffff)) >>> 0;
   }
@@ -84,9 +94,19 @@ export function randomValues(o: Oracle, count: number, seed = 1): Float32Array {
 }
 
 /** Where two float32 arrays differ bit for bit (any NaN matches any NaN). */
-export interface BitMismatch { index: number; input: number; got: number; want: number }
+export interface BitMismatch {
+  index: number;
+  input: number;
+  got: number;
+  want: number;
+}
 
-export function bitMismatches(input: Float32Array, got: Float32Array, want: Float32Array, limit = 8): { count: number; first: BitMismatch[] } {
+export function bitMismatches(
+  input: Float32Array,
+  got: Float32Array,
+  want: Float32Array,
+  limit = 8,
+): { count: number; first: BitMismatch[] } {
   const g = new Uint32Array(got.buffer, got.byteOffset, got.length);
   const w = new Uint32Array(want.buffer, want.byteOffset, want.length);
   const first: BitMismatch[] = [];

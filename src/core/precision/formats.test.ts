@@ -6,7 +6,14 @@ describe('the reference rounding (oracle) itself', () => {
   it('knows each format: value count, max, smallest subnormal, what lies beyond max', () => {
     const facts = STORAGE_DTYPES.map((d) => {
       const o = buildOracle(d);
-      return { d, finite: o.values.length, max: o.values[o.values.length - 1], minSub: o.values[1], beyond: o.beyond.value, overflow: o.overflow };
+      return {
+        d,
+        finite: o.values.length,
+        max: o.values[o.values.length - 1],
+        minSub: o.values[1],
+        beyond: o.beyond.value,
+        overflow: o.overflow,
+      };
     });
     expect(facts).toEqual([
       { d: 'bfloat16', finite: 0x7f80, max: FORMATS.bfloat16.max, minSub: 2 ** -133, beyond: 2 ** 128, overflow: 'inf' },
@@ -19,12 +26,23 @@ describe('the reference rounding (oracle) itself', () => {
     const fp8 = buildOracle('fp8_e4m3');
     const fp16 = buildOracle('float16');
     const r = (o: ReturnType<typeof buildOracle>, x: number) => oracleRound(o, x).value;
-    expect([r(fp8, 1.0625), r(fp8, 1.1875), r(fp8, 464), r(fp8, 465), r(fp8, -Infinity), r(fp8, 2 ** -10), r(fp8, 3 * 2 ** -10)])
-      .toEqual([1, 1.25, 448, 448, -448, 0, 2 ** -8]);
+    expect([r(fp8, 1.0625), r(fp8, 1.1875), r(fp8, 464), r(fp8, 465), r(fp8, -Infinity), r(fp8, 2 ** -10), r(fp8, 3 * 2 ** -10)]).toEqual([
+      1,
+      1.25,
+      448,
+      448,
+      -448,
+      0,
+      2 ** -8,
+    ]);
     expect([r(fp16, 65519), r(fp16, 65520), r(fp16, 2 ** -25), r(fp16, 1 + 2 ** -11)]).toEqual([65504, Infinity, 0, 1]);
     expect(Object.is(r(fp16, -(2 ** -26)), -0)).toBe(true);
     expect(Number.isNaN(r(fp16, NaN))).toBe(true);
-    expect([oracleRound(fp8, 465).overflowed, oracleRound(fp8, 464).overflowed, oracleRound(fp16, Infinity).overflowed]).toEqual([true, false, false]);
+    expect([oracleRound(fp8, 465).overflowed, oracleRound(fp8, 464).overflowed, oracleRound(fp16, Infinity).overflowed]).toEqual([
+      true,
+      false,
+      false,
+    ]);
   });
 });
 

@@ -56,8 +56,14 @@ export function roundInto(src: Float32Array, dst: Float32Array, dtype: StorageDt
     const u = s[i]!;
     const sign = u & 0x80000000;
     const a = u & 0x7fffffff;
-    if (a > 0x7f800000) { d[i] = (u | 0x00400000) >>> 0; continue; } // NaN stays a (quiet) NaN
-    if (a === 0x7f800000) { d[i] = f.overflow === 'inf' ? u : (sign | maxBits) >>> 0; continue; } // ±inf
+    if (a > 0x7f800000) {
+      d[i] = (u | 0x00400000) >>> 0;
+      continue;
+    } // NaN stays a (quiet) NaN
+    if (a === 0x7f800000) {
+      d[i] = f.overflow === 'inf' ? u : (sign | maxBits) >>> 0;
+      continue;
+    } // ±inf
     let r: number;
     if (a >>> 23 >= minExp) {
       r = ((a + half + ((a >>> shift) & 1)) & keep) >>> 0; // round half to even on the bits

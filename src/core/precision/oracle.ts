@@ -88,7 +88,8 @@ export function oracleRound(o: Oracle, x: number): OracleResult {
   let hi = o.values.length - 1;
   while (lo < hi) {
     const m = (lo + hi + 1) >>> 1;
-    if (o.values[m]! <= a) lo = m; else hi = m - 1;
+    if (o.values[m]! <= a) lo = m;
+    else hi = m - 1;
   }
   const below = o.values[lo]!;
   if (below === a) return { value: signed(a), overflowed: false };

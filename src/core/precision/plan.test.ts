@@ -32,7 +32,9 @@ describe('rounding points per path', () => {
     const mqa = pathPoints(bf16({ kvCache: 'fp8_e4m3' }), 'mqa');
     expect(mqa.has('latent_k')).toBe(true);
     expect(mqa.has('attn_probs')).toBe(false);
-    expect(pathPoints(bf16({ kvCache: 'fp8_e4m3', rounding: { mha: 'vllm-fa3-prefill', mqa: 'vllm-flashmla' } }), 'mqa').has('attn_probs')).toBe(true);
+    expect(
+      pathPoints(bf16({ kvCache: 'fp8_e4m3', rounding: { mha: 'vllm-fa3-prefill', mqa: 'vllm-flashmla' } }), 'mqa').has('attn_probs'),
+    ).toBe(true);
   });
 
   it('stage dtypes label what the table shows: the LSE bf16 on mqa only, the cache in fp8, W_UK_T/W_UV in the model dtype', () => {

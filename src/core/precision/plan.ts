@@ -11,7 +11,17 @@ export type { ActivationDtype, CacheScale, KernelPreset, KvCacheDtype, PathRound
 export { ACTIVATION_DTYPES, KERNEL_PRESETS, KV_CACHE_DTYPES, ROUND_POINTS } from '../../trace';
 
 /** vLLM's layers around attention: every linear and norm writes the model dtype. */
-const COMMON: readonly RoundPoint[] = ['hidden_in', 'q_c_raw', 'kv_lora', 'q_c', 'q_full_prerope', 'kv_c_normed', 'q_pe', 'k_pe', 'o_proj_out'];
+const COMMON: readonly RoundPoint[] = [
+  'hidden_in',
+  'q_c_raw',
+  'kv_lora',
+  'q_c',
+  'q_full_prerope',
+  'kv_c_normed',
+  'q_pe',
+  'k_pe',
+  'o_proj_out',
+];
 
 export const PRESET_POINTS: Record<KernelPreset, readonly RoundPoint[]> = {
   // forward_mha: kv_b_proj writes k_nope/v in the model dtype; FlashAttention casts P before P·V and
@@ -26,7 +36,9 @@ export const PRESET_POINTS: Record<KernelPreset, readonly RoundPoint[]> = {
 };
 
 export const FP32_PRECISION: PrecisionSpec = {
-  dtype: 'float32', kvCache: 'auto', cacheScale: { kind: 'per-tensor', k_scale: 1 },
+  dtype: 'float32',
+  kvCache: 'auto',
+  cacheScale: { kind: 'per-tensor', k_scale: 1 },
   rounding: { mha: 'vllm-fa3-prefill', mqa: 'vllm-triton-mla' },
 };
 
@@ -45,11 +57,23 @@ export function pathPoints(p: PrecisionSpec, path: DevicePath): ReadonlySet<Roun
 
 /** Stages whose recorded value a rounding point sets (what the norm-trace table labels with a dtype). */
 const POINT_STAGES: Record<RoundPoint, readonly StageName[]> = {
-  hidden_in: ['hidden_in'], q_c_raw: ['q_c_raw'], kv_lora: ['kv_lora', 'kv_c', 'k_pe_raw'], q_c: ['q_c'],
-  q_full_prerope: ['q_full_prerope', 'q_nope', 'q_pe_raw'], kv_c_normed: ['kv_c_normed'], q_pe: ['q_pe', 'q'], k_pe: ['k_pe'],
-  kv_nope: ['kv_nope', 'k_nope', 'v', 'k'], ctx_workspace: ['ctx_workspace'], ql_nope: ['ql_nope', 'mqa_q'], latent_k: [], attn_probs: [],
-  lse: ['lse'], attn_out_latent: ['attn_out_latent'],
-  attn_out_heads: ['attn_out_heads', 'attn_out', 'suffix_output', 'chunk_output', 'context_output'], o_proj_out: ['o_proj_out'],
+  hidden_in: ['hidden_in'],
+  q_c_raw: ['q_c_raw'],
+  kv_lora: ['kv_lora', 'kv_c', 'k_pe_raw'],
+  q_c: ['q_c'],
+  q_full_prerope: ['q_full_prerope', 'q_nope', 'q_pe_raw'],
+  kv_c_normed: ['kv_c_normed'],
+  q_pe: ['q_pe', 'q'],
+  k_pe: ['k_pe'],
+  kv_nope: ['kv_nope', 'k_nope', 'v', 'k'],
+  ctx_workspace: ['ctx_workspace'],
+  ql_nope: ['ql_nope', 'mqa_q'],
+  latent_k: [],
+  attn_probs: [],
+  lse: ['lse'],
+  attn_out_latent: ['attn_out_latent'],
+  attn_out_heads: ['attn_out_heads', 'attn_out', 'suffix_output', 'chunk_output', 'context_output'],
+  o_proj_out: ['o_proj_out'],
 };
 
 /** Per stage, the dtype a path keeps it in (only stages that are not fp32; the cache in its own dtype). */

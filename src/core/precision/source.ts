@@ -12,7 +12,10 @@ import type { ActivationDtype } from './plan';
 export function roundedSource(source: WeightSource, dtype: ActivationDtype): WeightSource {
   if (dtype === 'float32') return source;
   const d: StorageDtype = dtype;
-  const round = (x: Float32Array): Float32Array => { roundInto(x, x, d); return x; };
+  const round = (x: Float32Array): Float32Array => {
+    roundInto(x, x, d);
+    return x;
+  };
   return {
     label: `${source.label}, stored as ${dtype}`,
     config: source.config,

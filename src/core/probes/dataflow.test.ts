@@ -3,7 +3,8 @@ import type { DevicePath, PathName, StageName } from '../../trace/stages';
 import type { StageDef } from '../../trace/stages';
 import { STAGE_NAMES, STAGES } from '../../trace/stages';
 
-const produces = (p: DevicePath, s: StageName) => (STAGES[s].paths as readonly PathName[]).includes(p) || (p === 'mqa' && (s === 'k_nope' || s === 'v'));
+const produces = (p: DevicePath, s: StageName) =>
+  (STAGES[s].paths as readonly PathName[]).includes(p) || (p === 'mqa' && (s === 'k_nope' || s === 'v'));
 
 describe.each(['mha', 'mqa', 'cold'] as DevicePath[])('the %s dataflow', (path) => {
   const flow = DATAFLOW[path];
@@ -19,7 +20,10 @@ describe.each(['mha', 'mqa', 'cold'] as DevicePath[])('the %s dataflow', (path) 
         expect({ stage, input: i, recorded: produces(path, i) }).toEqual({ stage, input: i, recorded: true });
       }
       for (const i of f.inputs) {
-        const earlier = STAGE_NAMES.indexOf(i.stage) < STAGE_NAMES.indexOf(stage) || (i.stage === stage && i.chunk === 'prev') || ((STAGES[i.stage] as StageDef).chunked && i.chunk !== 'same');
+        const earlier =
+          STAGE_NAMES.indexOf(i.stage) < STAGE_NAMES.indexOf(stage) ||
+          (i.stage === stage && i.chunk === 'prev') ||
+          ((STAGES[i.stage] as StageDef).chunked && i.chunk !== 'same');
         expect({ stage, input: i.stage, earlier }).toEqual({ stage, input: i.stage, earlier: true });
       }
     }

@@ -60,7 +60,8 @@ const FINAL_MERGE: StageInput[] = of(['context_output', 'last'], ['context_lse',
 
 export const DATAFLOW: Readonly<Record<DevicePath, Dataflow>> = {
   mha: {
-    ...PRE, ...EXPANDED,
+    ...PRE,
+    ...EXPANDED,
     logits: flow(of('q_nope', 'q_pe', 'k')),
     attn_probs: flow(of('logits')),
     suffix_output: flow(of('q_nope', 'q_pe', 'k', 'v')),
@@ -94,7 +95,8 @@ export const DATAFLOW: Readonly<Record<DevicePath, Dataflow>> = {
     ...TAIL,
   },
   cold: {
-    ...PRE, ...EXPANDED,
+    ...PRE,
+    ...EXPANDED,
     logits: flow(of('q_nope', 'q_pe', 'k'), ['k']),
     attn_probs: flow(of('logits')),
     lse: flow(of('logits')),

@@ -16,7 +16,11 @@ export class HostRecorder extends BaseRecorder<HostTensor> {
   }
 
   /** Every tap so far, in order, with its checks (numbers on the host). */
-  forEachTap(fn: (t: Scope & { stage: StageName; chunk?: number; x: HostTensor; layout: string; checks: { name: CheckName; violations: number }[] }) => void): void {
+  forEachTap(
+    fn: (
+      t: Scope & { stage: StageName; chunk?: number; x: HostTensor; layout: string; checks: { name: CheckName; violations: number }[] },
+    ) => void,
+  ): void {
     for (const [, t] of this.ordered()) fn({ ...t, checks: t.checks.map((c) => ({ name: c.name, violations: c.violations as number })) });
   }
 
@@ -29,7 +33,13 @@ export class HostRecorder extends BaseRecorder<HostTensor> {
     const captured = new Map<string, Captured>();
     for (const [key, t] of this.ordered()) {
       const stats = hostStats(t.x.data, t.x.shape, t.x.data instanceof Float32Array ? 'float32' : 'float64', t.layout);
-      stages.push(record(t, stats, t.checks.map((c) => ({ name: c.name, violations: c.violations as number }))));
+      stages.push(
+        record(
+          t,
+          stats,
+          t.checks.map((c) => ({ name: c.name, violations: c.violations as number })),
+        ),
+      );
       if (this.opts.retain?.has(t.stage)) captured.set(key, { where: 'host', data: t.x.data, shape: t.x.shape, layout: t.layout });
     }
     this.taps.clear();

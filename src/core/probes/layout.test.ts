@@ -21,9 +21,11 @@ describe('layouts', () => {
     const perm = permutation('a b c', 'c a b');
     const { data: out, shape: s } = transposeHost(data, shape, perm);
     expect(s).toEqual(permuteShape(shape, perm));
-    for (let a = 0; a < 2; a++) for (let b = 0; b < 3; b++) for (let c = 0; c < 4; c++) {
-      expect(out[(c * 2 + a) * 3 + b]).toBe(data[(a * 3 + b) * 4 + c]);
-    }
+    for (let a = 0; a < 2; a++)
+      for (let b = 0; b < 3; b++)
+        for (let c = 0; c < 4; c++) {
+          expect(out[(c * 2 + a) * 3 + b]).toBe(data[(a * 3 + b) * 4 + c]);
+        }
   });
 
   it('identity permutation returns the same array (no copy)', () => {

@@ -40,7 +40,9 @@ export function unravel(index: number, shape: readonly number[]): number[] {
 
 /** Host transpose of a row-major array (small tensors: the reference side of a comparison). */
 export function transposeHost<A extends Float32Array | Float64Array>(
-  data: A, shape: readonly number[], perm: readonly number[],
+  data: A,
+  shape: readonly number[],
+  perm: readonly number[],
 ): { data: A; shape: number[] } {
   const outShape = permuteShape(shape, perm);
   if (isIdentity(perm)) return { data, shape: outShape };

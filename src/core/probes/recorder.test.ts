@@ -6,7 +6,9 @@ import { HostRecorder } from './host-recorder';
 
 describe('probes', () => {
   let rt: Runtime;
-  beforeAll(async () => { rt = await testRuntime('wasm'); });
+  beforeAll(async () => {
+    rt = await testRuntime('wasm');
+  });
 
   it('NULL_PROBE is an identity that records and holds nothing', async () => {
     await expectNoLeak(rt, async () => {
@@ -44,7 +46,10 @@ describe('probes', () => {
         const rec = new TensorRecorder(rt.tf, { retain: new Set(['kv_c', 'q_c']), offload: () => offload }, (t) => rt.hostView(t));
         const before = rt.tf.memory().numTensors;
         rt.tf.tidy(() => {
-          const a = rt.tf.tensor2d([[1, -2, 3], [4, 5, -6]]);
+          const a = rt.tf.tensor2d([
+            [1, -2, 3],
+            [4, 5, -6],
+          ]);
           rec.tap('kv_c', a, 't c');
           rec.tap('q_c', rt.tf.mul(a, 0.5));
           rec.tap('kv_lora', rt.tf.neg(a), 't c'); // not retained: released either way
@@ -84,7 +89,9 @@ describe('probes', () => {
   it('dispose releases what an interrupted path left with the recorder', async () => {
     await expectNoLeak(rt, async () => {
       const rec = new TensorRecorder(rt.tf);
-      rt.tf.tidy(() => { rec.tap('q_c', rt.tf.ones([4])); });
+      rt.tf.tidy(() => {
+        rec.tap('q_c', rt.tf.ones([4]));
+      });
       rec.dispose();
     });
   });
@@ -102,9 +109,16 @@ describe('probes', () => {
     rec.tap('lse', t(5));
     const { trace, captured } = rec.finish('reference');
     expect(trace.stages.map((s) => `${s.step}/${s.request}/${s.stage}${s.chunk === undefined ? '' : `[${s.chunk}]`}`)).toEqual([
-      '1/b/context_lse[0]', '1/b/chunk_lse[1]', '1/b/context_lse[1]', '1/b/lse', '0/a/lse',
+      '1/b/context_lse[0]',
+      '1/b/chunk_lse[1]',
+      '1/b/context_lse[1]',
+      '1/b/lse',
+      '0/a/lse',
     ]);
-    expect(trace.pieces).toEqual([{ step: 1, request: 'b', scalars: { has_context: true } }, { step: 0, request: 'a', scalars: {} }]);
+    expect(trace.pieces).toEqual([
+      { step: 1, request: 'b', scalars: { has_context: true } },
+      { step: 0, request: 'a', scalars: {} },
+    ]);
     expect([...captured.keys()].sort()).toEqual(['0/a/lse/', '1/b/chunk_lse/1', '1/b/lse/']);
   });
 
@@ -118,7 +132,13 @@ describe('probes', () => {
     rec.at({ step: 3, request: 'r' });
     rec.tap('lse', { shape: [1], data: new Float64Array(1) });
     const stages = rec.finish('reference').trace.stages;
-    expect(stages.map((s) => s.checks ?? [])).toEqual([[{ name: 'overflow', violations: 1 }, { name: 'lse_bounds', violations: 3 }], []]);
+    expect(stages.map((s) => s.checks ?? [])).toEqual([
+      [
+        { name: 'overflow', violations: 1 },
+        { name: 'lse_bounds', violations: 3 },
+      ],
+      [],
+    ]);
   });
 
   it('tapping a stage twice is a programming error', () => {
@@ -133,6 +153,9 @@ describe('probes', () => {
     rec.tap('W_UK_T', { shape: [1, 2, 2], data: Float32Array.from([1, 2, 3, 4]) });
     rec.tap('q_c', { shape: [2], data: Float64Array.from([1, 2]) });
     const { trace } = rec.finish('reference');
-    expect(trace.stages.map((s) => [s.stage, s.stats.dtype])).toEqual([['q_c', 'float64'], ['W_UK_T', 'float32']]);
+    expect(trace.stages.map((s) => [s.stage, s.stats.dtype])).toEqual([
+      ['q_c', 'float64'],
+      ['W_UK_T', 'float32'],
+    ]);
   });
 });

@@ -37,11 +37,12 @@ export interface Recording {
   captured: Map<string, Captured>;
 }
 
-export const recordKey = (r: Scope & { stage: StageName; chunk?: number }): string =>
-  `${r.step}/${r.request}/${r.stage}/${r.chunk ?? ''}`;
+export const recordKey = (r: Scope & { stage: StageName; chunk?: number }): string => `${r.step}/${r.request}/${r.stage}/${r.chunk ?? ''}`;
 
 /** Comparator of records in execution order: by piece (in `pieces` order), then pipeline order. */
-export function executionOrder(pieces: readonly Scope[]): (a: Scope & { stage: StageName; chunk?: number }, b: Scope & { stage: StageName; chunk?: number }) => number {
+export function executionOrder(
+  pieces: readonly Scope[],
+): (a: Scope & { stage: StageName; chunk?: number }, b: Scope & { stage: StageName; chunk?: number }) => number {
   const index = new Map(pieces.map((p, i) => [`${p.step}/${p.request}`, i]));
   const rank = (r: Scope) => index.get(`${r.step}/${r.request}`) ?? -1;
   return (a, b) => rank(a) - rank(b) || stageOrder(a.stage, a.chunk) - stageOrder(b.stage, b.chunk);
@@ -88,7 +89,14 @@ export abstract class BaseRecorder<T> implements Probe<T> {
     const scope = { step, request };
     const key = recordKey({ ...scope, stage, chunk });
     if (this.taps.has(key)) throw new Error(`stage ${stage}${chunk === undefined ? '' : ` chunk ${chunk}`} tapped twice in piece ${key}`);
-    const t: Tap<T> = { ...scope, stage, ...(chunk === undefined ? {} : { chunk }), x: this.hold(x), layout, checks: this.early.get(key) ?? [] };
+    const t: Tap<T> = {
+      ...scope,
+      stage,
+      ...(chunk === undefined ? {} : { chunk }),
+      x: this.hold(x),
+      layout,
+      checks: this.early.get(key) ?? [],
+    };
     this.taps.set(key, t);
     this.early.delete(key);
     this.tapped(key, t);
@@ -120,12 +128,17 @@ export abstract class BaseRecorder<T> implements Probe<T> {
 
   /** Called once a tap is held (TensorRecorder starts its statistics there). */
   protected tapped(key: string, t: Tap<T>): void {
-    void key; void t;
+    void key;
+    void t;
   }
 }
 
 /** A tap's record, from its stats and its checks' violation counts. */
 export const record = (t: Tap<unknown>, stats: TensorStats, checks: { name: CheckName; violations: number }[]): StageRecord => ({
-  step: t.step, request: t.request, stage: t.stage, ...(t.chunk === undefined ? {} : { chunk: t.chunk }), stats,
+  step: t.step,
+  request: t.request,
+  stage: t.stage,
+  ...(t.chunk === undefined ? {} : { chunk: t.chunk }),
+  stats,
   ...(checks.length ? { checks } : {}),
 });

@@ -11,11 +11,17 @@ import type { StatsKernel } from './stats-partials';
 /** TensorRecorder.finish: every tap's stats and check launched first, read back together, records as before. */
 describe('batched stats on cpu', () => {
   let rt: Runtime;
-  beforeAll(async () => { rt = await testRuntime('cpu'); });
+  beforeAll(async () => {
+    rt = await testRuntime('cpu');
+  });
   const wave = (n: number, k: number) => Float32Array.from({ length: n }, (_, i) => Math.sin(i * k) * (i % 11 === 0 ? 6 : 1));
 
   /** Three taps out of pipeline order, one check before its tap and one after, kv_c retained. */
-  async function record(stats: StatsKernel | undefined, view: (t: tfc.Tensor) => Float32Array | null = () => null, settle = false): Promise<StageRecord[]> {
+  async function record(
+    stats: StatsKernel | undefined,
+    view: (t: tfc.Tensor) => Float32Array | null = () => null,
+    settle = false,
+  ): Promise<StageRecord[]> {
     const { tf } = rt;
     const rec = new TensorRecorder(tf, { stats, retain: new Set(['kv_c']) }, view);
     tf.tidy(() => {
@@ -41,12 +47,22 @@ describe('batched stats on cpu', () => {
     const generic = await expectNoLeak(rt, () => record(undefined));
     expect(kernel.launches).toBe(3);
     expect(fused.map((s) => [s.stage, s.checks])).toEqual([
-      ['q_c', undefined], ['kv_c', [{ name: 'overflow', violations: 7 }]], ['lse', [{ name: 'lse_bounds', violations: 2 }]],
+      ['q_c', undefined],
+      ['kv_c', [{ name: 'overflow', violations: 7 }]],
+      ['lse', [{ name: 'lse_bounds', violations: 2 }]],
     ]);
     for (const [i, s] of fused.entries()) {
-      const want = hostStats(wave(...({ q_c: [130, 2.3], kv_c: [5000, 1.1], lse: [300, 0.7] } as const)[s.stage as 'q_c']), s.stats.shape, 'float32', s.stats.layout);
+      const want = hostStats(
+        wave(...({ q_c: [130, 2.3], kv_c: [5000, 1.1], lse: [300, 0.7] } as const)[s.stage as 'q_c']),
+        s.stats.shape,
+        'float32',
+        s.stats.layout,
+      );
       for (const other of [s, viewed[i]!, generic[i]!]) {
-        expect({ ...other, stats: { ...other.stats, l2: 0, rms: 0, mean: 0 } }).toEqual({ ...s, stats: { ...want, l2: 0, rms: 0, mean: 0 } });
+        expect({ ...other, stats: { ...other.stats, l2: 0, rms: 0, mean: 0 } }).toEqual({
+          ...s,
+          stats: { ...want, l2: 0, rms: 0, mean: 0 },
+        });
         expect(Math.abs(other.stats.l2 - want.l2)).toBeLessThanOrEqual(1e-6 * want.l2);
         expect(Math.abs(other.stats.mean - want.mean)).toBeLessThanOrEqual(1e-6 * want.rms);
       }
@@ -64,12 +80,16 @@ describe('batched stats on cpu', () => {
   it('settle launches the taps so far (a partial batch too) and starts reading them back; later taps go at finish; records as without it, no leak', async () => {
     const reads: number[] = [];
     const counted = (k: StatsKernel & { launches: number }): StatsKernel => ({
-      groupSize: k.groupSize, maxBatch: 4,
+      groupSize: k.groupSize,
+      maxBatch: 4,
       launch: (x) => k.launch(x),
       launchMany: (xs) => {
         const p = k.launchMany!(xs);
         const data = p.data.bind(p);
-        p.data = (() => { reads.push(xs.length); return data(); }) as typeof p.data;
+        p.data = (() => {
+          reads.push(xs.length);
+          return data();
+        }) as typeof p.data;
         return p;
       },
     });
@@ -83,7 +103,10 @@ describe('batched stats on cpu', () => {
     const kernel = hostStatsKernel(rt.tf, 64, 4);
     await expectNoLeak(rt, async () => {
       const rec = new TensorRecorder(rt.tf, { stats: kernel, retain: new Set(['kv_c']) });
-      rt.tf.tidy(() => { rec.tap('q_c', rt.tf.ones([5])); rec.tap('kv_c', rt.tf.ones([3])); });
+      rt.tf.tidy(() => {
+        rec.tap('q_c', rt.tf.ones([5]));
+        rec.tap('kv_c', rt.tf.ones([3]));
+      });
       expect(kernel.launches).toBe(0);
       rec.dispose();
     });
@@ -98,7 +121,10 @@ describe('batched stats on cpu', () => {
         events.push('launch');
         const p = inner.launch(x);
         const data = p.data.bind(p);
-        p.data = (() => { events.push('read'); return data(); }) as typeof p.data;
+        p.data = (() => {
+          events.push('read');
+          return data();
+        }) as typeof p.data;
         return p;
       },
     };
@@ -111,21 +137,39 @@ describe('batched stats on cpu', () => {
     const kernel = hostStatsKernel(tf, 8);
     await expectNoLeak(rt, async () => {
       const xs = [tf.tensor([1, -4, 4], [3], 'int32'), tf.zeros([0, 4]), tf.tensor([NaN, 2, -Infinity], [3])];
-      const stats = await settleStats(tf, xs.map((x) => launchStats(tf, x, 'x', () => null, kernel)));
+      const stats = await settleStats(
+        tf,
+        xs.map((x) => launchStats(tf, x, 'x', () => null, kernel)),
+      );
       tf.dispose(xs);
       expect(kernel.launches).toBe(1);
       expect(stats[1]).toEqual(hostStats([], [0, 4], 'float32', 'x')); // as deviceStats: no device work
-      expect([stats[0], stats[2]].map((s) => [s!.size, s!.maxAbs, s!.maxAbsAt, s!.nanCount, s!.infCount])).toEqual([[3, 4, [1], 0, 0], [3, 2, [1], 1, 1]]);
+      expect([stats[0], stats[2]].map((s) => [s!.size, s!.maxAbs, s!.maxAbsAt, s!.nanCount, s!.infCount])).toEqual([
+        [3, 4, [1], 0, 0],
+        [3, 2, [1], 1, 1],
+      ]);
     });
   });
 
   it('a launch that fails throws at the tap (stats start there); dispose frees everything', async () => {
     const { tf } = rt;
     const inner = hostStatsKernel(tf, 64);
-    const kernel: StatsKernel = { groupSize: 64, launch: (x) => { if (inner.launches) throw new Error('device lost'); return inner.launch(x); } };
+    const kernel: StatsKernel = {
+      groupSize: 64,
+      launch: (x) => {
+        if (inner.launches) throw new Error('device lost');
+        return inner.launch(x);
+      },
+    };
     await expectNoLeak(rt, async () => {
       const rec = new TensorRecorder(tf, { stats: kernel });
-      expect(() => tf.tidy(() => { rec.tap('q_c', tf.ones([4])); rec.check('kv_c', 'overflow', tf.scalar(1, 'int32')); rec.tap('kv_c', tf.ones([4])); })).toThrow('device lost');
+      expect(() =>
+        tf.tidy(() => {
+          rec.tap('q_c', tf.ones([4]));
+          rec.check('kv_c', 'overflow', tf.scalar(1, 'int32'));
+          rec.tap('kv_c', tf.ones([4]));
+        }),
+      ).toThrow('device lost');
       rec.dispose();
     });
   });

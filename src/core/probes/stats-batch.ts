@@ -27,7 +27,7 @@ export function launchStats(tf: typeof tfc, x: tfc.Tensor, layout: string, view:
 
 /** Elements [from, to) of read-back values: a view of a typed array (what a float32 read gives), else a copy. */
 const rowsOf = (p: ArrayLike<number>, from: number, to: number): ArrayLike<number> =>
-  (p instanceof Float32Array ? p.subarray(from, to) : Array.prototype.slice.call(p, from, to) as number[]);
+  p instanceof Float32Array ? p.subarray(from, to) : (Array.prototype.slice.call(p, from, to) as number[]);
 
 /**
  * The stats of several float32 tensors from one dispatch of the kernel's launchMany: one partials
@@ -54,12 +54,17 @@ export async function settleStats(tf: typeof tfc, launched: readonly LaunchedSta
   try {
     const reads = [...new Set(launched.flatMap((s) => (isJob(s) ? s.reads : [])))]; // batched jobs share one partials tensor
     const floats = reads.filter((t) => t.dtype === 'float32' && t.size > 0);
-    const joined = floats.length > 1 ? tf.keep(tf.tidy(() => tf.concat(floats.map((t) => tf.reshape(t, [t.size]))))) : null; // [Σ sizes]: kept, read after any enclosing tidy ends
+    // [Σ sizes]: kept, read after any enclosing tidy ends
+    const joined = floats.length > 1 ? tf.keep(tf.tidy(() => tf.concat(floats.map((t) => tf.reshape(t, [t.size]))))) : null;
     const values = new Map<tfc.Tensor, ArrayLike<number>>();
     try {
       const all = joined ? ((await joined.data()) as Float32Array) : null;
       let at = 0;
-      if (all) for (const t of floats) { values.set(t, all.subarray(at, at + t.size)); at += t.size; }
+      if (all)
+        for (const t of floats) {
+          values.set(t, all.subarray(at, at + t.size));
+          at += t.size;
+        }
       await Promise.all(reads.filter((t) => !values.has(t)).map(async (t) => values.set(t, await t.data())));
     } finally {
       joined?.dispose();

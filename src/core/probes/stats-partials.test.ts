@@ -7,7 +7,13 @@ describe('statsFromPartials', () => {
   const wave = (n: number) => Float32Array.from({ length: n }, (_, i) => Math.sin(i * 1.3) * (i % 7 === 0 ? 8 : 1));
   const finish = (v: Float32Array, shape: number[], g: number) => statsFromPartials(hostPartials(v, g), g, shape, 'a b');
 
-  it.each([[1, [1]], [5, [5]], [64, [4, 16]], [1000, [10, 100]], [1031, [1031]]])('equals hostStats for %i values in groups of 1, 7, 64', (n, shape) => {
+  it.each([
+    [1, [1]],
+    [5, [5]],
+    [64, [4, 16]],
+    [1000, [10, 100]],
+    [1031, [1031]],
+  ])('equals hostStats for %i values in groups of 1, 7, 64', (n, shape) => {
     const v = wave(n);
     const want = hostStats(v, shape, 'float32', 'a b');
     for (const g of [1, 7, 64]) {

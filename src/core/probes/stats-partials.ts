@@ -46,7 +46,12 @@ export function statsFromPartials(p: ArrayLike<number>, groupSize: number, shape
   const size = shape.reduce((a, b) => a * b, 1);
   const rows = partialRows(size, groupSize);
   if (p.length !== rows * PARTIAL_WIDTH) throw new Error(`statsFromPartials: ${p.length} partials for ${rows} rows of ${PARTIAL_WIDTH}`);
-  let sumSq = 0, sum = 0, maxAbs = -1, at = 0, nanCount = 0, infCount = 0;
+  let sumSq = 0,
+    sum = 0,
+    maxAbs = -1,
+    at = 0,
+    nanCount = 0,
+    infCount = 0;
   for (let g = 0; g < rows; g++) {
     const o = g * PARTIAL_WIDTH;
     const unscale = UNSCALE[(p[o + 2] as number) + 126] ?? 2 ** -(p[o + 2] as number);
@@ -62,8 +67,16 @@ export function statsFromPartials(p: ArrayLike<number>, groupSize: number, shape
   }
   const finite = size - nanCount - infCount;
   return {
-    shape, dtype: 'float32', layout, size,
-    l2: Math.sqrt(sumSq), rms: finite ? Math.sqrt(sumSq / finite) : 0, mean: finite ? sum / finite : 0,
-    maxAbs: Math.max(maxAbs, 0), maxAbsAt: unravel(at, shape), nanCount, infCount,
+    shape,
+    dtype: 'float32',
+    layout,
+    size,
+    l2: Math.sqrt(sumSq),
+    rms: finite ? Math.sqrt(sumSq / finite) : 0,
+    mean: finite ? sum / finite : 0,
+    maxAbs: Math.max(maxAbs, 0),
+    maxAbsAt: unravel(at, shape),
+    nanCount,
+    infCount,
   };
 }

@@ -4,7 +4,9 @@ import { deviceStats, hostStats } from './stats';
 
 describe.each(['wasm', 'cpu'] as const)('tensor stats on %s', (device) => {
   let rt: Runtime;
-  beforeAll(async () => { rt = await testRuntime(device); });
+  beforeAll(async () => {
+    rt = await testRuntime(device);
+  });
 
   const values = () => Float32Array.from({ length: 6 * 7 }, (_, i) => Math.sin(i * 1.7) * (i % 5 === 0 ? 10 : 1));
 
@@ -31,5 +33,4 @@ describe.each(['wasm', 'cpu'] as const)('tensor stats on %s', (device) => {
     expect(d.l2).toBeCloseTo(3, 6);
     expect(hostStats(v, [2, 3], 'float32', 'a b')).toMatchObject({ nanCount: 1, infCount: 2, l2: 3 });
   });
-
 });

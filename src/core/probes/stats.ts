@@ -19,18 +19,35 @@ export function hostStats(data: ArrayLike<number>, shape: number[], dtype: Tenso
   let inf = 0;
   for (let i = 0; i < data.length; i++) {
     const x = data[i] as number;
-    if (x !== x) { nan++; continue; } // NaN
-    if (x - x !== 0) { inf++; continue; } // ±Infinity (no global lookup in the loop)
+    if (x !== x) {
+      nan++;
+      continue;
+    } // NaN
+    if (x - x !== 0) {
+      inf++;
+      continue;
+    } // ±Infinity (no global lookup in the loop)
     sumSq += x * x;
     sum += x;
     const a = abs(x);
-    if (a > maxAbs) { maxAbs = a; at = i; }
+    if (a > maxAbs) {
+      maxAbs = a;
+      at = i;
+    }
   }
   const finite = data.length - nan - inf;
   return {
-    shape, dtype, layout, size: data.length,
-    l2: Math.sqrt(sumSq), rms: finite ? Math.sqrt(sumSq / finite) : 0, mean: finite ? sum / finite : 0,
-    maxAbs: Math.max(maxAbs, 0), maxAbsAt: unravel(at, shape), nanCount: nan, infCount: inf,
+    shape,
+    dtype,
+    layout,
+    size: data.length,
+    l2: Math.sqrt(sumSq),
+    rms: finite ? Math.sqrt(sumSq / finite) : 0,
+    mean: finite ? sum / finite : 0,
+    maxAbs: Math.max(maxAbs, 0),
+    maxAbsAt: unravel(at, shape),
+    nanCount: nan,
+    infCount: inf,
   };
 }
 
@@ -78,7 +95,12 @@ export function launchDeviceStats(tf: typeof tfc, x: tfc.Tensor, layout: string)
 /** TensorStats from deviceStats' per-row [3, rows] floats and ints, in float64. */
 function rowStats(f: ArrayLike<number>, n: ArrayLike<number>, rows: number, cols: number, shape: number[], layout: string): TensorStats {
   const size = rows * cols;
-  let sumSq = 0, sum = 0, maxAbs = -1, at = 0, nanCount = 0, nonFinite = 0;
+  let sumSq = 0,
+    sum = 0,
+    maxAbs = -1,
+    at = 0,
+    nanCount = 0,
+    nonFinite = 0;
   for (let r = 0; r < rows; r++) {
     sumSq += f[r] as number;
     sum += f[rows + r] as number;
@@ -92,8 +114,16 @@ function rowStats(f: ArrayLike<number>, n: ArrayLike<number>, rows: number, cols
   const infCount = nonFinite - nanCount;
   const finite = size - nonFinite;
   return {
-    shape, dtype: 'float32', layout, size,
-    l2: Math.sqrt(sumSq), rms: finite ? Math.sqrt(sumSq / finite) : 0, mean: finite ? sum / finite : 0,
-    maxAbs: Math.max(maxAbs, 0), maxAbsAt: unravel(at, shape), nanCount, infCount,
+    shape,
+    dtype: 'float32',
+    layout,
+    size,
+    l2: Math.sqrt(sumSq),
+    rms: finite ? Math.sqrt(sumSq / finite) : 0,
+    mean: finite ? sum / finite : 0,
+    maxAbs: Math.max(maxAbs, 0),
+    maxAbsAt: unravel(at, shape),
+    nanCount,
+    infCount,
   };
 }

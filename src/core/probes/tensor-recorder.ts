@@ -25,7 +25,11 @@ export class TensorRecorder extends BaseRecorder<tfc.Tensor> {
   /** Retained values copied to the host (opts.offload), by recordKey: their tensors are released at once. */
   private readonly onHost = new Map<string, Float32Array>();
 
-  constructor(private readonly tf: typeof tfc, opts: RecorderOptions = {}, private readonly view: HostView = () => null) {
+  constructor(
+    private readonly tf: typeof tfc,
+    opts: RecorderOptions = {},
+    private readonly view: HostView = () => null,
+  ) {
     super(opts);
   }
 
@@ -64,7 +68,11 @@ export class TensorRecorder extends BaseRecorder<tfc.Tensor> {
     const batch = this.pending.splice(0);
     if (!batch.length) return;
     try {
-      launchStatsMany(this.tf, this.opts.stats!, batch.map((b) => b.t)).forEach((job, i) => this.jobs.set(batch[i]!.key, job));
+      launchStatsMany(
+        this.tf,
+        this.opts.stats!,
+        batch.map((b) => b.t),
+      ).forEach((job, i) => this.jobs.set(batch[i]!.key, job));
     } finally {
       for (const { t } of batch) if (!this.retained(t.stage)) t.x.dispose();
     }
@@ -88,7 +96,10 @@ export class TensorRecorder extends BaseRecorder<tfc.Tensor> {
     this.flush();
     const keys = [...this.jobs.keys()];
     if (keys.length) {
-      const stats = settleStats(this.tf, keys.map((k) => this.jobs.get(k)!));
+      const stats = settleStats(
+        this.tf,
+        keys.map((k) => this.jobs.get(k)!),
+      );
       stats.catch(() => undefined); // awaited (and thrown) by finish
       this.settling.push({ keys, stats });
       this.jobs.clear();
@@ -140,7 +151,8 @@ export class TensorRecorder extends BaseRecorder<tfc.Tensor> {
 
   /** Checks whose stage was never tapped: released. */
   protected dropEarly(): void {
-    for (const list of this.early.values()) for (const c of list) if (typeof c.violations !== 'number') (c.violations as { dispose(): void }).dispose();
+    for (const list of this.early.values())
+      for (const c of list) if (typeof c.violations !== 'number') (c.violations as { dispose(): void }).dispose();
     this.early.clear();
   }
 

@@ -11,7 +11,11 @@ export class BlockTables {
   readonly numBlocks: number;
   private readonly tables = new Map<string, number[]>();
 
-  constructor(requests: readonly RequestPlan[], readonly blockSize: number, seed: number) {
+  constructor(
+    requests: readonly RequestPlan[],
+    readonly blockSize: number,
+    seed: number,
+  ) {
     const need = requests.map((r) => Math.ceil(requestLength(r) / blockSize));
     this.numBlocks = need.reduce((a, b) => a + b, 0) + 1; // block 0..n-1; one spare nobody owns
     const pool = Array.from({ length: this.numBlocks }, (_, i) => i);

@@ -46,7 +46,9 @@ function pieces(r: RequestPlan, decodeThreshold: number): Omit<Piece, 'step'>[] 
   for (const ph of r.phases) {
     if (ph.kind === 'cached') push('cached', ph.tokens);
     else if (ph.kind === 'decode') for (let i = 0; i < ph.tokens; i++) push('decode', 1);
-    else for (let done = 0; done < ph.tokens; done += ph.chunk ?? ph.tokens) push('prefill', Math.min(ph.chunk ?? ph.tokens, ph.tokens - done));
+    else
+      for (let done = 0; done < ph.tokens; done += ph.chunk ?? ph.tokens)
+        push('prefill', Math.min(ph.chunk ?? ph.tokens, ph.tokens - done));
   }
   return out;
 }
@@ -65,7 +67,12 @@ export function planSchedule(requests: readonly RequestPlan[], decodeThreshold: 
   }
   const rank = new Map(requests.map((r, i) => [r.name, i]));
   for (const s of steps) {
-    s.pieces.sort((a, b) => (a.route === b.route ? 0 : a.route === 'mqa' ? -1 : 1) || ORDER[a.kind] - ORDER[b.kind] || rank.get(a.request)! - rank.get(b.request)!);
+    s.pieces.sort(
+      (a, b) =>
+        (a.route === b.route ? 0 : a.route === 'mqa' ? -1 : 1) ||
+        ORDER[a.kind] - ORDER[b.kind] ||
+        rank.get(a.request)! - rank.get(b.request)!,
+    );
   }
   return steps.filter((s) => s.pieces.length > 0);
 }
@@ -83,7 +90,10 @@ export function contextChunks(step: EngineStep, chunkSize: number): Map<string, 
     if (!group.length) return;
     const n = Math.ceil(Math.max(...group.map((p) => p.start)) / chunkSize);
     for (const p of group) {
-      out.set(pieceKey(p), Array.from({ length: n }, (_, i): [number, number] => [Math.min(i * chunkSize, p.start), Math.min((i + 1) * chunkSize, p.start)]));
+      out.set(
+        pieceKey(p),
+        Array.from({ length: n }, (_, i): [number, number] => [Math.min(i * chunkSize, p.start), Math.min((i + 1) * chunkSize, p.start)]),
+      );
     }
   };
   const withContext = step.pieces.filter((p) => p.kind !== 'cached' && p.start > 0);

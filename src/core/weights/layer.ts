@@ -16,19 +16,27 @@ export type Layout = 'out_in' | 'in_out';
 export function linearShape(c: MlaConfig, name: LinearName): [number, number] {
   const N = c.num_attention_heads;
   switch (name) {
-    case 'q_a_proj': return [c.q_lora_rank, c.hidden_size];
-    case 'q_b_proj': return [N * qkHeadDim(c), c.q_lora_rank];
-    case 'kv_a_proj_with_mqa': return [c.kv_lora_rank + c.qk_rope_head_dim, c.hidden_size];
-    case 'kv_b_proj': return [N * (c.qk_nope_head_dim + c.v_head_dim), c.kv_lora_rank];
-    case 'o_proj': return [c.hidden_size, N * c.v_head_dim];
+    case 'q_a_proj':
+      return [c.q_lora_rank, c.hidden_size];
+    case 'q_b_proj':
+      return [N * qkHeadDim(c), c.q_lora_rank];
+    case 'kv_a_proj_with_mqa':
+      return [c.kv_lora_rank + c.qk_rope_head_dim, c.hidden_size];
+    case 'kv_b_proj':
+      return [N * (c.qk_nope_head_dim + c.v_head_dim), c.kv_lora_rank];
+    case 'o_proj':
+      return [c.hidden_size, N * c.v_head_dim];
   }
 }
 
 export function normLength(c: MlaConfig, name: NormName): number {
   switch (name) {
-    case 'input_layernorm': return c.hidden_size;
-    case 'q_a_layernorm': return c.q_lora_rank;
-    case 'kv_a_layernorm': return c.kv_lora_rank;
+    case 'input_layernorm':
+      return c.hidden_size;
+    case 'q_a_layernorm':
+      return c.q_lora_rank;
+    case 'kv_a_layernorm':
+      return c.kv_lora_rank;
   }
 }
 
@@ -44,10 +52,14 @@ export function sliceRanges(c: MlaConfig, name: LinearName, heads: HeadSlice): {
   const h1 = heads.start + heads.count;
   const per = (w: number): Range => [h0 * w, h1 * w];
   switch (name) {
-    case 'q_b_proj': return { rows: per(qkHeadDim(c)), cols: [0, inp] };
-    case 'kv_b_proj': return { rows: per(c.qk_nope_head_dim + c.v_head_dim), cols: [0, inp] };
-    case 'o_proj': return { rows: [0, out], cols: per(c.v_head_dim) };
-    default: return { rows: [0, out], cols: [0, inp] };
+    case 'q_b_proj':
+      return { rows: per(qkHeadDim(c)), cols: [0, inp] };
+    case 'kv_b_proj':
+      return { rows: per(c.qk_nope_head_dim + c.v_head_dim), cols: [0, inp] };
+    case 'o_proj':
+      return { rows: [0, out], cols: per(c.v_head_dim) };
+    default:
+      return { rows: [0, out], cols: [0, inp] };
   }
 }
 
@@ -58,7 +70,14 @@ export function slicedConfig(c: MlaConfig, heads: HeadSlice): MlaConfig {
 
 /** Every tensor of the layer: the projections and the norm weights. */
 export const LAYER_TENSORS: readonly LayerTensor[] = [
-  'input_layernorm', 'q_a_proj', 'q_a_layernorm', 'q_b_proj', 'kv_a_proj_with_mqa', 'kv_a_layernorm', 'kv_b_proj', 'o_proj',
+  'input_layernorm',
+  'q_a_proj',
+  'q_a_layernorm',
+  'q_b_proj',
+  'kv_a_proj_with_mqa',
+  'kv_a_layernorm',
+  'kv_b_proj',
+  'o_proj',
 ];
 
 /** Where a layer tensor's values came from: the file's tensor names and their stored types. */

@@ -19,17 +19,37 @@ export interface WeightValues {
   bound: Float32Array | null;
 }
 
-function record(name: WeightName, tensors: string[], dtype: string, shape: number[], v: Float32Array, b: Float32Array | null): WeightValues {
-  let ss = 0; let mx = 0; let bad = 0; let bb = 0;
+function record(
+  name: WeightName,
+  tensors: string[],
+  dtype: string,
+  shape: number[],
+  v: Float32Array,
+  b: Float32Array | null,
+): WeightValues {
+  let ss = 0;
+  let mx = 0;
+  let bad = 0;
+  let bb = 0;
   for (let i = 0; i < v.length; i++) {
     const x = v[i]!;
-    if (x - x !== 0) { bad++; continue; }
+    if (x - x !== 0) {
+      bad++;
+      continue;
+    }
     ss += x * x;
     if (abs(x) > mx) mx = abs(x);
   }
   if (b) for (let i = 0; i < b.length; i++) bb += b[i]! * b[i]!;
-  const checksum = createHash('sha256').update(new Uint8Array(v.buffer, v.byteOffset, v.byteLength)).digest('hex').slice(0, 16);
-  return { record: { name, tensors, dtype, shape, norm: sqrt(ss), maxAbs: mx, nonFinite: bad, checksum, boundNorm: sqrt(bb) }, values: v, bound: b };
+  const checksum = createHash('sha256')
+    .update(new Uint8Array(v.buffer, v.byteOffset, v.byteLength))
+    .digest('hex')
+    .slice(0, 16);
+  return {
+    record: { name, tensors, dtype, shape, norm: sqrt(ss), maxAbs: mx, nonFinite: bad, checksum, boundNorm: sqrt(bb) },
+    values: v,
+    bound: b,
+  };
 }
 
 /** Rows [r0, r1) of a row-major [*, n] matrix, for each head's block of `per` rows starting at `off`. */
@@ -46,7 +66,16 @@ export function weightValues(src: WeightSource, ids: readonly number[]): WeightV
   const uniq = [...new Set(ids)].sort((a, b) => a - b);
   const emb = src.embeddings(uniq);
   const eo = src.embeddingOrigin();
-  out.push(record('embed_tokens', eo.tensors.map((t) => `${t} (${uniq.length} row${uniq.length === 1 ? '' : 's'})`), eo.dtype, [uniq.length, c.hidden_size], emb, src.embeddingBound(uniq)));
+  out.push(
+    record(
+      'embed_tokens',
+      eo.tensors.map((t) => `${t} (${uniq.length} row${uniq.length === 1 ? '' : 's'})`),
+      eo.dtype,
+      [uniq.length, c.hidden_size],
+      emb,
+      src.embeddingBound(uniq),
+    ),
+  );
   for (const t of LAYER_TENSORS) {
     const o = src.origin(t);
     if (t === 'input_layernorm' || t === 'q_a_layernorm' || t === 'kv_a_layernorm') {
@@ -65,7 +94,7 @@ export function weightValues(src: WeightSource, ids: readonly number[]): WeightV
       const L = c.kv_lora_rank;
       const split = o.tensors.length === 2 && o.tensors[0]!.endsWith('attn_k_b.weight'); // GGUF attn_k_b + attn_v_b
       const [tk, tv] = split ? [[o.tensors[0]!], [o.tensors[1]!]] : [o.tensors, o.tensors];
-      const [dk, dv] = o.dtype.includes('+') ? o.dtype.split('+') as [string, string] : [o.dtype, o.dtype];
+      const [dk, dv] = o.dtype.includes('+') ? (o.dtype.split('+') as [string, string]) : [o.dtype, o.dtype];
       out.push(record('W_UK', tk, dk, [H * P, L], headRows(v, H, P + V, 0, P, L), b && headRows(b, H, P + V, 0, P, L)));
       out.push(record('W_UV', tv, dv, [H * V, L], headRows(v, H, P + V, P, V, L), b && headRows(b, H, P + V, P, V, L)));
     }

@@ -14,8 +14,14 @@ describe('counter-based normal samples', () => {
     const n = 1 << 20;
     const x = new Float32Array(n);
     fillNormal(x, 0, 1, n, streamKey(1, 'test'), 0, 1, 1, 0);
-    let m = 0, m2 = 0, m4 = 0;
-    for (const v of x) { m += v; m2 += v * v; m4 += v ** 4; }
+    let m = 0,
+      m2 = 0,
+      m4 = 0;
+    for (const v of x) {
+      m += v;
+      m2 += v * v;
+      m4 += v ** 4;
+    }
     expect(Math.abs(m / n)).toBeLessThan(5e-3);
     expect(m2 / n).toBeCloseTo(1, 2);
     expect(m4 / n / (m2 / n) ** 2).toBeGreaterThan(2.8);
@@ -61,9 +67,10 @@ describe('SyntheticWeights', () => {
     const sub = new Float32Array((rows[1] - rows[0]) * (cols[1] - cols[0]));
     w.block('o_proj', rows, cols, 'out_in', sub);
     const width = cols[1] - cols[0];
-    for (let r = rows[0]; r < rows[1]; r++) for (let k = cols[0]; k < cols[1]; k++) {
-      expect(sub[(r - rows[0]) * width + (k - cols[0])]).toBe(oi[r * inp + k]);
-    }
+    for (let r = rows[0]; r < rows[1]; r++)
+      for (let k = cols[0]; k < cols[1]; k++) {
+        expect(sub[(r - rows[0]) * width + (k - cols[0])]).toBe(oi[r * inp + k]);
+      }
   });
 
   it.each(NORM_NAMES)('%s weights are close to one', (name) => {

@@ -15,9 +15,17 @@ export const NORM_JITTER = 0.05;
 export class SyntheticWeights implements WeightSource {
   readonly label: string;
 
-  /** `gain` multiplies named tensors (e.g. a norm weight in the hundreds, as outlier layers have), to drive activations to a dtype's range. */
-  constructor(readonly config: MlaConfig, readonly seed: number, private readonly gain: Partial<Record<LayerTensor, number>> = {}) {
-    const g = Object.entries(gain).map(([k, v]) => `${k}×${v}`).join(', ');
+  /**
+   * `gain` multiplies named tensors (e.g. a norm weight in the hundreds, as outlier layers have), to drive activations to a dtype's range.
+   */
+  constructor(
+    readonly config: MlaConfig,
+    readonly seed: number,
+    private readonly gain: Partial<Record<LayerTensor, number>> = {},
+  ) {
+    const g = Object.entries(gain)
+      .map(([k, v]) => `${k}×${v}`)
+      .join(', ');
     this.label = `synthetic(seed=${seed}${g ? `, ${g}` : ''})`;
   }
 

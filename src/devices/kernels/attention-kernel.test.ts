@@ -11,7 +11,9 @@ import { unfusedAttention } from './attention-unfused';
  * and the engine paths then record no score tensor.
  */
 let rt: Runtime;
-beforeAll(async () => { rt = await testRuntime('wasm'); });
+beforeAll(async () => {
+  rt = await testRuntime('wasm');
+});
 
 const yaml = (attention: string, extra = '') => `name: t
 model:
@@ -29,8 +31,12 @@ ${extra}`;
 describe('attention through a fused kernel (the AttentionFn seam)', () => {
   it('records what the unfused paths record, to fp32 tolerance, without logits / attn_probs on the engine paths', async () => {
     const fusedRt: Runtime = { ...rt, attention: (req) => unfusedAttention(req, 'per-batch') };
-    const plain = await expectNoLeak(rt, () => runScenario(parseScenario(yaml('unfused')), { runtime: rt, toolVersion: 'test', worker: false }));
-    const fused = await expectNoLeak(rt, () => runScenario(parseScenario(yaml('fused')), { runtime: fusedRt, toolVersion: 'test', worker: false }));
+    const plain = await expectNoLeak(rt, () =>
+      runScenario(parseScenario(yaml('unfused')), { runtime: rt, toolVersion: 'test', worker: false }),
+    );
+    const fused = await expectNoLeak(rt, () =>
+      runScenario(parseScenario(yaml('fused')), { runtime: fusedRt, toolVersion: 'test', worker: false }),
+    );
     expect(fused.verdict).toBe('agree');
     const [a, b] = [plain.cases[0]!.trace, fused.cases[0]!.trace];
     for (const p of ['mha', 'mqa', 'cold'] as const) {
@@ -47,11 +53,19 @@ describe('attention through a fused kernel (the AttentionFn seam)', () => {
   });
 
   it('auto keeps small runs unfused; fused without a kernel or with a rounded P is refused with the field', async () => {
-    const auto = await runScenario(parseScenario(yaml('auto')), { runtime: { ...rt, attention: (req) => unfusedAttention(req, 'per-batch') }, toolVersion: 'test', worker: false });
+    const auto = await runScenario(parseScenario(yaml('auto')), {
+      runtime: { ...rt, attention: (req) => unfusedAttention(req, 'per-batch') },
+      toolVersion: 'test',
+      worker: false,
+    });
     expect(auto.cases[0]!.trace.paths.mha!.stages.some((r) => r.stage === 'logits')).toBe(true);
     const run = (y: string, r: Runtime) => runScenario(parseScenario(y), { runtime: r, toolVersion: 'test', worker: false });
-    await expect(run(yaml('fused'), { ...rt, attention: undefined })).rejects.toMatchObject({ code: 'invalid-value', where: { field: 'schedule.attention' } });
-    await expect(run(yaml('fused', 'dtype: bfloat16\n'), { ...rt, attention: (req) => unfusedAttention(req, 'per-batch') }))
-      .rejects.toMatchObject({ code: 'invalid-value', where: { field: 'schedule.attention' } });
+    await expect(run(yaml('fused'), { ...rt, attention: undefined })).rejects.toMatchObject({
+      code: 'invalid-value',
+      where: { field: 'schedule.attention' },
+    });
+    await expect(
+      run(yaml('fused', 'dtype: bfloat16\n'), { ...rt, attention: (req) => unfusedAttention(req, 'per-batch') }),
+    ).rejects.toMatchObject({ code: 'invalid-value', where: { field: 'schedule.attention' } });
   });
 });

@@ -29,7 +29,14 @@ export interface Attended {
  * and is divided by the fp32 sum of the uncast weights, as those kernels do (with the row's final
  * max standing for their running max). Without it, P is normalized first and nothing rounds.
  */
-export function attend(logits: tf.Tensor3D, values: tf.Tensor3D, batched: Batched, masked = false, empty: EmptyLse = '-inf', castP?: (p: tf.Tensor3D) => tf.Tensor3D): Attended {
+export function attend(
+  logits: tf.Tensor3D,
+  values: tf.Tensor3D,
+  batched: Batched,
+  masked = false,
+  empty: EmptyLse = '-inf',
+  castP?: (p: tf.Tensor3D) => tf.Tensor3D,
+): Attended {
   const [A, B, S] = logits.shape;
   const E = values.shape[2];
   if (S === 0) {
@@ -40,14 +47,18 @@ export function attend(logits: tf.Tensor3D, values: tf.Tensor3D, batched: Batche
   if (!masked) {
     const e = tf.exp(tf.sub(logits, m));
     const z = tf.sum(e, -1, true); // [A,B,1]
-    const out = castP ? tf.div(matmul(castP(e as tf.Tensor3D), values, false, batched), z) as tf.Tensor3D : matmul(tf.div(e, z) as tf.Tensor3D, values, false, batched); // [A,B,E]
+    const out = castP
+      ? (tf.div(matmul(castP(e as tf.Tensor3D), values, false, batched), z) as tf.Tensor3D)
+      : matmul(tf.div(e, z) as tf.Tensor3D, values, false, batched); // [A,B,E]
     return { out, lse: tf.squeeze(tf.add(tf.log(z), m), [-1]) as tf.Tensor2D, max: tf.squeeze(m, [-1]) as tf.Tensor2D };
   }
   const seen = tf.isFinite(m); // false: every key of the row hidden
   const e = tf.exp(tf.sub(logits, tf.where(seen, m, tf.zerosLike(m))));
   const z = tf.sum(e, -1, true); // [A,B,1]
   const zSafe = tf.where(seen, z, tf.onesLike(z)); // [A,B,1]
-  const out = castP ? tf.div(matmul(castP(e as tf.Tensor3D), values, false, batched), zSafe) as tf.Tensor3D : matmul(tf.div(e, zSafe) as tf.Tensor3D, values, false, batched); // [A,B,E]
+  const out = castP
+    ? (tf.div(matmul(castP(e as tf.Tensor3D), values, false, batched), zSafe) as tf.Tensor3D)
+    : matmul(tf.div(e, zSafe) as tf.Tensor3D, values, false, batched); // [A,B,E]
   const lse = tf.where(seen, tf.add(tf.log(z), m), tf.fill(m.shape, -Infinity));
   return { out, lse: tf.squeeze(lse, [-1]) as tf.Tensor2D, max: tf.squeeze(m, [-1]) as tf.Tensor2D };
 }

@@ -13,7 +13,12 @@ import { accumulatorFloats, LONG_ROWS, splitKv } from './flash-tiles';
  */
 
 // WebGPU's default limits, with the lavapipe binding size (128 MiB).
-const LIMITS: FlashLimits = { maxStorageBufferBindingSize: 2 ** 27, maxComputeWorkgroupStorageSize: 16384, maxComputeInvocationsPerWorkgroup: 256, maxComputeWorkgroupsPerDimension: 65535 };
+const LIMITS: FlashLimits = {
+  maxStorageBufferBindingSize: 2 ** 27,
+  maxComputeWorkgroupStorageSize: 16384,
+  maxComputeInvocationsPerWorkgroup: 256,
+  maxComputeWorkgroupsPerDimension: 65535,
+};
 const H200 = { maxComputeWorkgroupStorageSize: 49152, maxComputeInvocationsPerWorkgroup: 1024 };
 const LAVAPIPE = { maxComputeWorkgroupStorageSize: 32768, maxComputeInvocationsPerWorkgroup: 1024 };
 const H200_MHA: FlashTiles = defaultTiles(256, 256, H200);
@@ -38,23 +43,52 @@ function withTensors<T>(shapes: { q: number[]; k: number[]; v: number[] | null }
   }
 }
 
-
 describe('planFlash', () => {
   it('plans the MHA form (per-head K, V) and the MQA form (one latent head, V = its first 512 columns)', () => {
-    expect(withTensors({ q: [64, 40, 256], k: [64, 50, 256], v: [64, 50, 256] }, (r) => planFlash(r, LIMITS)))
-      .toEqual({ A: 64, B: 40, S: 50, D: 256, E: 256, vFromK: false, tokens: false, Ak: 64, Av: 64, tiles: defaultTiles(256, 256, LIMITS), splits: 1, splitKeys: 64 });
-    expect(withTensors({ q: [1, 64 * 8, 576], k: [1, 100, 576], v: null }, (r) => planFlash(r, LIMITS)))
-      .toEqual({ A: 1, B: 512, S: 100, D: 576, E: 512, vFromK: true, tokens: false, Ak: 1, Av: 1, tiles: defaultTiles(576, 512, LIMITS), splits: 1, splitKeys: 128 });
+    expect(withTensors({ q: [64, 40, 256], k: [64, 50, 256], v: [64, 50, 256] }, (r) => planFlash(r, LIMITS))).toEqual({
+      A: 64,
+      B: 40,
+      S: 50,
+      D: 256,
+      E: 256,
+      vFromK: false,
+      tokens: false,
+      Ak: 64,
+      Av: 64,
+      tiles: defaultTiles(256, 256, LIMITS),
+      splits: 1,
+      splitKeys: 64,
+    });
+    expect(withTensors({ q: [1, 64 * 8, 576], k: [1, 100, 576], v: null }, (r) => planFlash(r, LIMITS))).toEqual({
+      A: 1,
+      B: 512,
+      S: 100,
+      D: 576,
+      E: 512,
+      vFromK: true,
+      tokens: false,
+      Ak: 1,
+      Av: 1,
+      tiles: defaultTiles(576, 512, LIMITS),
+      splits: 1,
+      splitKeys: 128,
+    });
   });
 
   it('reads token-major q [B,A,D], k [S,A|1,D], v [S,A|1,E] with layout tokens, and checks them in that layout', () => {
-    expect(withTensors({ q: [40, 64, 256], k: [50, 64, 256], v: [50, 64, 256] }, (r) => planFlash({ ...r, layout: 'tokens' }, LIMITS)))
-      .toMatchObject({ A: 64, B: 40, S: 50, D: 256, E: 256, tokens: true, Ak: 64, Av: 64 });
-    expect(withTensors({ q: [20, 3, 24], k: [20, 1, 24], v: [20, 1, 16] }, (r) => planFlash({ ...r, layout: 'tokens' }, LIMITS)))
-      .toMatchObject({ A: 3, B: 20, S: 20, D: 24, E: 16, Ak: 1, Av: 1 });
+    expect(
+      withTensors({ q: [40, 64, 256], k: [50, 64, 256], v: [50, 64, 256] }, (r) => planFlash({ ...r, layout: 'tokens' }, LIMITS)),
+    ).toMatchObject({ A: 64, B: 40, S: 50, D: 256, E: 256, tokens: true, Ak: 64, Av: 64 });
+    expect(
+      withTensors({ q: [20, 3, 24], k: [20, 1, 24], v: [20, 1, 16] }, (r) => planFlash({ ...r, layout: 'tokens' }, LIMITS)),
+    ).toMatchObject({ A: 3, B: 20, S: 20, D: 24, E: 16, Ak: 1, Av: 1 });
     // The same tensors read head-major disagree: k would have 50 heads against q's 40.
-    expect(() => withTensors({ q: [40, 64, 256], k: [50, 64, 256], v: [50, 64, 256] }, (r) => planFlash(r, LIMITS))).toThrow(/k has 50 heads; q has 40/);
-    expect(() => withTensors({ q: [40, 64, 256], k: [50, 64, 256], v: [49, 64, 256] }, (r) => planFlash({ ...r, layout: 'tokens' }, LIMITS))).toThrow(/v has 49 keys; k has 50/);
+    expect(() => withTensors({ q: [40, 64, 256], k: [50, 64, 256], v: [50, 64, 256] }, (r) => planFlash(r, LIMITS))).toThrow(
+      /k has 50 heads; q has 40/,
+    );
+    expect(() =>
+      withTensors({ q: [40, 64, 256], k: [50, 64, 256], v: [49, 64, 256] }, (r) => planFlash({ ...r, layout: 'tokens' }, LIMITS)),
+    ).toThrow(/v has 49 keys; k has 50/);
   });
 
   it('splits the keys of a decode (few row blocks, many keys) into parts of whole key tiles; never for a prefill', () => {
@@ -63,13 +97,20 @@ describe('planFlash', () => {
     const blocks = Math.ceil(64 / t.rows);
     const tiles = 32768 / t.keys;
     const per = Math.ceil(tiles / Math.min(Math.ceil(264 / blocks), Math.floor(tiles / 4))); // key tiles per part
-    expect(withTensors({ q: [1, 64, 576], k: [1, 32768, 576], v: null }, (r) => planFlash({ ...r, valueWidth: 512 }, LIMITS)))
-      .toMatchObject({ splits: Math.ceil(tiles / per), splitKeys: per * t.keys });
+    expect(
+      withTensors({ q: [1, 64, 576], k: [1, 32768, 576], v: null }, (r) => planFlash({ ...r, valueWidth: 512 }, LIMITS)),
+    ).toMatchObject({ splits: Math.ceil(tiles / per), splitKeys: per * t.keys });
     expect(Math.ceil(tiles / per)).toBeGreaterThan(16);
-    expect(withTensors({ q: [64, 1024, 256], k: [64, 1024, 256], v: [64, 1024, 256] }, (r) => planFlash(r, LIMITS))).toMatchObject({ splits: 1 });
+    expect(withTensors({ q: [64, 1024, 256], k: [64, 1024, 256], v: [64, 1024, 256] }, (r) => planFlash(r, LIMITS))).toMatchObject({
+      splits: 1,
+    });
     expect(splitKv(2, 700, 128, 5)).toEqual({ splits: 3, splitKeys: 256 }); // forced 5 over 6 tiles: parts of 2 tiles
     expect(splitKv(2, 100, 128)).toEqual({ splits: 1, splitKeys: 128 });
-    expect(withTensors({ q: [1, 4, 24], k: [1, 4, 24], v: null }, (r) => thrownCode(() => planFlash({ ...r, valueWidth: 16, splits: 0 }, LIMITS)))).toBe('invalid-value');
+    expect(
+      withTensors({ q: [1, 4, 24], k: [1, 4, 24], v: null }, (r) =>
+        thrownCode(() => planFlash({ ...r, valueWidth: 16, splits: 0 }, LIMITS)),
+      ),
+    ).toBe('invalid-value');
   });
 
   it.each([
@@ -80,7 +121,11 @@ describe('planFlash', () => {
     ['non-integer rowsPerToken', { q: [2, 4, 24], k: [2, 4, 24], v: [2, 4, 16] }, { mask: { offset: 0, rowsPerToken: 0.5 } }],
     ['infinite scale', { q: [2, 4, 24], k: [2, 4, 24], v: [2, 4, 16] }, { scale: Infinity }],
     ['threads not matching the logit tiling', { q: [2, 4, 24], k: [2, 4, 24], v: [2, 4, 16] }, { tiles: { ...H200_MHA, threads: 128 } }],
-    ['scoreKeys not a multiple of 4', { q: [2, 4, 24], k: [2, 4, 24], v: [2, 4, 16] }, { tiles: { ...H200_MHA, scoreKeys: 2, threads: 512 } }],
+    [
+      'scoreKeys not a multiple of 4',
+      { q: [2, 4, 24], k: [2, 4, 24], v: [2, 4, 16] },
+      { tiles: { ...H200_MHA, scoreKeys: 2, threads: 512 } },
+    ],
     ['valueKeys not dividing keys', { q: [2, 4, 24], k: [2, 4, 24], v: [2, 4, 16] }, { tiles: { ...H200_MHA, valueKeys: 24 } }],
   ])('rejects %s: invalid-value', (_, shapes, extra) => {
     expect(withTensors(shapes, (r) => thrownCode(() => planFlash({ ...r, ...extra }, LIMITS)))).toBe('invalid-value');
@@ -88,27 +133,46 @@ describe('planFlash', () => {
 
   it('rejects an input or output over the binding limit, too many row blocks, tiles over the workgroup limits: device-limit', () => {
     const small = { ...LIMITS, maxStorageBufferBindingSize: 4 * 1000 };
-    expect(withTensors({ q: [2, 10, 64], k: [1, 2, 64], v: [1, 2, 16] }, (r) => thrownCode(() => planFlash(r, small)))).toBe('device-limit'); // q: 1280 floats
-    expect(withTensors({ q: [1, 2, 16], k: [1, 100, 16], v: [1, 100, 16] }, (r) => thrownCode(() => planFlash(r, small)))).toBe('device-limit'); // k: 1600
-    expect(withTensors({ q: [1, 40, 16], k: [1, 2, 16], v: [1, 2, 16] }, (r) => thrownCode(() => planFlash(r, { ...small, maxComputeWorkgroupsPerDimension: 1 })))).toBe('device-limit'); // 2 row blocks
-    expect(withTensors({ q: [1, 4, 16], k: [1, 4, 16], v: [1, 4, 16] }, (r) => thrownCode(() => planFlash(r, { ...LIMITS, maxComputeWorkgroupStorageSize: 4096 })))).toBe('device-limit');
-    expect(withTensors({ q: [1, 4, 16], k: [1, 4, 16], v: [1, 4, 16] }, (r) => thrownCode(() => planFlash({ ...r, tiles: H200_MHA }, LIMITS)))).toBe('device-limit'); // 256 threads fit, 47 KiB do not
+    expect(withTensors({ q: [2, 10, 64], k: [1, 2, 64], v: [1, 2, 16] }, (r) => thrownCode(() => planFlash(r, small)))).toBe(
+      'device-limit',
+    ); // q: 1280 floats
+    expect(withTensors({ q: [1, 2, 16], k: [1, 100, 16], v: [1, 100, 16] }, (r) => thrownCode(() => planFlash(r, small)))).toBe(
+      'device-limit',
+    ); // k: 1600
+    expect(
+      withTensors({ q: [1, 40, 16], k: [1, 2, 16], v: [1, 2, 16] }, (r) =>
+        thrownCode(() => planFlash(r, { ...small, maxComputeWorkgroupsPerDimension: 1 })),
+      ),
+    ).toBe('device-limit'); // 2 row blocks
+    expect(
+      withTensors({ q: [1, 4, 16], k: [1, 4, 16], v: [1, 4, 16] }, (r) =>
+        thrownCode(() => planFlash(r, { ...LIMITS, maxComputeWorkgroupStorageSize: 4096 })),
+      ),
+    ).toBe('device-limit');
+    expect(
+      withTensors({ q: [1, 4, 16], k: [1, 4, 16], v: [1, 4, 16] }, (r) => thrownCode(() => planFlash({ ...r, tiles: H200_MHA }, LIMITS))),
+    ).toBe('device-limit'); // 256 threads fit, 47 KiB do not
   });
 });
 
 describe('flashAttention', () => {
   it('runs only on webgpu: device-unavailable elsewhere', () => {
-    expect(withTensors({ q: [2, 4, 24], k: [2, 4, 24], v: [2, 4, 16] }, (r) => thrownCode(() => flashAttention(tf, r)))).toBe('device-unavailable');
+    expect(withTensors({ q: [2, 4, 24], k: [2, 4, 24], v: [2, 4, 16] }, (r) => thrownCode(() => flashAttention(tf, r)))).toBe(
+      'device-unavailable',
+    );
   });
 });
 
 describe('the WGSL', () => {
   it('bakes every compile-time constant into the shader key and the source', () => {
     const wide = defaultTiles(576, 512, H200);
-    expect(flashShaderKey({ ...wide, prefetchV: false }, 576, 512, true)).toBe('mlaFlashAttn2_r64_k64_c32_w256_sr4_sk4_or8_vk4_pv0_u1_d576_e512_vk');
+    expect(flashShaderKey({ ...wide, prefetchV: false }, 576, 512, true)).toBe(
+      'mlaFlashAttn2_r64_k64_c32_w256_sr4_sk4_or8_vk4_pv0_u1_d576_e512_vk',
+    );
     const flags = ['prefetchV', 'unroll'];
     const fields = Object.keys(wide).filter((f) => !flags.includes(f)) as Exclude<keyof FlashTiles, 'prefetchV' | 'unroll'>[];
-    for (const f of fields) expect(flashShaderKey({ ...wide, [f]: wide[f] * 2 }, 576, 512, true)).not.toBe(flashShaderKey(wide, 576, 512, true));
+    for (const f of fields)
+      expect(flashShaderKey({ ...wide, [f]: wide[f] * 2 }, 576, 512, true)).not.toBe(flashShaderKey(wide, 576, 512, true));
     expect(flashShaderKey({ ...wide, prefetchV: !wide.prefetchV }, 576, 512, true)).not.toBe(flashShaderKey(wide, 576, 512, true));
     expect(flashShaderKey({ ...wide, unroll: !wide.unroll }, 576, 512, true)).not.toBe(flashShaderKey(wide, 576, 512, true));
     expect(flashShader({ ...wide, prefetchV: true }, 576, 512, true)).toContain('vp0 = v;'); // V through registers
@@ -123,20 +187,30 @@ describe('the WGSL', () => {
     expect(flashShader(H200_MHA, 256, 256, false)).toContain('V[vBase + s * vRow + col + 0]');
   });
 
-  it.each([['H200 (48 KiB)', H200], ['lavapipe (32 KiB)', LAVAPIPE], ['WebGPU defaults (16 KiB, 256 threads)', LIMITS]])(
-    'picks default tiles per form (short and long) that fit %s', (_, limits) => {
-      for (const [D, E] of [[24, 16], [256, 256], [576, 512]] as const) {
-        for (const rows of [1, 512, LONG_ROWS]) {
-          const t = defaultTiles(D, E, limits, rows);
-          expect(tilesProblem(t)).toBeNull();
-          expect(tileBytes(t, E)).toBeLessThanOrEqual(limits.maxComputeWorkgroupStorageSize);
-          expect(t.threads).toBeLessThanOrEqual(limits.maxComputeInvocationsPerWorkgroup);
-        }
+  it.each([
+    ['H200 (48 KiB)', H200],
+    ['lavapipe (32 KiB)', LAVAPIPE],
+    ['WebGPU defaults (16 KiB, 256 threads)', LIMITS],
+  ])('picks default tiles per form (short and long) that fit %s', (_, limits) => {
+    for (const [D, E] of [
+      [24, 16],
+      [256, 256],
+      [576, 512],
+    ] as const) {
+      for (const rows of [1, 512, LONG_ROWS]) {
+        const t = defaultTiles(D, E, limits, rows);
+        expect(tilesProblem(t)).toBeNull();
+        expect(tileBytes(t, E)).toBeLessThanOrEqual(limits.maxComputeWorkgroupStorageSize);
+        expect(t.threads).toBeLessThanOrEqual(limits.maxComputeInvocationsPerWorkgroup);
       }
-    });
+    }
+  });
 
   it('the H200 defaults keep O at 64 floats per thread (128 for the latent) and use at least 256 threads, 32 rows', () => {
-    for (const [D, E] of [[256, 256], [576, 512]] as const) {
+    for (const [D, E] of [
+      [256, 256],
+      [576, 512],
+    ] as const) {
       for (const rows of [512, LONG_ROWS]) {
         const t = defaultTiles(D, E, H200, rows);
         expect(accumulatorFloats(t, E)).toBe(E > 256 ? 128 : 64);
@@ -162,7 +236,11 @@ describe('the WGSL', () => {
     expect(tilesProblem({ ...H200_MHA, outRows: 64, threads: 256 })).toBeNull();
     expect(tilesProblem({ ...H200_MHA, outRows: 8, rows: 64, keys: 16, scoreRows: 4, scoreKeys: 4, threads: 64 })).toBeNull();
     expect(tilesProblem({ ...H200_MHA, rows: 8, keys: 128, scoreRows: 4, scoreKeys: 4, outRows: 4, threads: 64 })).toBeNull();
-    expect(tilesProblem({ ...H200_MHA, rows: 64, keys: 4, scoreRows: 4, scoreKeys: 4, outRows: 4, valueKeys: 4, threads: 16 })).toMatch(/rows .* must not exceed threads/);
-    expect(tilesProblem({ ...H200_MHA, rows: 64, outRows: 4, keys: 64, scoreKeys: 4, scoreRows: 4, threads: 256, valueKeys: 128 })).toMatch(/valueKeys/);
+    expect(tilesProblem({ ...H200_MHA, rows: 64, keys: 4, scoreRows: 4, scoreKeys: 4, outRows: 4, valueKeys: 4, threads: 16 })).toMatch(
+      /rows .* must not exceed threads/,
+    );
+    expect(tilesProblem({ ...H200_MHA, rows: 64, outRows: 4, keys: 64, scoreKeys: 4, scoreRows: 4, threads: 256, valueKeys: 128 })).toMatch(
+      /valueKeys/,
+    );
   });
 });

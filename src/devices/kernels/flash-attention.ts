@@ -42,10 +42,15 @@ export { planFlash } from './flash-plan';
 /** Fused attention on the webgpu backend; see the header for layouts, mask and limits. */
 export function flashAttention(tf: typeof tfc, req: FlashRequest): FlashResult {
   if (tf.getBackend() !== 'webgpu') {
-    throw new MlaDiffError('device-unavailable', `flashAttention runs on webgpu; the backend is ${tf.getBackend()}`, { field: 'flashAttention' });
+    throw new MlaDiffError('device-unavailable', `flashAttention runs on webgpu; the backend is ${tf.getBackend()}`, {
+      field: 'flashAttention',
+    });
   }
   const backend = webgpuBackend(tf);
-  const { A, B, S, D, E, vFromK, tokens, Ak, Av, tiles, splits, splitKeys } = planFlash(req, backend.device.limits as unknown as FlashLimits);
+  const { A, B, S, D, E, vFromK, tokens, Ak, Av, tiles, splits, splitKeys } = planFlash(
+    req,
+    backend.device.limits as unknown as FlashLimits,
+  );
   if (S === 0 || A * B === 0) {
     const empty = S === 0 && req.emptyLse === '+inf' ? Infinity : -Infinity;
     return { out: tf.zeros(tokens ? [B, A, E] : [A, B, E]), lse: tf.fill([A, B], empty), max: tf.fill([A, B], -Infinity) };
@@ -65,19 +70,35 @@ export function flashAttention(tf: typeof tfc, req: FlashRequest): FlashResult {
   const int = (x: number): WebgpuUniform => ({ type: 'int32', data: [x] });
   // Per-head and per-row strides: head-major [H,R,W] → (R·W, W); token-major [R,H,W] → (W, H·W); one shared head → 0.
   const strides = (heads: number, rows: number, width: number): [number, number] =>
-    (tokens ? [heads === 1 ? 0 : width, heads * width] : [heads === 1 ? 0 : rows * width, width]);
+    tokens ? [heads === 1 ? 0 : width, heads * width] : [heads === 1 ? 0 : rows * width, width];
   // Split-KV partials stay head-major (the merge pairs each out row with its lse row); out is transposed after.
   const outTokens = tokens && splits === 1;
-  const uniforms = [int(A), int(B), int(S), int(req.mask?.offset ?? 0), int(req.mask?.rowsPerToken ?? 1), int(req.mask ? 1 : 0),
-    ...[...(tokens ? strides(A, B, D) : [B * D, D]), ...strides(Ak, S, D), ...(req.v ? strides(Av, S, E) : [0, 0]), ...(outTokens ? [E, A * E] : [B * E, E])].map(int),
-    int(splitKeys), { type: 'float32' as const, data: [req.scale] }];
+  const uniforms = [
+    int(A),
+    int(B),
+    int(S),
+    int(req.mask?.offset ?? 0),
+    int(req.mask?.rowsPerToken ?? 1),
+    int(req.mask ? 1 : 0),
+    ...[
+      ...(tokens ? strides(A, B, D) : [B * D, D]),
+      ...strides(Ak, S, D),
+      ...(req.v ? strides(Av, S, E) : [0, 0]),
+      ...(outTokens ? [E, A * E] : [B * E, E]),
+    ].map(int),
+    int(splitKeys),
+    { type: 'float32' as const, data: [req.scale] },
+  ];
   const n = A * B;
-  const parts = tf.engine().makeTensorFromTensorInfo(backend.runWebGPUProgram(program, inputs, 'float32', uniforms)) as tfc.Tensor1D; // [splits·A·B·(E+2)]
+  // [splits·A·B·(E+2)]
+  const parts = tf.engine().makeTensorFromTensorInfo(backend.runWebGPUProgram(program, inputs, 'float32', uniforms)) as tfc.Tensor1D;
   const packed = splits > 1 ? mergeFlashParts(tf, parts, splits, n, E) : parts; // [A·B·(E+2)]
   if (splits > 1) parts.dispose();
   const result = tf.tidy(() => ({
-    out: (outTokens ? tf.reshape(tf.slice(packed, [0], [n * E]), [B, A, E]) // [B,A,E]
-      : tokens ? tf.transpose(tf.reshape(tf.slice(packed, [0], [n * E]), [A, B, E]), [1, 0, 2]) // split-KV: [A,B,E] → [B,A,E]
+    out: (outTokens
+      ? tf.reshape(tf.slice(packed, [0], [n * E]), [B, A, E]) // [B,A,E]
+      : tokens
+        ? tf.transpose(tf.reshape(tf.slice(packed, [0], [n * E]), [A, B, E]), [1, 0, 2]) // split-KV: [A,B,E] → [B,A,E]
         : tf.reshape(tf.slice(packed, [0], [n * E]), [A, B, E])) as tfc.Tensor3D, // [A,B,E]
     lse: tf.reshape(tf.slice(packed, [n * E], [n]), [A, B]) as tfc.Tensor2D, // [A,B]
     max: tf.reshape(tf.slice(packed, [n * E + n], [n]), [A, B]) as tfc.Tensor2D, // [A,B]

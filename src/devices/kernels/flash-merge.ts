@@ -31,7 +31,9 @@ export function mergeFlashParts(tf: typeof tfc, parts: tfc.Tensor1D, Z: number, 
   };
   const int = (x: number): WebgpuUniform => ({ type: 'int32', data: [x] });
   const info = { dataId: parts.dataId, shape: parts.shape, dtype: 'float32' as const };
-  return tf.engine().makeTensorFromTensorInfo(backend.runWebGPUProgram(program, [info], 'float32', [int(Z), int(n), int(E), int(gx)])) as tfc.Tensor1D;
+  return tf
+    .engine()
+    .makeTensorFromTensorInfo(backend.runWebGPUProgram(program, [info], 'float32', [int(Z), int(n), int(E), int(gx)])) as tfc.Tensor1D;
 }
 
 // Empty parts are told by lse < −1e38 (no arithmetic on ±inf, which WGSL need not honour).

@@ -45,11 +45,16 @@ export interface FlashLimits {
 }
 
 export interface FlashPlan {
-  A: number; B: number; S: number; D: number; E: number;
+  A: number;
+  B: number;
+  S: number;
+  D: number;
+  E: number;
   vFromK: boolean;
   tokens: boolean;
   /** Heads of k and of v (1: shared). */
-  Ak: number; Av: number;
+  Ak: number;
+  Av: number;
   tiles: FlashTiles;
   /** Split-KV parts and the keys of each (a multiple of tiles.keys). */
   splits: number;
@@ -57,7 +62,8 @@ export interface FlashPlan {
 }
 
 const bad = (message: string): MlaDiffError => new MlaDiffError('invalid-value', `flashAttention: ${message}`, { field: 'flashAttention' });
-const tooBig = (message: string, hint: string): MlaDiffError => new MlaDiffError('device-limit', `flashAttention: ${message}`, { field: 'flashAttention' }, hint);
+const tooBig = (message: string, hint: string): MlaDiffError =>
+  new MlaDiffError('device-limit', `flashAttention: ${message}`, { field: 'flashAttention' }, hint);
 
 /** Shapes and limits checked up front; pure (no GPU), so every error path is testable anywhere. */
 export function planFlash(req: FlashRequest, limits: FlashLimits): FlashPlan {
@@ -69,7 +75,7 @@ export function planFlash(req: FlashRequest, limits: FlashLimits): FlashPlan {
   if (Dk !== D) throw bad(`k's width ${Dk} differs from q's ${D}`);
   if (Ak !== A && Ak !== 1) throw bad(`k has ${Ak} heads; q has ${A} (k may have 1, shared)`);
   const vFromK = req.v === null;
-  const E = req.v ? req.v.shape[2] : req.valueWidth ?? -1;
+  const E = req.v ? req.v.shape[2] : (req.valueWidth ?? -1);
   const Av = req.v ? hrw(req.v)[0] : Ak;
   if (req.v) {
     const [, Sv] = hrw(req.v);
@@ -83,16 +89,26 @@ export function planFlash(req: FlashRequest, limits: FlashLimits): FlashPlan {
   if (req.mask && (!Number.isInteger(req.mask.offset) || !Number.isInteger(req.mask.rowsPerToken) || req.mask.rowsPerToken < 1)) {
     throw bad(`mask needs an integer offset and an integer rowsPerToken ≥ 1, got ${JSON.stringify(req.mask)}`);
   }
-  for (const [name, t] of [['q', req.q], ['k', req.k], ['v', req.v]] as const) {
+  for (const [name, t] of [
+    ['q', req.q],
+    ['k', req.k],
+    ['v', req.v],
+  ] as const) {
     if (t && t.dtype !== 'float32') throw bad(`${name} must be float32, got ${t.dtype}`);
   }
   const tiles = req.tiles ?? defaultTiles(D, E, limits, B);
   const problem = tilesProblem(tiles);
   if (problem) throw bad(problem);
   const hint = 'split the call by heads or query rows (and merge key ranges by LSE)';
-  const bytes: [string, number][] = [['q', A * B * D], ['k', Ak * S * D], ['v', req.v ? req.v.size : 0], ['output', A * B * (E + 2)]];
+  const bytes: [string, number][] = [
+    ['q', A * B * D],
+    ['k', Ak * S * D],
+    ['v', req.v ? req.v.size : 0],
+    ['output', A * B * (E + 2)],
+  ];
   for (const [name, n] of bytes) {
-    if (4 * n > limits.maxStorageBufferBindingSize) throw tooBig(`${name} needs ${4 * n} bytes, over the binding limit ${limits.maxStorageBufferBindingSize}`, hint);
+    if (4 * n > limits.maxStorageBufferBindingSize)
+      throw tooBig(`${name} needs ${4 * n} bytes, over the binding limit ${limits.maxStorageBufferBindingSize}`, hint);
   }
   const blocks = Math.ceil(B / tiles.rows);
   if (Math.max(blocks, A) > limits.maxComputeWorkgroupsPerDimension) {
@@ -100,12 +116,19 @@ export function planFlash(req: FlashRequest, limits: FlashLimits): FlashPlan {
   }
   const tileMemory = tileBytes(tiles, E);
   if (tileMemory > limits.maxComputeWorkgroupStorageSize || tiles.threads > limits.maxComputeInvocationsPerWorkgroup) {
-    throw tooBig(`tiles ${JSON.stringify(tiles)} need ${tileMemory} B of workgroup memory and ${tiles.threads} threads; the device allows ${limits.maxComputeWorkgroupStorageSize} B, ${limits.maxComputeInvocationsPerWorkgroup}`, 'use smaller tiles');
+    throw tooBig(
+      `tiles ${JSON.stringify(tiles)} need ${tileMemory} B of workgroup memory and ${tiles.threads} threads; the device allows ${limits.maxComputeWorkgroupStorageSize} B, ${limits.maxComputeInvocationsPerWorkgroup}`,
+      'use smaller tiles',
+    );
   }
-  if (req.splits !== undefined && (!Number.isInteger(req.splits) || req.splits < 1)) throw bad(`splits must be an integer ≥ 1, got ${req.splits}`);
+  if (req.splits !== undefined && (!Number.isInteger(req.splits) || req.splits < 1))
+    throw bad(`splits must be an integer ≥ 1, got ${req.splits}`);
   const { splits, splitKeys } = splitKv(blocks * A, S, tiles.keys, req.splits);
   if (splits > 1 && 4 * splits * A * B * (E + 2) > limits.maxStorageBufferBindingSize) {
-    throw tooBig(`${splits} split-KV partials need ${4 * splits * A * B * (E + 2)} bytes, over the binding limit ${limits.maxStorageBufferBindingSize}`, hint);
+    throw tooBig(
+      `${splits} split-KV partials need ${4 * splits * A * B * (E + 2)} bytes, over the binding limit ${limits.maxStorageBufferBindingSize}`,
+      hint,
+    );
   }
   return { A, B, S, D, E, vFromK, tokens, Ak, Av, tiles, splits, splitKeys };
 }

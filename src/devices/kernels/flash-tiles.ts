@@ -32,20 +32,33 @@ export interface FlashTiles {
 /** The derived layout for one (tiles, D, E): counts in vec4 unless named otherwise. */
 export interface FlashLayout {
   /** Row groups × key groups of the logit micro-GEMM. */
-  ty: number; tx: number;
+  ty: number;
+  tx: number;
   /** Row groups × column groups of the output micro-GEMM; vec4 columns per thread. */
-  oy: number; ox: number; nv: number;
+  oy: number;
+  ox: number;
+  nv: number;
   /** Staged widths (vec4 per staged row): Qᵀ, Kᵀ (padded by one), V (E padded to ox·nv·4), Pᵀ. */
-  qs4: number; ks4: number; ep4: number; ps4: number;
+  qs4: number;
+  ks4: number;
+  ep4: number;
+  ps4: number;
   /** vec4 of the shared staging area (Qᵀ+Kᵀ chunk, or a V sub-chunk), of Pᵀ; floats of the partials. */
-  stage: number; p: number; red: number;
+  stage: number;
+  p: number;
+  red: number;
 }
 
 export function flashLayout(t: FlashTiles, E: number): FlashLayout {
-  const ty = t.rows / t.scoreRows, tx = t.keys / t.scoreKeys;
-  const oy = t.rows / t.outRows, ox = t.threads / oy;
+  const ty = t.rows / t.scoreRows,
+    tx = t.keys / t.scoreKeys;
+  const oy = t.rows / t.outRows,
+    ox = t.threads / oy;
   const nv = Math.ceil(E / (4 * ox));
-  const qs4 = t.rows / 4 + 1, ks4 = t.keys / 4 + 1, ep4 = nv * ox, ps4 = t.rows / 4;
+  const qs4 = t.rows / 4 + 1,
+    ks4 = t.keys / 4 + 1,
+    ep4 = nv * ox,
+    ps4 = t.rows / 4;
   const stage = Math.max(t.chunk * (qs4 + ks4), t.valueKeys * ep4);
   return { ty, tx, oy, ox, nv, qs4, ks4, ep4, ps4, stage, p: t.keys * ps4, red: tx * t.rows };
 }
@@ -65,13 +78,19 @@ export function accumulatorFloats(t: FlashTiles, E: number): number {
 export function tilesProblem(t: FlashTiles): string | null {
   const vals = [t.rows, t.keys, t.chunk, t.threads, t.scoreRows, t.scoreKeys, t.outRows, t.valueKeys];
   if (!vals.every((v) => Number.isInteger(v) && v > 0)) return 'tile sizes must be positive integers';
-  for (const [name, v] of [['scoreRows', t.scoreRows], ['scoreKeys', t.scoreKeys], ['outRows', t.outRows]] as const) {
+  for (const [name, v] of [
+    ['scoreRows', t.scoreRows],
+    ['scoreKeys', t.scoreKeys],
+    ['outRows', t.outRows],
+  ] as const) {
     if (v % 4 !== 0) return `${name} (${v}) must be a multiple of 4`;
   }
-  if (t.rows % t.scoreRows !== 0 || t.keys % t.scoreKeys !== 0) return `scoreRows (${t.scoreRows}) and scoreKeys (${t.scoreKeys}) must divide rows (${t.rows}) and keys (${t.keys})`;
+  if (t.rows % t.scoreRows !== 0 || t.keys % t.scoreKeys !== 0)
+    return `scoreRows (${t.scoreRows}) and scoreKeys (${t.scoreKeys}) must divide rows (${t.rows}) and keys (${t.keys})`;
   const logitThreads = (t.rows / t.scoreRows) * (t.keys / t.scoreKeys);
   if (logitThreads !== t.threads) return `threads (${t.threads}) must equal (rows/scoreRows)·(keys/scoreKeys) = ${logitThreads}`;
-  if (t.rows % t.outRows !== 0 || t.threads % (t.rows / t.outRows) !== 0) return `outRows (${t.outRows}) must divide rows (${t.rows}) and rows/outRows must divide threads (${t.threads})`;
+  if (t.rows % t.outRows !== 0 || t.threads % (t.rows / t.outRows) !== 0)
+    return `outRows (${t.outRows}) must divide rows (${t.rows}) and rows/outRows must divide threads (${t.threads})`;
   if (t.keys % t.valueKeys !== 0) return `valueKeys (${t.valueKeys}) must divide keys (${t.keys})`;
   if (t.rows > t.threads) return `rows (${t.rows}) must not exceed threads (${t.threads})`;
   return null;
@@ -87,8 +106,19 @@ export interface TileLimits {
 // the micro-GEMM loops (and the row max/sum over the key groups) unrolled: 16.3 against 15.7 (MHA), 19.2 against 17.9 (MQA)
 // (issue 8, third round; two Q/K chunk buffers ran at 13.6 / 15.2 there: not taken).
 // The compiler does not unroll these loops itself: chunk 32 as a loop ran the MQA form at 7.4 (5-unroll).
-const tiles = (rows: number, keys: number, threads: number, valueKeys: number, o: Partial<FlashTiles> = {}): FlashTiles =>
-  ({ rows, keys, chunk: 16, threads, scoreRows: 4, scoreKeys: 4, outRows: 4, valueKeys, prefetchV: true, unroll: true, ...o });
+const tiles = (rows: number, keys: number, threads: number, valueKeys: number, o: Partial<FlashTiles> = {}): FlashTiles => ({
+  rows,
+  keys,
+  chunk: 16,
+  threads,
+  scoreRows: 4,
+  scoreKeys: 4,
+  outRows: 4,
+  valueKeys,
+  prefetchV: true,
+  unroll: true,
+  ...o,
+});
 
 /**
  * Candidates per form, fastest first (the H200's 48 KiB first, then ones within 32 KiB, then the
@@ -104,9 +134,24 @@ const tiles = (rows: number, keys: number, threads: number, valueKeys: number, o
  *   time, each thread's output 8 rows × 16 columns, V staged 4 keys at a time: 180.8 ms at T = 8192
  *   (7-ab-candidates; 184.5 with 8 V keys, 209.4 for chunk 16 with 4 rows × 32 columns, 5-mqa-candidates).
  */
-const NARROW = [tiles(64, 128, 256, 4, { chunk: 8, scoreRows: 8 }), tiles(64, 64, 256, 16), tiles(64, 64, 256, 8), tiles(32, 64, 128, 8), tiles(32, 64, 128, 4, { chunk: 8 }), tiles(16, 32, 32, 8)];
+const NARROW = [
+  tiles(64, 128, 256, 4, { chunk: 8, scoreRows: 8 }),
+  tiles(64, 64, 256, 16),
+  tiles(64, 64, 256, 8),
+  tiles(32, 64, 128, 8),
+  tiles(32, 64, 128, 4, { chunk: 8 }),
+  tiles(16, 32, 32, 8),
+];
 const NARROW_LONG = [tiles(128, 64, 512, 4, { chunk: 8, outRows: 8 }), ...NARROW];
-const WIDE = [tiles(64, 64, 256, 4, { chunk: 32, outRows: 8 }), tiles(64, 64, 256, 8), tiles(64, 64, 256, 4), tiles(32, 128, 256, 8), tiles(32, 128, 256, 4), tiles(32, 64, 128, 4), tiles(16, 32, 32, 4)];
+const WIDE = [
+  tiles(64, 64, 256, 4, { chunk: 32, outRows: 8 }),
+  tiles(64, 64, 256, 8),
+  tiles(64, 64, 256, 4),
+  tiles(32, 128, 256, 8),
+  tiles(32, 128, 256, 4),
+  tiles(32, 64, 128, 4),
+  tiles(16, 32, 32, 4),
+];
 
 /** Query rows per head from which the MHA form takes NARROW_LONG. */
 export const LONG_ROWS = 4096;
@@ -115,8 +160,8 @@ export const LONG_ROWS = 4096;
 export function defaultTiles(D: number, E: number, limits?: TileLimits, rows = 0): FlashTiles {
   void D; // the logit side fits any D (it is staged in chunks); E sizes the output registers and V stage
   const list = E > 256 ? WIDE : rows >= LONG_ROWS ? NARROW_LONG : NARROW;
-  const fits = (t: FlashTiles) => !limits ||
-    (tileBytes(t, E) <= limits.maxComputeWorkgroupStorageSize && t.threads <= limits.maxComputeInvocationsPerWorkgroup);
+  const fits = (t: FlashTiles) =>
+    !limits || (tileBytes(t, E) <= limits.maxComputeWorkgroupStorageSize && t.threads <= limits.maxComputeInvocationsPerWorkgroup);
   return list.find(fits) ?? list[list.length - 1]!;
 }
 

@@ -15,13 +15,24 @@ export interface StagedChunk {
 
 const C = ['x', 'y', 'z', 'w'];
 
-export function transposedChunk(t: FlashTiles, name: string, dst: string, stride: number, groups: number,
-  src: (row: string, col: string) => string, origin: string, limit: string): StagedChunk {
+export function transposedChunk(
+  t: FlashTiles,
+  name: string,
+  dst: string,
+  stride: number,
+  groups: number,
+  src: (row: string, col: string) => string,
+  origin: string,
+  limit: string,
+): StagedChunk {
   const n = t.chunk * groups;
   const items = Array.from({ length: Math.ceil(n / t.threads) }, (_, k) => k);
   const partial = (k: number) => (k + 1) * t.threads > n;
   const guard = (k: number) => `t + ${k * t.threads} < ${n}`;
-  const load = (d0: string) => items.map((k) => `      {
+  const load = (d0: string) =>
+    items
+      .map(
+        (k) => `      {
         let i = t + ${k * t.threads};
         let d = ${d0} + i % ${t.chunk};
         let r = ${origin} + (i / ${t.chunk}) * 4;
@@ -30,8 +41,15 @@ export function transposedChunk(t: FlashTiles, name: string, dst: string, stride
 ${C.map((c, j) => `          if (r + ${j} < ${limit}) { v.${c} = ${src(`r + ${j}`, 'd')}; }`).join('\n')}
         }
         ${name}${k} = v;
-      }`).join('\n');
-  const store = items.map((k) => `      ${partial(k) ? `if (${guard(k)}) ` : ''}{ let i = t + ${k * t.threads}; faStage[${dst} + (i % ${t.chunk}) * ${stride} + i / ${t.chunk}] = ${name}${k}; }`).join('\n');
+      }`,
+      )
+      .join('\n');
+  const store = items
+    .map(
+      (k) =>
+        `      ${partial(k) ? `if (${guard(k)}) ` : ''}{ let i = t + ${k * t.threads}; faStage[${dst} + (i % ${t.chunk}) * ${stride} + i / ${t.chunk}] = ${name}${k}; }`,
+    )
+    .join('\n');
   return { decl: items.map((k) => `  var ${name}${k}: vec4<f32>;`).join('\n'), load, store };
 }
 
@@ -41,11 +59,18 @@ ${C.map((c, j) => `          if (r + ${j} < ${limit}) { v.${c} = ${src(`r + ${j}
  * c0 of the tile into registers (issued before the micro-GEMM on the previous one) and `store`
  * writes them. `loads` fills v from row s, columns col..col+3 (V, or the first E columns of K).
  */
-export function valueStage(t: FlashTiles, l: { ep4: number }, loads: string): { decl: string; fetch: (c0: string) => string; store: string; direct: string } {
+export function valueStage(
+  t: FlashTiles,
+  l: { ep4: number },
+  loads: string,
+): { decl: string; fetch: (c0: string) => string; store: string; direct: string } {
   const n = t.valueKeys * l.ep4;
   const items = Array.from({ length: Math.ceil(n / t.threads) }, (_, k) => k);
   const guard = (k: number) => ((k + 1) * t.threads > n ? `if (t + ${k * t.threads} < ${n}) ` : '');
-  const fetch = (c0: string) => items.map((k) => `      ${guard(k)}{
+  const fetch = (c0: string) =>
+    items
+      .map(
+        (k) => `      ${guard(k)}{
         let i = t + ${k * t.threads};
         let s = s0 + ${c0} + i / ${l.ep4};
         let col = (i % ${l.ep4}) * 4;
@@ -54,7 +79,9 @@ export function valueStage(t: FlashTiles, l: { ep4: number }, loads: string): { 
 ${loads}
         }
         vp${k} = v;
-      }`).join('\n');
+      }`,
+      )
+      .join('\n');
   return {
     decl: items.map((k) => `  var vp${k}: vec4<f32>;`).join('\n'),
     fetch,

@@ -21,7 +21,8 @@
  * Q, K, V and the output are addressed through per-head and per-row strides (uniforms), so the
  * same program reads and writes head-major [A,B,·] or token-major [B,A,·] tensors.
  * The output is one flat f32 array [out A·B·E | lse A·B | max A·B] (a tfjs program has one output;
- * out in the request's layout, lse and max [A,B]); with split-KV, workgroup z covers keys [z·splitKeys, (z+1)·splitKeys) and writes the z-th such
+ * out in the request's layout, lse and max [A,B]); with split-KV, workgroup z covers keys [z·splitKeys, (z+1)·splitKeys) and writes the
+ * z-th such
  * partial, merged by flash-merge.ts.
  */
 import type { FlashTiles } from './flash-tiles';
@@ -34,7 +35,8 @@ export { defaultTiles, flashShaderKey, tileBytes, tilesProblem } from './flash-t
 
 /** Program uniforms, in the order of the WGSL struct fields below. */
 /** Strides (elements): q, k, v and out per head and per row (query, key, output row); head-major or token-major. */
-export const FLASH_UNIFORMS = 'A : i32, B : i32, S : i32, offset : i32, rpt : i32, causal : i32, qHead : i32, qRow : i32, kHead : i32, kRow : i32, vHead : i32, vRow : i32, oHead : i32, oRow : i32, splitKeys : i32, scale : f32,';
+export const FLASH_UNIFORMS =
+  'A : i32, B : i32, S : i32, offset : i32, rpt : i32, causal : i32, qHead : i32, qRow : i32, kHead : i32, kRow : i32, vHead : i32, vRow : i32, oHead : i32, oRow : i32, splitKeys : i32, scale : f32,';
 
 /** The user code for tfjs's makeShader: inputs Q, K (and V unless vFromK), output `result`. */
 export function flashShader(t: FlashTiles, D: number, E: number, vFromK: boolean): string {
@@ -45,7 +47,8 @@ export function flashShader(t: FlashTiles, D: number, E: number, vFromK: boolean
   const vLoads = [0, 1, 2, 3].map((c) => `          if (col + ${c} < FA_E) { v.${'xyzw'[c]} = ${vLoad(c)}; }`).join('\n');
   const v = valueStage(t, l, vLoads);
   // The micro-GEMM loops over a chunk's columns and a V sub-chunk's keys, as loops or unrolled.
-  const unrolled = (n: number, body: (i: number) => string) => Array.from({ length: n }, (_, i) => `      {\n${body(i)}\n      }`).join('\n');
+  const unrolled = (n: number, body: (i: number) => string) =>
+    Array.from({ length: n }, (_, i) => `      {\n${body(i)}\n      }`).join('\n');
   const qkColumns = t.unroll
     ? unrolled(t.chunk, (d) => `        let d = ${d};\n${logitStep(t, l)}`)
     : `      for (var d = 0; d < ${t.chunk}; d++) {\n${logitStep(t, l)}\n      }`;
@@ -53,9 +56,10 @@ export function flashShader(t: FlashTiles, D: number, E: number, vFromK: boolean
     ? unrolled(t.valueKeys, (c) => `        let c = ${c};\n        let key = c0 + ${c};\n${valueStep(t, l)}`)
     : `      for (var c = 0; c < ${t.valueKeys}; c++) {\n        let key = c0 + c;\n${valueStep(t, l)}\n      }`;
   // Each row's max and sum over the key groups' partials (threads t < rows), as a loop or unrolled.
-  const overGroups = (op: (acc: string, x: string) => string, acc: string) => (t.unroll
-    ? Array.from({ length: l.tx }, (_, j) => `${acc} = ${op(acc, `faRed[${j * t.rows} + t]`)};`).join(' ')
-    : `for (var j = 0; j < ${l.tx}; j++) { ${acc} = ${op(acc, `faRed[j * ${t.rows} + t]`)}; }`);
+  const overGroups = (op: (acc: string, x: string) => string, acc: string) =>
+    t.unroll
+      ? Array.from({ length: l.tx }, (_, j) => `${acc} = ${op(acc, `faRed[${j * t.rows} + t]`)};`).join(' ')
+      : `for (var j = 0; j < ${l.tx}; j++) { ${acc} = ${op(acc, `faRed[j * ${t.rows} + t]`)}; }`;
   return `
 const FA_D = ${D};
 const FA_E = ${E};
@@ -158,9 +162,13 @@ ${rescale(t, l)}
       }
 ${t.prefetchV ? v.store : v.direct}
       workgroupBarrier();
-${t.prefetchV ? `      if (c0 + ${t.valueKeys} < ${t.keys}) {
+${
+  t.prefetchV
+    ? `      if (c0 + ${t.valueKeys} < ${t.keys}) {
 ${v.fetch(`c0 + ${t.valueKeys}`)}
-      }` : ''}
+      }`
+    : ''
+}
 ${pvKeys}
     }
   }

@@ -10,7 +10,12 @@ import { DEFAULT_GEMM_TILES, MID_GEMM_TILES } from './gemm-wgsl';
  * The per-head GEMM's layouts and checks without a GPU; its numbers against tf.matMul on the
  * transposed operands run in test/e2e/gemm.test.ts (test/e2e/checks/gemm-check.mjs) on webgpu.
  */
-const LIMITS: GemmLimits = { maxStorageBufferBindingSize: 2 ** 27, maxComputeWorkgroupStorageSize: 16384, maxComputeInvocationsPerWorkgroup: 256, maxComputeWorkgroupsPerDimension: 65535 };
+const LIMITS: GemmLimits = {
+  maxStorageBufferBindingSize: 2 ** 27,
+  maxComputeWorkgroupStorageSize: 16384,
+  maxComputeInvocationsPerWorkgroup: 256,
+  maxComputeWorkgroupsPerDimension: 65535,
+};
 const op = (shape: number[], dtype: tf.DataType = 'float32') => ({ shape, dtype });
 
 beforeAll(async () => {
@@ -19,17 +24,32 @@ beforeAll(async () => {
 
 describe('planGemmHeads', () => {
   it('reads x [T,N,K] per head and writes [T,N,E] token-major (the W_UK absorption at GLM-5 sizes)', () => {
-    const p = planGemmHeads(op([2048, 64, 192]), op([64, 192, 512]), { ...LIMITS, maxStorageBufferBindingSize: 2 ** 31 - 4 }); // the H200's binding limit
+    // the H200's binding limit
+    const p = planGemmHeads(op([2048, 64, 192]), op([64, 192, 512]), { ...LIMITS, maxStorageBufferBindingSize: 2 ** 31 - 4 });
     expect(p).toMatchObject({
-      batch: 64, M: 2048, N: 512, K: 192, tiles: DEFAULT_GEMM_TILES, vec: { a: true, b: true }, dispatch: [4, 32, 64], outputShape: [2048, 64, 512],
+      batch: 64,
+      M: 2048,
+      N: 512,
+      K: 192,
+      tiles: DEFAULT_GEMM_TILES,
+      vec: { a: true, b: true },
+      dispatch: [4, 32, 64],
+      outputShape: [2048, 64, 512],
       strides: { lda: 64 * 192, aBatch: 192, aOff: 0, ldb: 512, bBatch: 192 * 512, ldc: 64 * 512, cBatch: 512 },
     });
     expect(gemmProgram(p).outputShape).toEqual([2048, 64, 512]);
   });
 
   it('shares a 2-D x [T,K] across heads (kv_c_normed·W_UV) and reads scalars where a stride is not a multiple of 4', () => {
-    expect(planGemmHeads(op([7, 512]), op([16, 512, 256]), LIMITS)).toMatchObject({ strides: { lda: 512, aBatch: 0, ldc: 16 * 256, cBatch: 256 }, vec: { a: true, b: true } });
-    expect(planGemmHeads(op([5, 3, 6]), op([3, 6, 10]), LIMITS)).toMatchObject({ vec: { a: false, b: false }, tiles: MID_GEMM_TILES, dispatch: [1, 1, 3] });
+    expect(planGemmHeads(op([7, 512]), op([16, 512, 256]), LIMITS)).toMatchObject({
+      strides: { lda: 512, aBatch: 0, ldc: 16 * 256, cBatch: 256 },
+      vec: { a: true, b: true },
+    });
+    expect(planGemmHeads(op([5, 3, 6]), op([3, 6, 10]), LIMITS)).toMatchObject({
+      vec: { a: false, b: false },
+      tiles: MID_GEMM_TILES,
+      dispatch: [1, 1, 3],
+    });
   });
 
   it.each([

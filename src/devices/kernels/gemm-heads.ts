@@ -22,7 +22,10 @@ import { webgpuBackend } from './webgpu-program';
 export function planGemmHeads(x: Operand, w: Operand, limits: GemmLimits, tiles?: GemmTiles): GemmPlan {
   if (x.shape.length !== 2 && x.shape.length !== 3) throw bad(`heads: x must be [T,N,K] or [T,K], got [${x.shape}]`);
   if (w.shape.length !== 3) throw bad(`heads: w must be [N,K,E], got [${w.shape}]`);
-  for (const [name, t] of [['x', x], ['w', w]] as const) {
+  for (const [name, t] of [
+    ['x', x],
+    ['w', w],
+  ] as const) {
     if (t.dtype !== 'float32') throw bad(`heads: ${name} must be float32, got ${t.dtype}`);
   }
   const [N, K, E] = w.shape as [number, number, number];
@@ -31,8 +34,16 @@ export function planGemmHeads(x: Operand, w: Operand, limits: GemmLimits, tiles?
   if (!shared && x.shape[1] !== N) throw bad(`heads: x has ${x.shape[1]} heads, w has ${N}`);
   if (x.shape[x.shape.length - 1] !== K) throw bad(`heads: x has rows of ${x.shape[x.shape.length - 1]}, w takes ${K}`);
   const strides = { lda: shared ? K : N * K, aBatch: shared ? 0 : K, aOff: 0, ldb: E, bBatch: K * E, ldc: N * E, cBatch: E };
-  return finishPlan({ batch: N, M: T, N: E, K, broadcastB: false, strides, outputShape: [T, N, E] },
-    [['x', x.shape.reduce((a, b) => a * b, 1)], ['w', N * K * E], ['out', T * N * E]], limits, tiles);
+  return finishPlan(
+    { batch: N, M: T, N: E, K, broadcastB: false, strides, outputShape: [T, N, E] },
+    [
+      ['x', x.shape.reduce((a, b) => a * b, 1)],
+      ['w', N * K * E],
+      ['out', T * N * E],
+    ],
+    limits,
+    tiles,
+  );
 }
 
 /** x·w per head on the webgpu backend; see planGemmHeads. */

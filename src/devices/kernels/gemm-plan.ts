@@ -22,15 +22,21 @@ export interface GemmLimits {
  * aOff + z·aBatch + m·lda, B[z] row k at z·bBatch + k·ldb, C[z] row m at z·cBatch + m·ldc.
  */
 export interface GemmStrides {
-  lda: number; aBatch: number; aOff: number;
-  ldb: number; bBatch: number;
-  ldc: number; cBatch: number;
+  lda: number;
+  aBatch: number;
+  aOff: number;
+  ldb: number;
+  bBatch: number;
+  ldc: number;
+  cBatch: number;
 }
 
 export interface GemmPlan {
   /** Batch entries (1 for a 2-D product). */
   batch: number;
-  M: number; N: number; K: number;
+  M: number;
+  N: number;
+  K: number;
   /** b has one batch entry shared by all (a 2-D b, or [1,K,N]). */
   broadcastB: boolean;
   tiles: GemmTiles;
@@ -60,7 +66,10 @@ export function chooseGemmTiles(batch: number, M: number, N: number, limits: Gem
 
 /** Tiles, vec4 forms, dispatch and the limits for a product laid out by `strides`; `sizes` are the operands' element counts. */
 export function finishPlan(
-  p: Omit<GemmPlan, 'tiles' | 'vec' | 'dispatch'>, sizes: [string, number][], limits: GemmLimits, tiles?: GemmTiles,
+  p: Omit<GemmPlan, 'tiles' | 'vec' | 'dispatch'>,
+  sizes: [string, number][],
+  limits: GemmLimits,
+  tiles?: GemmTiles,
 ): GemmPlan {
   const { batch, M, N, K, strides: s } = p;
   const t = tiles ?? chooseGemmTiles(batch, M, N, limits);

@@ -2,13 +2,25 @@ import { planGemm } from './gemm';
 import type { GemmLimits } from './gemm-plan';
 import { MAX_SPLIT_K, MIN_SPLIT_K, SPLIT_WORKGROUPS, chooseSplitK, splitPlan } from './gemm-split';
 
-const H200: GemmLimits = { maxStorageBufferBindingSize: 2 ** 31 - 4, maxComputeWorkgroupStorageSize: 49152, maxComputeInvocationsPerWorkgroup: 1024, maxComputeWorkgroupsPerDimension: 65535 };
+const H200: GemmLimits = {
+  maxStorageBufferBindingSize: 2 ** 31 - 4,
+  maxComputeWorkgroupStorageSize: 49152,
+  maxComputeInvocationsPerWorkgroup: 1024,
+  maxComputeWorkgroupsPerDimension: 65535,
+};
 const op = (shape: number[]) => ({ shape, dtype: 'float32' as const });
 const plan = (M: number, K: number, N: number) => planGemm(op([M, K]), op([K, N]), H200);
 
 describe('split-K', () => {
   it('splits the GLM-5 projections that make few workgroups over a long K, and none at T = 8192', () => {
-    const at = (T: number) => [[6144, 2048], [2048, 16384], [6144, 576], [512, 28672], [16384, 6144]].map(([K, N]) => chooseSplitK(plan(T, K!, N!)));
+    const at = (T: number) =>
+      [
+        [6144, 2048],
+        [2048, 16384],
+        [6144, 576],
+        [512, 28672],
+        [16384, 6144],
+      ].map(([K, N]) => chooseSplitK(plan(T, K!, N!)));
     // q_a, q_b, kv_a, kv_b, o_proj
     expect(at(512)).toEqual([2, 1, 4, 1, 1]);
     expect(at(2048)).toEqual([1, 1, 1, 1, 1]);

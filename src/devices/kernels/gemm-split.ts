@@ -35,8 +35,16 @@ export function chooseSplitK(p: GemmPlan): number {
 export function splitPlan(p: GemmPlan, s: number, limits: GemmLimits): GemmPlan {
   const Ks = p.K / s;
   const strides = { ...p.strides, aBatch: Ks, bBatch: Ks * p.strides.ldb, cBatch: p.M * p.N };
-  return finishPlan({ batch: s, M: p.M, N: p.N, K: Ks, broadcastB: false, strides, outputShape: [s, p.M, p.N] },
-    [['a', p.M * p.K], ['b', p.K * p.N], ['c', s * p.M * p.N]], limits, p.tiles);
+  return finishPlan(
+    { batch: s, M: p.M, N: p.N, K: Ks, broadcastB: false, strides, outputShape: [s, p.M, p.N] },
+    [
+      ['a', p.M * p.K],
+      ['b', p.K * p.N],
+      ['c', s * p.M * p.N],
+    ],
+    limits,
+    p.tiles,
+  );
 }
 
 const SUM_WGSL = `
@@ -57,10 +65,18 @@ export function sumParts(tf: typeof tfc, parts: tfc.Tensor): tfc.Tensor2D {
   const groups = Math.ceil(n / 256);
   const gx = Math.min(groups, backend.device.limits['maxComputeWorkgroupsPerDimension'] ?? 65535);
   const program: WebgpuProgram = {
-    outputShape: [M, N], shaderKey: 'mlaGemmSumParts', dispatchLayout: { x: [0] }, dispatch: [gx, Math.ceil(groups / gx), 1],
-    workgroupSize: [256, 1, 1], variableNames: ['Parts'], uniforms: 'n : i32, parts : i32, gx : i32,', getUserCode: () => SUM_WGSL,
+    outputShape: [M, N],
+    shaderKey: 'mlaGemmSumParts',
+    dispatchLayout: { x: [0] },
+    dispatch: [gx, Math.ceil(groups / gx), 1],
+    workgroupSize: [256, 1, 1],
+    variableNames: ['Parts'],
+    uniforms: 'n : i32, parts : i32, gx : i32,',
+    getUserCode: () => SUM_WGSL,
   };
   const int = (x: number): WebgpuUniform => ({ type: 'int32', data: [x] });
   const info = { dataId: parts.dataId, shape: [parts.size], dtype: 'float32' as const };
-  return tf.engine().makeTensorFromTensorInfo(backend.runWebGPUProgram(program, [info], 'float32', [int(n), int(s), int(gx)])) as tfc.Tensor2D;
+  return tf
+    .engine()
+    .makeTensorFromTensorInfo(backend.runWebGPUProgram(program, [info], 'float32', [int(n), int(s), int(gx)])) as tfc.Tensor2D;
 }

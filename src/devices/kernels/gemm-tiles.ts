@@ -58,8 +58,8 @@ export function gemmTilesProblem(t: GemmTiles): string | null {
   if (t.tm % 4 || t.tn % 4 || t.bk % 4) return `tm (${t.tm}), tn (${t.tn}) and bk (${t.bk}) must be multiples of 4`;
   if (t.bm % t.tm || t.bn % t.tn) return `tm (${t.tm}) must divide bm (${t.bm}) and tn (${t.tn}) divide bn (${t.bn})`;
   const threads = gemmThreads(t);
-  if ((t.bm * t.bk / 4) % threads || (t.bk * t.bn / 4) % threads) {
-    return `threads (${threads}) must divide the vec4 loads of the A tile (${t.bm * t.bk / 4}) and of the B tile (${t.bk * t.bn / 4})`;
+  if (((t.bm * t.bk) / 4) % threads || ((t.bk * t.bn) / 4) % threads) {
+    return `threads (${threads}) must divide the vec4 loads of the A tile (${(t.bm * t.bk) / 4}) and of the B tile (${(t.bk * t.bn) / 4})`;
   }
   return null;
 }

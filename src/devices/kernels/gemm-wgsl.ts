@@ -20,10 +20,19 @@
 import type { GemmTiles, GemmVec } from './gemm-tiles';
 
 export type { GemmTiles, GemmVec } from './gemm-tiles';
-export { DEFAULT_GEMM_TILES, FALLBACK_GEMM_TILES, MID_GEMM_TILES, gemmShaderKey, gemmThreads, gemmTileBytes, gemmTilesProblem } from './gemm-tiles';
+export {
+  DEFAULT_GEMM_TILES,
+  FALLBACK_GEMM_TILES,
+  MID_GEMM_TILES,
+  gemmShaderKey,
+  gemmThreads,
+  gemmTileBytes,
+  gemmTilesProblem,
+} from './gemm-tiles';
 
 /** Program uniforms, in the order of the WGSL struct fields. */
-export const GEMM_UNIFORMS = 'M : i32, N : i32, K : i32, lda : i32, aBatch : i32, aOff : i32, ldb : i32, bBatch : i32, ldc : i32, cBatch : i32,';
+export const GEMM_UNIFORMS =
+  'M : i32, N : i32, K : i32, lda : i32, aBatch : i32, aOff : i32, ldb : i32, bBatch : i32, ldc : i32, cBatch : i32,';
 
 const range = (n: number): number[] => Array.from({ length: n }, (_, i) => i);
 const C4 = ['x', 'y', 'z', 'w'] as const;
@@ -31,7 +40,9 @@ const C4 = ['x', 'y', 'z', 'w'] as const;
 /** Loads of A (row, k..k+3) and B (k, n..n+3) as vec4, zero past the edges. */
 function loaders(vec: GemmVec): string {
   const scalar = (name: string, idx: string, ok: (c: number) => string) =>
-    `var v = vec4<f32>(0.0);\n${range(4).map((c) => `  if (${ok(c)}) { v.${C4[c]} = ${name}[${idx} + ${c}]; }`).join('\n')}\n  return v;`;
+    `var v = vec4<f32>(0.0);\n${range(4)
+      .map((c) => `  if (${ok(c)}) { v.${C4[c]} = ${name}[${idx} + ${c}]; }`)
+      .join('\n')}\n  return v;`;
   const a = vec.a
     ? 'if (row < uniforms.M && k < uniforms.K) { return A[(base + row * uniforms.lda + k) / 4]; }\n  return vec4<f32>(0.0);'
     : scalar('A', 'base + row * uniforms.lda + k', (c) => `row < uniforms.M && k + ${c} < uniforms.K`);
@@ -43,34 +54,56 @@ function loaders(vec: GemmVec): string {
 
 /** The user code for tfjs's makeShader: inputs A, B, output `result` (vec4 when vec.b). */
 export function gemmShader(t: GemmTiles, vec: GemmVec): string {
-  const TX = t.bn / t.tn, TY = t.bm / t.tm, threads = TX * TY;
-  const BM4 = t.bm / 4, BN4 = t.bn / 4, BK4 = t.bk / 4, MI = t.tm / 4, NJ = t.tn / 4;
-  const LA = (t.bm * BK4) / threads, LB = (t.bk * BN4) / threads;
+  const TX = t.bn / t.tn,
+    TY = t.bm / t.tm,
+    threads = TX * TY;
+  const BM4 = t.bm / 4,
+    BN4 = t.bn / 4,
+    BK4 = t.bk / 4,
+    MI = t.tm / 4,
+    NJ = t.tn / 4;
+  const LA = (t.bm * BK4) / threads,
+    LB = (t.bk * BN4) / threads;
   const accs = range(MI).flatMap((i) => range(4).flatMap((r) => range(NJ).map((j) => `acc_${i}_${r}_${j}`)));
   const loadNext = (k0: string) => [
-    ...range(LA).map((l) => `la${l} = gemmLoadA(aBase, row0 + (t + ${l * threads}) / ${BK4}, ${k0} + ((t + ${l * threads}) % ${BK4}) * 4);`),
-    ...range(LB).map((l) => `lb${l} = gemmLoadB(bBase, ${k0} + (t + ${l * threads}) / ${BN4}, col0 + ((t + ${l * threads}) % ${BN4}) * 4);`),
+    ...range(LA).map(
+      (l) => `la${l} = gemmLoadA(aBase, row0 + (t + ${l * threads}) / ${BK4}, ${k0} + ((t + ${l * threads}) % ${BK4}) * 4);`,
+    ),
+    ...range(LB).map(
+      (l) => `lb${l} = gemmLoadB(bBase, ${k0} + (t + ${l * threads}) / ${BN4}, col0 + ((t + ${l * threads}) % ${BN4}) * 4);`,
+    ),
   ];
   const store = (buf: string) => [
     ...range(LA).flatMap((l) => {
-      const m = `(t + ${l * threads}) / ${BK4}`, k = `((t + ${l * threads}) % ${BK4}) * 4`;
+      const m = `(t + ${l * threads}) / ${BK4}`,
+        k = `((t + ${l * threads}) % ${BK4}) * 4`;
       return range(4).map((c) => `gemmAs[${buf} * ${t.bk * BM4} + (${k} + ${c}) * ${BM4} + (${m}) / 4][(${m}) % 4] = la${l}.${C4[c]};`);
     }),
     ...range(LB).map((l) => `gemmBs[${buf} * ${t.bk * BN4} + t + ${l * threads}] = lb${l};`),
   ];
-  const step = (k: number) => [
-    ...range(MI).map((i) => `let a${i} = gemmAs[ao + ${k * BM4 + i * TY} + ty];`),
-    ...range(NJ).map((j) => `let b${j} = gemmBs[bo + ${k * BN4 + j * TX} + tx];`),
-    ...range(MI).flatMap((i) => range(4).flatMap((r) => range(NJ).map((j) => `acc_${i}_${r}_${j} = fma(vec4<f32>(a${i}.${C4[r]}), b${j}, acc_${i}_${r}_${j});`))),
-  ].join('\n      ');
-  const write = range(MI).flatMap((i) => range(4).flatMap((r) => range(NJ).map((j) => {
-    const acc = `acc_${i}_${r}_${j}`;
-    const row = `row0 + (${i * TY} + ty) * 4 + ${r}`, col = `col0 + (${j * TX} + tx) * 4`;
-    const body = vec.b
-      ? `if (col < N) { result[(cBase + row * ldc + col) / 4] = ${acc}; }`
-      : range(4).map((c) => `if (col + ${c} < N) { result[cBase + row * ldc + col + ${c}] = ${acc}.${C4[c]}; }`).join(' ');
-    return `{ let row = ${row}; let col = ${col}; if (row < M) { ${body} } }`;
-  })));
+  const step = (k: number) =>
+    [
+      ...range(MI).map((i) => `let a${i} = gemmAs[ao + ${k * BM4 + i * TY} + ty];`),
+      ...range(NJ).map((j) => `let b${j} = gemmBs[bo + ${k * BN4 + j * TX} + tx];`),
+      ...range(MI).flatMap((i) =>
+        range(4).flatMap((r) => range(NJ).map((j) => `acc_${i}_${r}_${j} = fma(vec4<f32>(a${i}.${C4[r]}), b${j}, acc_${i}_${r}_${j});`)),
+      ),
+    ].join('\n      ');
+  const write = range(MI).flatMap((i) =>
+    range(4).flatMap((r) =>
+      range(NJ).map((j) => {
+        const acc = `acc_${i}_${r}_${j}`;
+        const row = `row0 + (${i * TY} + ty) * 4 + ${r}`,
+          col = `col0 + (${j * TX} + tx) * 4`;
+        const body = vec.b
+          ? `if (col < N) { result[(cBase + row * ldc + col) / 4] = ${acc}; }`
+          : range(4)
+              .map((c) => `if (col + ${c} < N) { result[cBase + row * ldc + col + ${c}] = ${acc}.${C4[c]}; }`)
+              .join(' ');
+        return `{ let row = ${row}; let col = ${col}; if (row < M) { ${body} } }`;
+      }),
+    ),
+  );
   // One k-step: the next tile's loads issued, the products from buffer `cur`, the next tile stored into the other.
   const kStep = (kt: string, cur: string, nxt: string) => `    let more = ${kt} + 1 < nk;
     if (more) {
@@ -79,7 +112,9 @@ export function gemmShader(t: GemmTiles, vec: GemmVec): string {
     }
     let ao = ${cur} * ${t.bk * BM4};
     let bo = ${cur} * ${t.bk * BN4};
-    ${range(t.bk).map((k) => `{\n      ${step(k)}\n    }`).join('\n    ')}
+    ${range(t.bk)
+      .map((k) => `{\n      ${step(k)}\n    }`)
+      .join('\n    ')}
     if (more) {
       ${store(nxt).join('\n      ')}
     }

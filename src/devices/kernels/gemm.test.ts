@@ -5,7 +5,15 @@ import type { GemmLimits } from './gemm-plan';
 import { MIN_GEMM_WORKGROUPS } from './gemm-tiles';
 import { gemm, gemmProgram, planGemm } from './gemm';
 import type { GemmTiles } from './gemm-wgsl';
-import { DEFAULT_GEMM_TILES, FALLBACK_GEMM_TILES, MID_GEMM_TILES, gemmShaderKey, gemmThreads, gemmTileBytes, gemmTilesProblem } from './gemm-wgsl';
+import {
+  DEFAULT_GEMM_TILES,
+  FALLBACK_GEMM_TILES,
+  MID_GEMM_TILES,
+  gemmShaderKey,
+  gemmThreads,
+  gemmTileBytes,
+  gemmTilesProblem,
+} from './gemm-wgsl';
 
 /**
  * The GEMM's checks, tile plan, shader key and generated WGSL, without a GPU (Dawn cannot load
@@ -13,10 +21,14 @@ import { DEFAULT_GEMM_TILES, FALLBACK_GEMM_TILES, MID_GEMM_TILES, gemmShaderKey,
  */
 
 // WebGPU's default limits, with the lavapipe binding size (128 MiB).
-const LIMITS: GemmLimits = { maxStorageBufferBindingSize: 2 ** 27, maxComputeWorkgroupStorageSize: 16384, maxComputeInvocationsPerWorkgroup: 256, maxComputeWorkgroupsPerDimension: 65535 };
+const LIMITS: GemmLimits = {
+  maxStorageBufferBindingSize: 2 ** 27,
+  maxComputeWorkgroupStorageSize: 16384,
+  maxComputeInvocationsPerWorkgroup: 256,
+  maxComputeWorkgroupsPerDimension: 65535,
+};
 
 const op = (shape: number[], dtype: tf.DataType = 'float32') => ({ shape, dtype });
-
 
 beforeAll(async () => {
   await testRuntime('cpu'); // tfjs-core's one engine: `tf` below runs on it
@@ -25,14 +37,27 @@ beforeAll(async () => {
 describe('planGemm', () => {
   it('plans a projection [T,in]·[in,out], vec4 where K and N allow it', () => {
     expect(planGemm(op([2048, 6144]), op([6144, 2048]), LIMITS)).toEqual({
-      batch: 1, M: 2048, N: 2048, K: 6144, broadcastB: true, tiles: DEFAULT_GEMM_TILES, vec: { a: true, b: true }, dispatch: [16, 32, 1],
-      strides: { lda: 6144, aBatch: 2048 * 6144, aOff: 0, ldb: 2048, bBatch: 0, ldc: 2048, cBatch: 2048 * 2048 }, outputShape: [2048, 2048],
+      batch: 1,
+      M: 2048,
+      N: 2048,
+      K: 6144,
+      broadcastB: true,
+      tiles: DEFAULT_GEMM_TILES,
+      vec: { a: true, b: true },
+      dispatch: [16, 32, 1],
+      strides: { lda: 6144, aBatch: 2048 * 6144, aOff: 0, ldb: 2048, bBatch: 0, ldc: 2048, cBatch: 2048 * 2048 },
+      outputShape: [2048, 2048],
     });
     expect(planGemm(op([1, 3]), op([3, 5]), LIMITS)).toMatchObject({ M: 1, N: 5, K: 3, vec: { a: false, b: false }, dispatch: [1, 1, 1] });
   });
 
   it('plans batched products: per-entry b, or one b shared by every entry', () => {
-    expect(planGemm(op([4, 33, 64]), op([4, 64, 20]), LIMITS)).toMatchObject({ batch: 4, broadcastB: false, dispatch: [1, 1, 4], strides: { bBatch: 64 * 20, cBatch: 33 * 20 } });
+    expect(planGemm(op([4, 33, 64]), op([4, 64, 20]), LIMITS)).toMatchObject({
+      batch: 4,
+      broadcastB: false,
+      dispatch: [1, 1, 4],
+      strides: { bBatch: 64 * 20, cBatch: 33 * 20 },
+    });
     expect(planGemm(op([4, 33, 64]), op([1, 64, 20]), LIMITS)).toMatchObject({ batch: 4, broadcastB: true });
     expect(planGemm(op([4, 33, 64]), op([64, 20]), LIMITS)).toMatchObject({ batch: 4, broadcastB: true });
   });
@@ -80,8 +105,11 @@ describe('planGemm', () => {
 
   it('rejects explicit tiles over the workgroup memory or thread limits as device-limit', () => {
     expect(thrownCode(() => planGemm(op([8, 8]), op([8, 4]), LIMITS, { bm: 128, bn: 128, bk: 16, tm: 8, tn: 8 }))).toBe('device-limit');
-    expect(thrownCode(() => planGemm(op([8, 8]), op([8, 4]), { ...LIMITS, maxComputeWorkgroupStorageSize: 49152 }, { bm: 128, bn: 128, bk: 16, tm: 8, tn: 4 })))
-      .toBe('device-limit');
+    expect(
+      thrownCode(() =>
+        planGemm(op([8, 8]), op([8, 4]), { ...LIMITS, maxComputeWorkgroupStorageSize: 49152 }, { bm: 128, bn: 128, bk: 16, tm: 8, tn: 4 }),
+      ),
+    ).toBe('device-limit');
   });
 });
 
@@ -95,9 +123,12 @@ describe('gemm tiles and program', () => {
 
   it('keys the shader by every compile-time constant: tiles, k-steps in pairs and the vec4 forms of A and B', () => {
     const keys = new Set([
-      gemmShaderKey(DEFAULT_GEMM_TILES, { a: true, b: true }), gemmShaderKey(DEFAULT_GEMM_TILES, { a: false, b: true }),
-      gemmShaderKey(DEFAULT_GEMM_TILES, { a: true, b: false }), gemmShaderKey({ ...DEFAULT_GEMM_TILES, bk: 16 }, { a: true, b: true }),
-      gemmShaderKey({ ...DEFAULT_GEMM_TILES, bn: 64 }, { a: true, b: true }), gemmShaderKey({ ...DEFAULT_GEMM_TILES, tn: 4 }, { a: true, b: true }),
+      gemmShaderKey(DEFAULT_GEMM_TILES, { a: true, b: true }),
+      gemmShaderKey(DEFAULT_GEMM_TILES, { a: false, b: true }),
+      gemmShaderKey(DEFAULT_GEMM_TILES, { a: true, b: false }),
+      gemmShaderKey({ ...DEFAULT_GEMM_TILES, bk: 16 }, { a: true, b: true }),
+      gemmShaderKey({ ...DEFAULT_GEMM_TILES, bn: 64 }, { a: true, b: true }),
+      gemmShaderKey({ ...DEFAULT_GEMM_TILES, tn: 4 }, { a: true, b: true }),
       gemmShaderKey({ ...DEFAULT_GEMM_TILES, pairs: !DEFAULT_GEMM_TILES.pairs }, { a: true, b: true }),
     ]);
     expect(keys.size).toBe(7);
@@ -105,12 +136,22 @@ describe('gemm tiles and program', () => {
 
   it('generates a program whose private accumulators are named variables, never indexed arrays', () => {
     const p = gemmProgram(planGemm(op([3, 130, 36]), op([36, 132]), LIMITS, DEFAULT_GEMM_TILES));
-    expect(p).toMatchObject({ outputShape: [3, 130, 132], dispatch: [2, 3, 3], workgroupSize: [128, 1, 1], variableComponents: [4, 4], outputComponent: 4 });
+    expect(p).toMatchObject({
+      outputShape: [3, 130, 132],
+      dispatch: [2, 3, 3],
+      workgroupSize: [128, 1, 1],
+      variableComponents: [4, 4],
+      outputComponent: 4,
+    });
     const code = p.getUserCode();
     expect(code.match(/var acc_\d_\d_\d = vec4<f32>\(0\.0\);/g)?.length).toBe(16);
     expect(code).not.toMatch(/var\s+\w+\s*:\s*array/);
     expect(code.match(/workgroupBarrier\(\)/g)?.length).toBe(3); // after the first tile's store, and one per k-step of a pair
-    expect(gemmProgram(planGemm(op([3, 130, 36]), op([36, 132]), LIMITS, { ...DEFAULT_GEMM_TILES, pairs: false })).getUserCode().match(/workgroupBarrier\(\)/g)?.length).toBe(2);
+    expect(
+      gemmProgram(planGemm(op([3, 130, 36]), op([36, 132]), LIMITS, { ...DEFAULT_GEMM_TILES, pairs: false }))
+        .getUserCode()
+        .match(/workgroupBarrier\(\)/g)?.length,
+    ).toBe(2);
     const scalar = gemmProgram(planGemm(op([1, 3]), op([3, 5]), LIMITS));
     expect([scalar.variableComponents, scalar.outputComponent, scalar.outputShape]).toEqual([[1, 1], 1, [1, 5]]);
   });

@@ -26,11 +26,15 @@ import { GEMM_UNIFORMS, gemmShader, gemmShaderKey, gemmThreads } from './gemm-wg
 
 /** Shapes, tiles and limits checked up front; pure (no GPU), so every error path is testable anywhere. */
 export function planGemm(a: Operand, b: Operand, limits: GemmLimits, tiles?: GemmTiles): GemmPlan {
-  const ra = a.shape.length, rb = b.shape.length;
+  const ra = a.shape.length,
+    rb = b.shape.length;
   if (ra !== 2 && ra !== 3) throw bad(`a must be [M,K] or [Bt,M,K], got [${a.shape}]`);
   if (rb !== 2 && rb !== 3) throw bad(`b must be [K,N] or [Bt|1,K,N], got [${b.shape}]`);
   if (ra === 2 && rb === 3) throw bad(`a 2-D a takes a 2-D b, got [${a.shape}]·[${b.shape}]`);
-  for (const [name, t] of [['a', a], ['b', b]] as const) {
+  for (const [name, t] of [
+    ['a', a],
+    ['b', b],
+  ] as const) {
     if (t.dtype !== 'float32') throw bad(`${name} must be float32, got ${t.dtype}`);
   }
   const batch = ra === 3 ? a.shape[0]! : 1;
@@ -40,8 +44,16 @@ export function planGemm(a: Operand, b: Operand, limits: GemmLimits, tiles?: Gem
   const bBatch = rb === 3 ? b.shape[0]! : 1;
   if (bBatch !== batch && bBatch !== 1) throw bad(`b has ${bBatch} batch entries, a has ${batch} (b may have 1, shared)`);
   const strides: GemmStrides = { lda: K, aBatch: M * K, aOff: 0, ldb: N, bBatch: bBatch === 1 ? 0 : K * N, ldc: N, cBatch: M * N };
-  return finishPlan({ batch, M, N, K, broadcastB: bBatch === 1, strides, outputShape: ra === 3 ? [batch, M, N] : [M, N] },
-    [['a', batch * M * K], ['b', bBatch * K * N], ['c', batch * M * N]], limits, tiles);
+  return finishPlan(
+    { batch, M, N, K, broadcastB: bBatch === 1, strides, outputShape: ra === 3 ? [batch, M, N] : [M, N] },
+    [
+      ['a', batch * M * K],
+      ['b', bBatch * K * N],
+      ['c', batch * M * N],
+    ],
+    limits,
+    tiles,
+  );
 }
 
 /** The program for a plan (pure: its shader and key are testable without a GPU). */

@@ -5,18 +5,37 @@ import { loadHostBlas, openblasCoretype, parseBlasRequest } from './host-blas';
 const REQUIRE = process.env['MLA_DIFF_REQUIRE_BLAS'] === '1';
 
 /** Row-major op(A)·op(B) in float64, the plain way. */
-function naive(tA: boolean, tB: boolean, m: number, n: number, k: number, a: Float32Array, lda: number, b: Float32Array, ldb: number): Float64Array {
+function naive(
+  tA: boolean,
+  tB: boolean,
+  m: number,
+  n: number,
+  k: number,
+  a: Float32Array,
+  lda: number,
+  b: Float32Array,
+  ldb: number,
+): Float64Array {
   const c = new Float64Array(m * n);
-  for (let i = 0; i < m; i++) for (let j = 0; j < n; j++) {
-    let s = 0;
-    for (let p = 0; p < k; p++) s += (tA ? a[p * lda + i]! : a[i * lda + p]!) * (tB ? b[j * ldb + p]! : b[p * ldb + j]!);
-    c[i * n + j] = s;
-  }
+  for (let i = 0; i < m; i++)
+    for (let j = 0; j < n; j++) {
+      let s = 0;
+      for (let p = 0; p < k; p++) s += (tA ? a[p * lda + i]! : a[i * lda + p]!) * (tB ? b[j * ldb + p]! : b[p * ldb + j]!);
+      c[i * n + j] = s;
+    }
   return c;
 }
 
 describe('parseBlasRequest', () => {
-  it.each([[undefined, 'auto'], ['', 'auto'], ['auto', 'auto'], ['off', 'off'], ['0', 'off'], ['none', 'off'], ['/opt/lib/libblis.so', 'path']])('%p -> %s', (v, kind) => {
+  it.each([
+    [undefined, 'auto'],
+    ['', 'auto'],
+    ['auto', 'auto'],
+    ['off', 'off'],
+    ['0', 'off'],
+    ['none', 'off'],
+    ['/opt/lib/libblis.so', 'path'],
+  ])('%p -> %s', (v, kind) => {
     expect(parseBlasRequest(v).kind).toBe(kind);
   });
 });
@@ -39,14 +58,18 @@ describe('loadHostBlas', () => {
   it('a path that is not a BLAS is device-unavailable naming MLA_DIFF_BLAS', () => {
     for (const path of ['/nonexistent/libopenblas.so.0', 'libc.so.6']) {
       let err: unknown;
-      try { loadHostBlas({ kind: 'path', path }, {}); } catch (e) { err = e; }
+      try {
+        loadHostBlas({ kind: 'path', path }, {});
+      } catch (e) {
+        err = e;
+      }
       expect(err).toBeInstanceOf(MlaDiffError);
       expect((err as MlaDiffError).code).toBe('device-unavailable');
       expect((err as MlaDiffError).where.field).toBe('MLA_DIFF_BLAS');
     }
   });
 
-  it('never overrides the user\'s OPENBLAS_CORETYPE', () => {
+  it("never overrides the user's OPENBLAS_CORETYPE", () => {
     const env: NodeJS.ProcessEnv = { OPENBLAS_CORETYPE: 'Haswell' };
     loadHostBlas({ kind: 'off' }, env);
     loadHostBlas({ kind: 'auto' }, env);
@@ -54,19 +77,27 @@ describe('loadHostBlas', () => {
   });
 
   const { blas, why } = loadHostBlas({ kind: 'auto' });
-  if (REQUIRE) it('finds a BLAS (MLA_DIFF_REQUIRE_BLAS=1)', () => expect({ blas: blas?.description, why }).toEqual({ blas: expect.stringMatching(/\S/), why: expect.stringMatching(/\S/) }));
-  const cases: [boolean, boolean, number, number, number][] = [[false, false, 5, 7, 3], [false, true, 33, 17, 65], [true, false, 8, 1, 9], [true, true, 1, 40, 31]];
+  if (REQUIRE)
+    it('finds a BLAS (MLA_DIFF_REQUIRE_BLAS=1)', () =>
+      expect({ blas: blas?.description, why }).toEqual({ blas: expect.stringMatching(/\S/), why: expect.stringMatching(/\S/) }));
+  const cases: [boolean, boolean, number, number, number][] = [
+    [false, false, 5, 7, 3],
+    [false, true, 33, 17, 65],
+    [true, false, 8, 1, 9],
+    [true, true, 1, 40, 31],
+  ];
   if (!blas) it('without a BLAS says what to install', () => expect(why).toMatch(/libopenblas0/));
-  else it.each(cases)('sgemm(transA %p, transB %p) %d×%d·k %d on offset views equals the float64 product', (tA, tB, m, n, k) => {
-    const lda = tA ? m : k;
-    const ldb = tB ? k : n;
-    const pad = 11; // operands start inside larger arrays, as tensors do in the wasm heap
-    const a = Float32Array.from({ length: pad + m * k }, (_, i) => Math.sin(i * 0.37));
-    const b = Float32Array.from({ length: pad + k * n }, (_, i) => Math.cos(i * 0.21));
-    const c = new Float32Array(pad + m * n).fill(Number.NaN); // beta = 0: whatever C held is not read
-    blas!.sgemm(tA, tB, m, n, k, a.subarray(pad), lda, b.subarray(pad), ldb, c.subarray(pad), n);
-    const ref = naive(tA, tB, m, n, k, a.subarray(pad), lda, b.subarray(pad), ldb);
-    expect(Array.from(c.subarray(0, pad)).every(Number.isNaN)).toBe(true); // nothing written before the view
-    for (let i = 0; i < m * n; i++) expect(Math.abs(c[pad + i]! - ref[i]!)).toBeLessThan(1e-5 * (1 + Math.abs(ref[i]!)) * Math.sqrt(k));
-  });
+  else
+    it.each(cases)('sgemm(transA %p, transB %p) %d×%d·k %d on offset views equals the float64 product', (tA, tB, m, n, k) => {
+      const lda = tA ? m : k;
+      const ldb = tB ? k : n;
+      const pad = 11; // operands start inside larger arrays, as tensors do in the wasm heap
+      const a = Float32Array.from({ length: pad + m * k }, (_, i) => Math.sin(i * 0.37));
+      const b = Float32Array.from({ length: pad + k * n }, (_, i) => Math.cos(i * 0.21));
+      const c = new Float32Array(pad + m * n).fill(Number.NaN); // beta = 0: whatever C held is not read
+      blas!.sgemm(tA, tB, m, n, k, a.subarray(pad), lda, b.subarray(pad), ldb, c.subarray(pad), n);
+      const ref = naive(tA, tB, m, n, k, a.subarray(pad), lda, b.subarray(pad), ldb);
+      expect(Array.from(c.subarray(0, pad)).every(Number.isNaN)).toBe(true); // nothing written before the view
+      for (let i = 0; i < m * n; i++) expect(Math.abs(c[pad + i]! - ref[i]!)).toBeLessThan(1e-5 * (1 + Math.abs(ref[i]!)) * Math.sqrt(k));
+    });
 });

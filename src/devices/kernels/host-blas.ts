@@ -11,8 +11,19 @@ export interface HostBlas {
   /** e.g. `OpenBLAS 0.3.21 (SkylakeX kernels, 2 threads)`. */
   readonly description: string;
   /** Row-major C[m,n] = op(A)·op(B), float32; op = transpose where asked. */
-  sgemm(transA: boolean, transB: boolean, m: number, n: number, k: number,
-    a: Float32Array, lda: number, b: Float32Array, ldb: number, c: Float32Array, ldc: number): void;
+  sgemm(
+    transA: boolean,
+    transB: boolean,
+    m: number,
+    n: number,
+    k: number,
+    a: Float32Array,
+    lda: number,
+    b: Float32Array,
+    ldb: number,
+    c: Float32Array,
+    ldc: number,
+  ): void;
 }
 
 /** MLA_DIFF_BLAS: `auto` (unset) tries the usual libraries, `off` keeps tfjs's own kernels, else a library path. */
@@ -27,8 +38,14 @@ export function parseBlasRequest(value: string | undefined): BlasRequest {
 
 /** Libraries that export cblas_sgemm, in order of preference (Debian's libblas.so.3 is OpenBLAS when libopenblas0 is installed). */
 export const BLAS_CANDIDATES: readonly string[] = [
-  'libopenblas.so.0', 'libopenblas.so', 'libmkl_rt.so.2', 'libmkl_rt.so', 'libblis.so.4', 'libblas.so.3',
-  'libopenblas.dylib', '/System/Library/Frameworks/Accelerate.framework/Accelerate',
+  'libopenblas.so.0',
+  'libopenblas.so',
+  'libmkl_rt.so.2',
+  'libmkl_rt.so',
+  'libblis.so.4',
+  'libblas.so.3',
+  'libopenblas.dylib',
+  '/System/Library/Frameworks/Accelerate.framework/Accelerate',
 ];
 
 /**
@@ -65,18 +82,26 @@ function open(koffi: Koffi, name: string): Loaded {
   }
   let call: (...args: unknown[]) => unknown;
   try {
-    call = lib.func('void cblas_sgemm(int order, int transA, int transB, int m, int n, int k, float alpha, const float *a, int lda, const float *b, int ldb, float beta, float *c, int ldc)');
+    call = lib.func(
+      'void cblas_sgemm(int order, int transA, int transB, int m, int n, int k, float alpha, const float *a, int lda, const float *b, int ldb, float beta, float *c, int ldc)',
+    );
   } catch {
     lib.unload();
     return { why: `${name} has no cblas_sgemm` };
   }
   let description = `cblas_sgemm from ${name}`;
   try {
-    const config = String(lib.func('const char *openblas_get_config(void)')()); // "OpenBLAS 0.3.21 NO_LAPACKE DYNAMIC_ARCH NO_AFFINITY SkylakeX MAX_THREADS=64"
+    // "OpenBLAS 0.3.21 NO_LAPACKE DYNAMIC_ARCH NO_AFFINITY SkylakeX MAX_THREADS=64"
+    const config = String(lib.func('const char *openblas_get_config(void)')());
     const threads = Number(lib.func('int openblas_get_num_threads(void)')());
     const [, version, core] = /^OpenBLAS (\S+).*?(\S+) MAX_THREADS/.exec(config) ?? [];
-    description = `OpenBLAS ${version ?? ''} (${core ?? 'unknown'} kernels, ${threads} thread${threads === 1 ? '' : 's'})`.replace('  ', ' ');
-  } catch { /* not OpenBLAS: keep the library's name */ }
+    description = `OpenBLAS ${version ?? ''} (${core ?? 'unknown'} kernels, ${threads} thread${threads === 1 ? '' : 's'})`.replace(
+      '  ',
+      ' ',
+    );
+  } catch {
+    /* not OpenBLAS: keep the library's name */
+  }
   const [ROW_MAJOR, NO_TRANS, TRANS] = [101, 111, 112];
   return {
     blas: {
@@ -98,7 +123,13 @@ export function loadHostBlas(request: BlasRequest, env: NodeJS.ProcessEnv = proc
   try {
     koffi = require('koffi') as Koffi;
   } catch (e) {
-    if (request.kind === 'path') throw new MlaDiffError('device-unavailable', `koffi (the FFI that calls ${request.path}) does not load here`, { field: 'MLA_DIFF_BLAS' }, 'reinstall with `npm ci`, or unset MLA_DIFF_BLAS');
+    if (request.kind === 'path')
+      throw new MlaDiffError(
+        'device-unavailable',
+        `koffi (the FFI that calls ${request.path}) does not load here`,
+        { field: 'MLA_DIFF_BLAS' },
+        'reinstall with `npm ci`, or unset MLA_DIFF_BLAS',
+      );
     return { blas: null, why: `koffi does not load (${e instanceof Error ? e.message.split('\n')[0] : String(e)})` };
   }
   // Read by OpenBLAS's constructor when the library loads: set it first, and never over the user's own.
@@ -114,8 +145,15 @@ export function loadHostBlas(request: BlasRequest, env: NodeJS.ProcessEnv = proc
     tried.push(r.why);
   }
   if (request.kind === 'path') {
-    throw new MlaDiffError('device-unavailable', `${request.path} does not load as a BLAS (${tried[0]})`, { field: 'MLA_DIFF_BLAS' },
-      'give the path of a library that exports cblas_sgemm (e.g. /usr/lib/x86_64-linux-gnu/libopenblas.so.0), or unset MLA_DIFF_BLAS');
+    throw new MlaDiffError(
+      'device-unavailable',
+      `${request.path} does not load as a BLAS (${tried[0]})`,
+      { field: 'MLA_DIFF_BLAS' },
+      'give the path of a library that exports cblas_sgemm (e.g. /usr/lib/x86_64-linux-gnu/libopenblas.so.0), or unset MLA_DIFF_BLAS',
+    );
   }
-  return { blas: null, why: `no BLAS library found (install Debian's libopenblas0-pthread for ~9x faster products; tried ${names.length})` };
+  return {
+    blas: null,
+    why: `no BLAS library found (install Debian's libopenblas0-pthread for ~9x faster products; tried ${names.length})`,
+  };
 }

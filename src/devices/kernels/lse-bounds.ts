@@ -60,18 +60,38 @@ export function keyIndexing(lse: readonly number[], keys: readonly number[]): { 
   return null;
 }
 
-export function lseBoundsKernel(tf: typeof tfc, lse: tfc.Tensor, max: tfc.Tensor, keys: tfc.Tensor, relSlack: number, slack: number): tfc.Scalar {
-  if (tf.getBackend() !== 'webgpu') throw new MlaDiffError('device-unavailable', `lse bounds kernel runs on webgpu; the backend is ${tf.getBackend()}`, { field: 'kernels' });
+export function lseBoundsKernel(
+  tf: typeof tfc,
+  lse: tfc.Tensor,
+  max: tfc.Tensor,
+  keys: tfc.Tensor,
+  relSlack: number,
+  slack: number,
+): tfc.Scalar {
+  if (tf.getBackend() !== 'webgpu')
+    throw new MlaDiffError('device-unavailable', `lse bounds kernel runs on webgpu; the backend is ${tf.getBackend()}`, {
+      field: 'kernels',
+    });
   const ix = keyIndexing(lse.shape, keys.shape);
   if (lse.size !== max.size || !ix || [lse, max, keys].some((x) => x.dtype !== 'float32')) {
-    throw new MlaDiffError('invalid-value', `lse bounds: lse [${lse.shape}], max [${max.shape}] and keys [${keys.shape}] must be float32, max as large as lse and keys broadcast over its rows, columns or all of it`, { field: 'kernels' });
+    throw new MlaDiffError(
+      'invalid-value',
+      `lse bounds: lse [${lse.shape}], max [${max.shape}] and keys [${keys.shape}] must be float32, max as large as lse and keys broadcast over its rows, columns or all of it`,
+      { field: 'kernels' },
+    );
   }
   if (lse.size === 0) return tf.scalar(0, 'int32');
   const backend = webgpuBackend(tf);
   const groups = Math.ceil(lse.size / LB_ONE);
   const program: WebgpuProgram = {
-    outputShape: groups > 1 ? [groups] : [], shaderKey: `mlaLseBounds_w${WG}`, dispatchLayout: { x: [0] }, dispatch: [groups, 1, 1], workgroupSize: [WG, 1, 1],
-    variableNames: ['LSE', 'MAX', 'KEYS'], uniforms: 'size : i32, per : i32, kdiv : i32, kmod : i32, slack : f32, relSlack : f32,', getUserCode: () => CODE,
+    outputShape: groups > 1 ? [groups] : [],
+    shaderKey: `mlaLseBounds_w${WG}`,
+    dispatchLayout: { x: [0] },
+    dispatch: [groups, 1, 1],
+    workgroupSize: [WG, 1, 1],
+    variableNames: ['LSE', 'MAX', 'KEYS'],
+    uniforms: 'size : i32, per : i32, kdiv : i32, kmod : i32, slack : f32, relSlack : f32,',
+    getUserCode: () => CODE,
   };
   const info = (t: tfc.Tensor): tfc.TensorInfo => ({ dataId: t.dataId, shape: [t.size], dtype: 'float32' });
   const int = (v: number): WebgpuUniform => ({ type: 'int32', data: [v] });

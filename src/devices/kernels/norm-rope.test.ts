@@ -25,7 +25,10 @@ describe('norm-rope kernels', () => {
     ['rmsNorm: w shorter than the rows', () => rmsNormKernel(tf, tf.ones([2, 4]), tf.ones([3]) as tf.Tensor1D, 1e-5)],
     ['rmsNorm: int32 x', () => rmsNormKernel(tf, tf.ones([2, 4], 'int32'), tf.ones([4]) as tf.Tensor1D, 1e-5)],
     ['rope: odd last axis', () => ropeKernel(tf, tf.ones([2, 3]), tf.ones([2, 1]) as tf.Tensor2D, tf.ones([2, 1]) as tf.Tensor2D, 'gptj')],
-    ['rope: cos of another length', () => ropeKernel(tf, tf.ones([2, 4]), tf.ones([3, 2]) as tf.Tensor2D, tf.ones([2, 2]) as tf.Tensor2D, 'neox')],
+    [
+      'rope: cos of another length',
+      () => ropeKernel(tf, tf.ones([2, 4]), tf.ones([3, 2]) as tf.Tensor2D, tf.ones([2, 2]) as tf.Tensor2D, 'neox'),
+    ],
   ])('rejects %s as invalid-value before touching a device', (_name, f) => {
     tf.engine().startScope();
     expect(thrownCode(f)).toBe('invalid-value');

@@ -19,7 +19,8 @@ const WG = 256;
 const bad = (message: string): MlaDiffError => new MlaDiffError('invalid-value', message, { field: 'kernels' });
 
 function webgpu(tf: typeof tfc, what: string): WebgpuBackend {
-  if (tf.getBackend() !== 'webgpu') throw new MlaDiffError('device-unavailable', `${what} runs on webgpu; the backend is ${tf.getBackend()}`, { field: 'kernels' });
+  if (tf.getBackend() !== 'webgpu')
+    throw new MlaDiffError('device-unavailable', `${what} runs on webgpu; the backend is ${tf.getBackend()}`, { field: 'kernels' });
   return webgpuBackend(tf);
 }
 
@@ -60,13 +61,20 @@ fn main(index: i32) {
 /** RMSNorm over the last axis of x [..., C] with weight w [C]: one workgroup per row. */
 export function rmsNormKernel(tf: typeof tfc, x: tfc.Tensor, w: tfc.Tensor1D, eps: number): tfc.Tensor {
   const cols = x.shape[x.rank - 1] ?? 1;
-  if (x.dtype !== 'float32' || w.dtype !== 'float32' || w.size !== cols) throw bad(`rmsNorm: x [${x.shape}] and w [${w.shape}] must be float32 with w as long as x's last axis`);
+  if (x.dtype !== 'float32' || w.dtype !== 'float32' || w.size !== cols)
+    throw bad(`rmsNorm: x [${x.shape}] and w [${w.shape}] must be float32 with w as long as x's last axis`);
   const backend = webgpu(tf, 'rmsNorm');
   const rows = x.size / cols;
   if (x.size === 0) return tf.zeros(x.shape);
   const program: WebgpuProgram = {
-    outputShape: x.shape.slice(), shaderKey: `mlaRmsNorm_w${WG}`, dispatchLayout: { x: [0] }, dispatch: spread(backend, rows),
-    workgroupSize: [WG, 1, 1], variableNames: ['X', 'W'], uniforms: 'rows : i32, cols : i32, eps : f32,', getUserCode: () => RMS_CODE,
+    outputShape: x.shape.slice(),
+    shaderKey: `mlaRmsNorm_w${WG}`,
+    dispatchLayout: { x: [0] },
+    dispatch: spread(backend, rows),
+    workgroupSize: [WG, 1, 1],
+    variableNames: ['X', 'W'],
+    uniforms: 'rows : i32, cols : i32, eps : f32,',
+    getUserCode: () => RMS_CODE,
   };
   const uniforms = [int(rows), int(cols), { type: 'float32' as const, data: [eps] }];
   return tf.engine().makeTensorFromTensorInfo(backend.runWebGPUProgram(program, [info(x), info(w)], 'float32', uniforms));
@@ -102,15 +110,29 @@ export function ropeKernel(tf: typeof tfc, x: tfc.Tensor, cos: tfc.Tensor2D, sin
   const T = x.shape[0] ?? 0;
   const R = x.shape[x.rank - 1] ?? 0;
   const half = R / 2;
-  if (x.rank < 2 || R % 2 !== 0 || x.dtype !== 'float32' || cos.shape[0] !== T || cos.shape[1] !== half || sin.shape[0] !== T || sin.shape[1] !== half) {
+  if (
+    x.rank < 2 ||
+    R % 2 !== 0 ||
+    x.dtype !== 'float32' ||
+    cos.shape[0] !== T ||
+    cos.shape[1] !== half ||
+    sin.shape[0] !== T ||
+    sin.shape[1] !== half
+  ) {
     throw bad(`rope: x [${x.shape}] needs an even last axis and cos/sin [${T}, ${half}], got [${cos.shape}], [${sin.shape}]`);
   }
   const backend = webgpu(tf, 'rope');
   if (x.size === 0) return tf.zeros(x.shape);
   const pairs = x.size / 2;
   const program: WebgpuProgram = {
-    outputShape: x.shape.slice(), shaderKey: `mlaRope_${style}_w${WG}`, dispatchLayout: { x: [0] }, dispatch: spread(backend, Math.ceil(pairs / WG)),
-    workgroupSize: [WG, 1, 1], variableNames: ['X', 'COS', 'SIN'], uniforms: 'pairs : i32, half : i32, inner : i32,', getUserCode: () => ropeCode(style),
+    outputShape: x.shape.slice(),
+    shaderKey: `mlaRope_${style}_w${WG}`,
+    dispatchLayout: { x: [0] },
+    dispatch: spread(backend, Math.ceil(pairs / WG)),
+    workgroupSize: [WG, 1, 1],
+    variableNames: ['X', 'COS', 'SIN'],
+    uniforms: 'pairs : i32, half : i32, inner : i32,',
+    getUserCode: () => ropeCode(style),
   };
   const uniforms = [int(pairs), int(half), int(x.size / (T * R))];
   return tf.engine().makeTensorFromTensorInfo(backend.runWebGPUProgram(program, [info(x), info(cos), info(sin)], 'float32', uniforms));

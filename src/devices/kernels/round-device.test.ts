@@ -40,7 +40,9 @@ function deviceSuite(rt: () => Runtime): void {
     const { tf } = rt();
     const x = tf.scalar(1 + 2 ** -9);
     const y = await expectNoLeak(rt(), async () => {
-      tf.tidy(() => { rt().round(x, 'bfloat16'); });
+      tf.tidy(() => {
+        rt().round(x, 'bfloat16');
+      });
       const r = rt().round(x, 'bfloat16');
       const out = { shape: r.shape, value: (await r.data())[0] };
       r.dispose();
@@ -53,7 +55,9 @@ function deviceSuite(rt: () => Runtime): void {
 
 describe.each(['cpu', 'wasm'] as const)('Runtime.round on %s', (device) => {
   let rt: Runtime;
-  beforeAll(async () => { rt = await testRuntime(device); });
+  beforeAll(async () => {
+    rt = await testRuntime(device);
+  });
   deviceSuite(() => rt);
 });
 

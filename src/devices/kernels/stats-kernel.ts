@@ -29,16 +29,22 @@ export function webgpuStats(tf: typeof tfc, maxGroupsX?: number): StatsKernel {
   const backend = () => webgpuBackend(tf);
   const maxBatch = Math.max(1, Math.min(7, (backend().device.limits['maxStorageBuffersPerShaderStage'] ?? 8) - 1));
   const launchMany = (xs: readonly tfc.Tensor[]): tfc.Tensor => {
-    if (xs.length < 1 || xs.length > maxBatch) throw new MlaDiffError('invalid-value', `stats kernel: 1 to ${maxBatch} tensors per launch, got ${xs.length}`, { field: 'stats' });
+    if (xs.length < 1 || xs.length > maxBatch)
+      throw new MlaDiffError('invalid-value', `stats kernel: 1 to ${maxBatch} tensors per launch, got ${xs.length}`, { field: 'stats' });
     for (const x of xs) {
       if (x.dtype !== 'float32' || x.size === 0) {
-        throw new MlaDiffError('invalid-value', `stats kernel: needs non-empty float32 tensors, got ${x.dtype} [${x.shape.join(', ')}]`, { field: 'stats' });
+        throw new MlaDiffError('invalid-value', `stats kernel: needs non-empty float32 tensors, got ${x.dtype} [${x.shape.join(', ')}]`, {
+          field: 'stats',
+        });
       }
     }
     const k = xs.length;
     const starts: number[] = [];
     let groups = 0;
-    for (const x of xs) { starts.push(groups); groups += partialRows(x.size, STATS_GROUP); }
+    for (const x of xs) {
+      starts.push(groups);
+      groups += partialRows(x.size, STATS_GROUP);
+    }
     const cap = maxGroupsX ?? backend().device.limits['maxComputeWorkgroupsPerDimension'] ?? 65535;
     const dx = Math.min(groups, cap);
     const program: WebgpuProgram = {

@@ -15,7 +15,8 @@ const unrolled = (body: (j: number) => string): string => Array.from({ length: S
 
 /** Per-input helpers of a k-input launch: tensor i's first group and its size (bindings cannot be indexed). */
 function inputHelpers(k: number): string {
-  const cases = (f: (i: number) => string, dflt: string) => `switch i {\n${Array.from({ length: k }, (_, i) => `    case ${i}u: { ${f(i)} }`).join('\n')}\n    default: { ${dflt} }\n  }`;
+  const cases = (f: (i: number) => string, dflt: string) =>
+    `switch i {\n${Array.from({ length: k }, (_, i) => `    case ${i}u: { ${f(i)} }`).join('\n')}\n    default: { ${dflt} }\n  }`;
   return `
 fn stStart(i: u32) -> u32 {
   ${cases((i) => `return u32(uniforms.g${i});`, 'return 0u;')}
@@ -32,7 +33,8 @@ fn stSize(i: u32) -> u32 {
  * clamped into the tensor rather than branched on (the elements past its end are masked later).
  */
 function loads(k: number): string {
-  const body = (i: number) => Array.from({ length: ST_PER }, (_, j) => `v[${j}] = bitcast<u32>(X${i}[min(base + ${j * ST_WG}u, last)]);`).join(' ');
+  const body = (i: number) =>
+    Array.from({ length: ST_PER }, (_, j) => `v[${j}] = bitcast<u32>(X${i}[min(base + ${j * ST_WG}u, last)]);`).join(' ');
   return `switch xi {\n${Array.from({ length: k }, (_, i) => `    case ${i}u: { ${body(i)} }`).join('\n')}\n    default: { }\n  }`;
 }
 
@@ -86,7 +88,8 @@ fn main(index: i32) {
   var at = ${NONE};
   var nan = 0u;
   var inf = 0u;
-${unrolled((j) => `
+${unrolled(
+  (j) => `
     let local = t + ${j * ST_WG}u;
     var x = 0u;
     if (live && lg * ${STATS_GROUP}u + local < n) {
@@ -99,7 +102,8 @@ ${unrolled((j) => `
         if (a > bits || at == ${NONE}) { bits = a; at = local; }
       }
     }
-    v[${j}] = x;`)}
+    v[${j}] = x;`,
+)}
   stBits[t] = bits;
   stAt[t] = at;
   stNan[t] = nan;
@@ -114,10 +118,12 @@ ${unrolled((j) => `
   let e = clamp(127 - i32(top >> 23u), -126, 126);
   var sq = 0.0;
   var sum = 0.0;
-${unrolled((j) => `
+${unrolled(
+  (j) => `
     let y = stScaled(v[${j}], e);
     sq = sq + y * y;
-    sum = sum + y;`)}
+    sum = sum + y;`,
+)}
   stSq[t] = sq;
   stSum[t] = sum;
   workgroupBarrier();${tree(`

@@ -23,7 +23,10 @@ function unfused(a: FlashArgs, batched: Batched): Attended {
   const logits = tf.mul(matmul(a.q, a.k, true, batched), a.scale) as tf.Tensor3D; // [A,B,S]
   if (!a.mask) return attend(logits, v, batched, false, a.emptyLse);
   const m = a.mask;
-  const bias = tf.tensor2d(Float32Array.from({ length: B * S }, (_, i) => (i % S <= Math.floor(Math.floor(i / S) / m.rowsPerToken) + m.offset ? 0 : -Infinity)), [B, S]);
+  const bias = tf.tensor2d(
+    Float32Array.from({ length: B * S }, (_, i) => (i % S <= Math.floor(Math.floor(i / S) / m.rowsPerToken) + m.offset ? 0 : -Infinity)),
+    [B, S],
+  );
   return attend(tf.add(logits, tf.expandDims(bias, 0)) as tf.Tensor3D, v, batched, true, a.emptyLse);
 }
 
@@ -32,7 +35,10 @@ async function expectSame(x: Attended, y: Attended): Promise<void> {
   expect(x.lse.shape).toEqual(y.lse.shape);
   const [xo, yo, xl, yl, xm, ym] = await Promise.all([x.out, y.out, x.lse, y.lse, x.max, y.max].map((t) => t.data()));
   for (let i = 0; i < xo!.length; i++) expect(Math.abs(xo![i]! - yo![i]!)).toBeLessThanOrEqual(1e-5 * (1 + Math.abs(yo![i]!)));
-  for (const [p, q] of [[xl!, yl!], [xm!, ym!]] as const) {
+  for (const [p, q] of [
+    [xl!, yl!],
+    [xm!, ym!],
+  ] as const) {
     for (let i = 0; i < p.length; i++) {
       if (!Number.isFinite(q[i]!)) expect(p[i]).toBe(q[i]);
       else expect(Math.abs(p[i]! - q[i]!)).toBeLessThanOrEqual(1e-5 * (1 + Math.abs(q[i]!)));
@@ -40,20 +46,45 @@ async function expectSame(x: Attended, y: Attended): Promise<void> {
   }
 }
 
-interface Case { A: number; Ak: number; B: number; S: number; D: number; E: number; mask: FlashMask | null; vNull?: boolean; emptyLse?: EmptyLse; tile?: number }
+interface Case {
+  A: number;
+  Ak: number;
+  B: number;
+  S: number;
+  D: number;
+  E: number;
+  mask: FlashMask | null;
+  vNull?: boolean;
+  emptyLse?: EmptyLse;
+  tile?: number;
+}
 
 describe.each(['wasm', 'cpu'] as const)('tiledAttention ≡ unfused attend on %s', (device) => {
   let rt: Runtime;
-  beforeAll(async () => { rt = await testRuntime(device); });
+  beforeAll(async () => {
+    rt = await testRuntime(device);
+  });
   const batched = (): Batched => (device === 'wasm' ? 'per-batch' : 'native');
 
   it.each<[string, Case]>([
     ['T=1, causal', { A: 3, Ak: 3, B: 1, S: 1, D: 8, E: 4, mask: { offset: 0, rowsPerToken: 1 } }],
-    ['T not a multiple of the block, causal (MHA form)', { A: 4, Ak: 4, B: 13, S: 13, D: 8, E: 6, mask: { offset: 0, rowsPerToken: 1 }, tile: 4 * 13 * 3 }],
-    ['causal offset (context before the queries)', { A: 2, Ak: 2, B: 5, S: 12, D: 8, E: 8, mask: { offset: 7, rowsPerToken: 1 }, tile: 2 * 12 * 2 }],
+    [
+      'T not a multiple of the block, causal (MHA form)',
+      { A: 4, Ak: 4, B: 13, S: 13, D: 8, E: 6, mask: { offset: 0, rowsPerToken: 1 }, tile: 4 * 13 * 3 },
+    ],
+    [
+      'causal offset (context before the queries)',
+      { A: 2, Ak: 2, B: 5, S: 12, D: 8, E: 8, mask: { offset: 7, rowsPerToken: 1 }, tile: 2 * 12 * 2 },
+    ],
     ['non-causal, several blocks', { A: 2, Ak: 2, B: 9, S: 7, D: 8, E: 5, mask: null, tile: 2 * 7 * 4 }],
-    ['MQA form: heads packed as rows, one KV head, V = K[..., :E]', { A: 1, Ak: 1, B: 5 * 4, S: 9, D: 10, E: 6, mask: { offset: 4, rowsPerToken: 4 }, vNull: true, tile: 9 * 4 * 2 }],
-    ['fully masked rows (a split past the first tokens)', { A: 1, Ak: 1, B: 6 * 2, S: 5, D: 8, E: 4, mask: { offset: -3, rowsPerToken: 2 }, tile: 5 * 2 * 2 }],
+    [
+      'MQA form: heads packed as rows, one KV head, V = K[..., :E]',
+      { A: 1, Ak: 1, B: 5 * 4, S: 9, D: 10, E: 6, mask: { offset: 4, rowsPerToken: 4 }, vNull: true, tile: 9 * 4 * 2 },
+    ],
+    [
+      'fully masked rows (a split past the first tokens)',
+      { A: 1, Ak: 1, B: 6 * 2, S: 5, D: 8, E: 4, mask: { offset: -3, rowsPerToken: 2 }, tile: 5 * 2 * 2 },
+    ],
     ['one block (tile larger than the scores)', { A: 2, Ak: 2, B: 6, S: 6, D: 8, E: 8, mask: { offset: 0, rowsPerToken: 1 } }],
   ])('%s', async (_name, c) => {
     const before = tf.memory().numTensors;

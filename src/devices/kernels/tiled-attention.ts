@@ -67,8 +67,9 @@ function blockBias(tf: typeof tfc, b0: number, rows: number, keys: number, m: Fl
 export function tiledAttention(tf: typeof tfc, a: FlashArgs, opts: TileOptions): Attended {
   const [A, B] = a.q.shape;
   const S = a.k.shape[1];
-  const E = a.v ? a.v.shape[2] : a.vDim ?? a.k.shape[2];
-  if (S === 0) { // no key at all: what attend gives (out 0, lse per emptyLse)
+  const E = a.v ? a.v.shape[2] : (a.vDim ?? a.k.shape[2]);
+  if (S === 0) {
+    // no key at all: what attend gives (out 0, lse per emptyLse)
     const none = [tf.zeros([A, B, 0]) as tfc.Tensor3D, tf.zeros([a.k.shape[0], 0, E]) as tfc.Tensor3D] as const; // [A,B,0], [A|1,0,E]
     const r = attend(none[0], none[1], opts.batched, false, a.emptyLse);
     tf.dispose([...none]);
@@ -78,21 +79,30 @@ export function tiledAttention(tf: typeof tfc, a: FlashArgs, opts: TileOptions):
   const rows = queryBlockRows(A, B, S, rpt, opts.tileElements);
   const Ak = a.k.shape[0];
   const v = a.v ?? (tf.slice(a.k, [0, 0, 0], [Ak, S, E]) as tfc.Tensor3D); // [A|1,S,E]
-  const take = (x: tfc.Tensor3D, b: number, n: number): tfc.Tensor3D => (n === x.shape[1] ? x : (tf.slice(x, [0, b, 0], [x.shape[0], n, x.shape[2]]) as tfc.Tensor3D)); // rows [b, b+n) of axis 1
+  const take = (x: tfc.Tensor3D, b: number, n: number): tfc.Tensor3D =>
+    n === x.shape[1] ? x : (tf.slice(x, [0, b, 0], [x.shape[0], n, x.shape[2]]) as tfc.Tensor3D); // rows [b, b+n) of axis 1
   const parts: Attended[] = [];
   for (let b0 = 0; b0 < B; b0 += rows) {
     const n = Math.min(rows, B - b0);
     // Keys the block needs: up to what its last row sees (at least one, so a fully hidden row stays "masked").
     const keys = a.mask ? Math.min(S, Math.max(1, Math.floor((b0 + n - 1) / rpt) + a.mask.offset + 1)) : S;
-    parts.push(tf.tidy(() => {
-      const logits = tf.mul(matmul(take(a.q, b0, n), take(a.k, 0, keys), true, opts.batched), a.scale) as tfc.Tensor3D; // [A,n,keys]
-      const scores = a.mask ? (tf.add(logits, tf.expandDims(blockBias(tf, b0, n, keys, a.mask), 0)) as tfc.Tensor3D) : logits; // [A,n,keys]
-      const r = attend(scores, take(v, 0, keys), opts.batched, a.mask !== null, a.emptyLse, a.castP); // v rows [A|1,keys,E]
-      return { out: r.out, lse: r.lse, max: r.max };
-    }));
+    parts.push(
+      tf.tidy(() => {
+        const logits = tf.mul(matmul(take(a.q, b0, n), take(a.k, 0, keys), true, opts.batched), a.scale) as tfc.Tensor3D; // [A,n,keys]
+        // [A,n,keys]
+        const scores = a.mask ? (tf.add(logits, tf.expandDims(blockBias(tf, b0, n, keys, a.mask), 0)) as tfc.Tensor3D) : logits;
+        const r = attend(scores, take(v, 0, keys), opts.batched, a.mask !== null, a.emptyLse, a.castP); // v rows [A|1,keys,E]
+        return { out: r.out, lse: r.lse, max: r.max };
+      }),
+    );
   }
   if (!a.v) tf.dispose(v);
   if (parts.length === 1) return parts[0]!;
-  const cat = <X extends tfc.Tensor>(xs: X[]) => { const c = tf.concat(xs, 1) as X; tf.dispose(xs); return c; };
-  return { out: cat(parts.map((p) => p.out)), lse: cat(parts.map((p) => p.lse)), max: cat(parts.map((p) => p.max)) }; // [A,B,E], [A,B], [A,B]
+  const cat = <X extends tfc.Tensor>(xs: X[]) => {
+    const c = tf.concat(xs, 1) as X;
+    tf.dispose(xs);
+    return c;
+  };
+  // [A,B,E], [A,B], [A,B]
+  return { out: cat(parts.map((p) => p.out)), lse: cat(parts.map((p) => p.lse)), max: cat(parts.map((p) => p.max)) };
 }

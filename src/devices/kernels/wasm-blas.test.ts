@@ -9,9 +9,31 @@ const { blas } = loadHostBlas({ kind: 'auto' });
 
 describe('planBatchMatMul', () => {
   it('reads m, n, k and the batches, with transposes and broadcasts', () => {
-    expect(planBatchMatMul([512, 6144], [2048, 6144], false, true)).toEqual({ batchA: 1, batchB: 1, batch: 1, m: 512, n: 2048, k: 6144, outShape: [512, 2048] });
-    expect(planBatchMatMul([64, 7, 192], [64, 192, 512], false, false)).toMatchObject({ batchA: 64, batchB: 64, batch: 64, m: 7, n: 512, k: 192 });
-    expect(planBatchMatMul([64, 9, 7], [1, 9, 5], true, false)).toMatchObject({ batchA: 64, batchB: 1, m: 7, n: 5, k: 9, outShape: [64, 7, 5] });
+    expect(planBatchMatMul([512, 6144], [2048, 6144], false, true)).toEqual({
+      batchA: 1,
+      batchB: 1,
+      batch: 1,
+      m: 512,
+      n: 2048,
+      k: 6144,
+      outShape: [512, 2048],
+    });
+    expect(planBatchMatMul([64, 7, 192], [64, 192, 512], false, false)).toMatchObject({
+      batchA: 64,
+      batchB: 64,
+      batch: 64,
+      m: 7,
+      n: 512,
+      k: 192,
+    });
+    expect(planBatchMatMul([64, 9, 7], [1, 9, 5], true, false)).toMatchObject({
+      batchA: 64,
+      batchB: 1,
+      m: 7,
+      n: 5,
+      k: 9,
+      outShape: [64, 7, 5],
+    });
     expect(planBatchMatMul([2, 3, 4, 5], [5, 6], false, false)).toMatchObject({ batch: 6, outShape: [2, 3, 4, 6] });
   });
   it('leaves other broadcasts and mismatched k to tfjs', () => {
@@ -37,17 +59,22 @@ const CASES: [string, number[], number[], boolean, boolean][] = [
 
 const values = (shape: number[], seed: number) => {
   const n = shape.reduce((a, b) => a * b, 1);
-  return tf.tensor(Float32Array.from({ length: n }, (_, i) => Math.sin(i * 0.731 + seed)), shape);
+  return tf.tensor(
+    Float32Array.from({ length: n }, (_, i) => Math.sin(i * 0.731 + seed)),
+    shape,
+  );
 };
 
 describe('BatchMatMul through the host BLAS (wasm)', () => {
   let rt: Runtime;
-  beforeAll(async () => { rt = await createWasmRuntime('test'); });
+  beforeAll(async () => {
+    rt = await createWasmRuntime('test');
+  });
   afterAll(() => installBlasMatMul(blas)); // as createWasmRuntime left it
 
   if (REQUIRE) it('is installed (MLA_DIFF_REQUIRE_BLAS=1)', () => expect(rt.device.description).toMatch(/products through/));
   if (!blas) {
-    it('without a BLAS keeps tfjs-wasm\'s kernels', () => {
+    it("without a BLAS keeps tfjs-wasm's kernels", () => {
       expect(rt.device.description).toMatch(/XNNPACK/);
       expect(rt.linearPlan(8)).toEqual({ layout: 'out_in', product: 'swapped', batched: 'per-batch' });
     });
@@ -58,7 +85,7 @@ describe('BatchMatMul through the host BLAS (wasm)', () => {
     expect(rt.linearPlan(8)).toEqual({ layout: 'out_in', product: 'direct', batched: 'native' });
   });
 
-  it.each(CASES)('%s: %p·%p (Aᵀ %p, Bᵀ %p) equals tfjs-wasm\'s own, no leak', (_, aShape, bShape, tA, tB) => {
+  it.each(CASES)("%s: %p·%p (Aᵀ %p, Bᵀ %p) equals tfjs-wasm's own, no leak", (_, aShape, bShape, tA, tB) => {
     const [a, b] = [values(aShape, 1), values(bShape, 2)];
     const before = tf.memory().numTensors;
     installBlasMatMul(null);
@@ -74,7 +101,7 @@ describe('BatchMatMul through the host BLAS (wasm)', () => {
     tf.dispose([a, b]);
   });
 
-  it('k = 0 gives zeros (tfjs-wasm\'s own kernel leaves the output as the heap held it)', () => {
+  it("k = 0 gives zeros (tfjs-wasm's own kernel leaves the output as the heap held it)", () => {
     const [a, b] = [tf.zeros([4, 0]), tf.zeros([0, 6])];
     const out = tf.matMul(a, b);
     expect(out.shape).toEqual([4, 6]);
@@ -83,7 +110,17 @@ describe('BatchMatMul through the host BLAS (wasm)', () => {
   });
 
   it('leaves int32 products to tfjs, which refuses them as before', () => {
-    const [a, b] = [tf.tensor2d([[1, 2], [3, 4]], undefined, 'int32'), tf.tensor2d([[5], [6]], undefined, 'int32')];
+    const [a, b] = [
+      tf.tensor2d(
+        [
+          [1, 2],
+          [3, 4],
+        ],
+        undefined,
+        'int32',
+      ),
+      tf.tensor2d([[5], [6]], undefined, 'int32'),
+    ];
     expect(() => tf.matMul(a, b)).toThrow(/not yet supported/);
     tf.dispose([a, b]);
   });

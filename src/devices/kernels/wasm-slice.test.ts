@@ -5,7 +5,9 @@ import { copyBlock } from './wasm-slice';
 
 describe('zero-copy Slice kernel for tfjs-backend-wasm', () => {
   let rt: Runtime;
-  beforeAll(async () => { rt = await testRuntime('wasm'); });
+  beforeAll(async () => {
+    rt = await testRuntime('wasm');
+  });
 
   it('copyBlock copies exactly the block, run by run', () => {
     const src = Float32Array.from({ length: 2 * 3 * 4 }, (_, i) => i);
@@ -15,9 +17,21 @@ describe('zero-copy Slice kernel for tfjs-backend-wasm', () => {
   });
 
   it.each([
-    [[5, 7], [1, 2], [3, 4]],
-    [[4, 6, 8], [1, 0, 3], [2, 6, 5]],
-    [[3, 4, 5, 6], [0, 1, 2, 3], [3, 2, 2, 3]],
+    [
+      [5, 7],
+      [1, 2],
+      [3, 4],
+    ],
+    [
+      [4, 6, 8],
+      [1, 0, 3],
+      [2, 6, 5],
+    ],
+    [
+      [3, 4, 5, 6],
+      [0, 1, 2, 3],
+      [3, 2, 2, 3],
+    ],
     [[10], [4], [6]],
   ])('slices %p at %p size %p like the reference implementation', async (shape, begin, size) => {
     await expectNoLeak(rt, async () => {
@@ -38,16 +52,32 @@ describe('zero-copy Slice kernel for tfjs-backend-wasm', () => {
   });
 
   it.each([
-    [[4, 3, 5], 0], [[4, 3, 5], 1], [[4, 3, 5], -1], [[2, 1], 0], [[3, 0, 2], 0],
+    [[4, 3, 5], 0],
+    [[4, 3, 5], 1],
+    [[4, 3, 5], -1],
+    [[2, 1], 0],
+    [[3, 0, 2], 0],
   ])('unstacks %p along axis %p as tf.slice + reshape does, each entry once', async (shape, axis) => {
     await expectNoLeak(rt, async () => {
-      const x = tf.tensor(Float32Array.from({ length: shape.reduce((a, b) => a * b, 1) }, (_, i) => i - 7), shape);
+      const x = tf.tensor(
+        Float32Array.from({ length: shape.reduce((a, b) => a * b, 1) }, (_, i) => i - 7),
+        shape,
+      );
       const parts = tf.unstack(x, axis);
       const r = shape.length;
       const ax = (axis + r) % r;
       expect(parts.length).toBe(shape[ax]);
       for (const [k, p] of parts.entries()) {
-        const want = tf.tidy(() => tf.squeeze(tf.slice(x, shape.map((_, i) => (i === ax ? k : 0)), shape.map((d, i) => (i === ax ? 1 : d))), [ax]));
+        const want = tf.tidy(() =>
+          tf.squeeze(
+            tf.slice(
+              x,
+              shape.map((_, i) => (i === ax ? k : 0)),
+              shape.map((d, i) => (i === ax ? 1 : d)),
+            ),
+            [ax],
+          ),
+        );
         expect(p.shape).toEqual(want.shape);
         expect(Array.from(await p.data())).toEqual(Array.from(await want.data()));
         want.dispose();
@@ -58,16 +88,33 @@ describe('zero-copy Slice kernel for tfjs-backend-wasm', () => {
 
   it('int32 unstack still works', async () => {
     await expectNoLeak(rt, async () => {
-      const i = tf.tensor2d([[1, 2], [3, 4]], [2, 2], 'int32');
+      const i = tf.tensor2d(
+        [
+          [1, 2],
+          [3, 4],
+        ],
+        [2, 2],
+        'int32',
+      );
       const parts = tf.unstack(i);
-      expect(await Promise.all(parts.map(async (p) => Array.from(await p.data())))).toEqual([[1, 2], [3, 4]]);
+      expect(await Promise.all(parts.map(async (p) => Array.from(await p.data())))).toEqual([
+        [1, 2],
+        [3, 4],
+      ]);
       tf.dispose([i, ...parts]);
     });
   });
 
   it('int32 and bool slices still work', async () => {
     await expectNoLeak(rt, async () => {
-      const i = tf.tensor2d([[1, 2], [3, 4]], [2, 2], 'int32');
+      const i = tf.tensor2d(
+        [
+          [1, 2],
+          [3, 4],
+        ],
+        [2, 2],
+        'int32',
+      );
       const b = tf.tensor1d([true, false, true], 'bool');
       const si = tf.slice(i, [1, 0], [1, 2]);
       const sb = tf.slice(b, [1], [2]);

@@ -3,11 +3,17 @@ import { asWasm } from './wasm-backend';
 
 /** Copies the block begin..begin+size of a row-major `src` of `shape` into `dst`, run by run. */
 export function copyBlock(
-  src: { subarray(a: number, b: number): ArrayLike<number> }, shape: readonly number[], begin: readonly number[],
-  size: readonly number[], dst: { set(a: ArrayLike<number>, o: number): void },
+  src: { subarray(a: number, b: number): ArrayLike<number> },
+  shape: readonly number[],
+  begin: readonly number[],
+  size: readonly number[],
+  dst: { set(a: ArrayLike<number>, o: number): void },
 ): void {
   const r = shape.length;
-  if (r === 0) { dst.set(src.subarray(0, 1), 0); return; }
+  if (r === 0) {
+    dst.set(src.subarray(0, 1), 0);
+    return;
+  }
   const strides = new Array<number>(r).fill(1);
   for (let i = r - 2; i >= 0; i--) strides[i] = strides[i + 1]! * shape[i + 1]!;
   const run = size[r - 1]!;
@@ -60,7 +66,14 @@ function installZeroCopyUnpack(): void {
     const outShape = x.shape.filter((_, i) => i !== axis);
     return Array.from({ length: x.shape[axis]! }, (_, k) => {
       const out = backend.makeOutput(size, x.dtype); // may grow the heap: take views after it
-      if (size.every((d) => d > 0)) copyBlock(backend.typedArrayFromHeap(x), x.shape, size.map((_, i) => (i === axis ? k : 0)), size, backend.typedArrayFromHeap(out));
+      if (size.every((d) => d > 0))
+        copyBlock(
+          backend.typedArrayFromHeap(x),
+          x.shape,
+          size.map((_, i) => (i === axis ? k : 0)),
+          size,
+          backend.typedArrayFromHeap(out),
+        );
       return { ...out, shape: outShape };
     });
   });
@@ -78,7 +91,10 @@ export function swapWasmKernel(kernelName: string, kernelFunc: Replacement | nul
   if (!current) return;
   const original = (current as unknown as Record<symbol, tf.KernelConfig | undefined>)[ORIGINAL] ?? current;
   tf.unregisterKernel(kernelName, 'wasm');
-  if (!kernelFunc) { tf.registerKernel(original); return; }
+  if (!kernelFunc) {
+    tf.registerKernel(original);
+    return;
+  }
   const config: tf.KernelConfig = { kernelName, backendName: 'wasm', kernelFunc: (args) => kernelFunc(args, original) };
   (config as unknown as Record<symbol, tf.KernelConfig>)[ORIGINAL] = original;
   tf.registerKernel(config);

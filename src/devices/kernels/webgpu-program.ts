@@ -32,7 +32,12 @@ export interface WebgpuDevice {
 
 export interface WebgpuBackend {
   device: WebgpuDevice;
-  runWebGPUProgram(program: WebgpuProgram, inputs: tfc.TensorInfo[], dtype: 'float32' | 'int32', uniforms?: WebgpuUniform[]): tfc.TensorInfo;
+  runWebGPUProgram(
+    program: WebgpuProgram,
+    inputs: tfc.TensorInfo[],
+    dtype: 'float32' | 'int32',
+    uniforms?: WebgpuUniform[],
+  ): tfc.TensorInfo;
 }
 
 /**

@@ -14,8 +14,15 @@ const { round, abs } = Math;
 const SLACK = 2 ** -22;
 
 /** Writes the affine bound of each block (d at byte 0, m at byte 2) into dst. */
-function affineBound(src: Uint8Array, srcOffset: number, dst: Float32Array, dstOffset: number, n: number,
-  bytes: number, levels: number): void {
+function affineBound(
+  src: Uint8Array,
+  srcOffset: number,
+  dst: Float32Array,
+  dstOffset: number,
+  n: number,
+  bytes: number,
+  levels: number,
+): void {
   for (let o = srcOffset, y = dstOffset, e = dstOffset + n; y < e; o += bytes, y += 32) {
     const d = abs(readF16(src, o));
     dst.fill(d / 2 + (abs(readF16(src, o + 2)) + levels * d) * SLACK, y, y + 32);
@@ -23,8 +30,16 @@ function affineBound(src: Uint8Array, srcOffset: number, dst: Float32Array, dstO
 }
 
 /** Quantizes one block of 32 at x to levels 0..N: writes d, m at o and the levels into q. */
-function affineBlock(src: Float32Array, x: number, levels: number, dst: Uint8Array, o: number,
-  mm: Float64Array, bits: Uint16Array, q: Uint8Array): void {
+function affineBlock(
+  src: Float32Array,
+  x: number,
+  levels: number,
+  dst: Uint8Array,
+  o: number,
+  mm: Float64Array,
+  bits: Uint16Array,
+  q: Uint8Array,
+): void {
   blockMinMax(src, x, 32, mm);
   affineScaleBits(mm[0]!, mm[1]!, levels, bits);
   writeF16(dst, o, bits[0]!);

@@ -10,18 +10,26 @@ const f16Above = (v: number): number => v * (1 + 2 ** -10) + 2 ** -24;
 /** The bound is stored as float32: allow its rounding. */
 const STORED = 1 + 2 ** -20;
 
-interface Stats { lo: number; hi: number; amax: number }
+interface Stats {
+  lo: number;
+  hi: number;
+  amax: number;
+}
 type Promised = (s: Stats) => number;
 
 /** What each type promises for a block's bound, from the block's min/max alone. */
-const symmetric = (levels: number): Promised => ({ amax }) => f16Above(amax / levels) / 2;
-const affine = (levels: number): Promised => ({ lo, hi }) => {
-  const u = abs(lo) * 2 ** -10 + 2 ** -24; // m, the f16 at or below lo, is at least lo − u
-  const d = f16Above((hi - lo + u) / levels);
-  return d / 2 + (abs(lo) + u + levels * d) * 2 ** -22;
-};
-const iq4nl: Promised = ({ lo, hi }) =>
-  12 * f16Above(min(max(hi / 113, -lo / 127), max(hi / 127, -lo / 113)));
+const symmetric =
+  (levels: number): Promised =>
+  ({ amax }) =>
+    f16Above(amax / levels) / 2;
+const affine =
+  (levels: number): Promised =>
+  ({ lo, hi }) => {
+    const u = abs(lo) * 2 ** -10 + 2 ** -24; // m, the f16 at or below lo, is at least lo − u
+    const d = f16Above((hi - lo + u) / levels);
+    return d / 2 + (abs(lo) + u + levels * d) * 2 ** -22;
+  };
+const iq4nl: Promised = ({ lo, hi }) => 12 * f16Above(min(max(hi / 113, -lo / 127), max(hi / 127, -lo / 113)));
 
 const CASES: [string, Codec, number, Promised][] = [
   ['Q8_0', Q8_0_CODEC, 34, symmetric(127)],
@@ -34,10 +42,12 @@ const CASES: [string, Codec, number, Promised][] = [
 
 /** Blocks whose scale absmax/N lands just above an f16 (1 + 2^-12), so round-to-nearest would undershoot. */
 function edgeBlocks(): { name: string; values: Float32Array }[] {
-  return [127, 113, 15, 7, 31].flatMap((n) => [1, -1].map((sign) => ({
-    name: `edge ${sign * n}`,
-    values: Float32Array.from({ length: 32 }, (_, i) => (i === 5 ? sign * n * (1 + 2 ** -12) : (i - 16) / 4)),
-  })));
+  return [127, 113, 15, 7, 31].flatMap((n) =>
+    [1, -1].map((sign) => ({
+      name: `edge ${sign * n}`,
+      values: Float32Array.from({ length: 32 }, (_, i) => (i === 5 ? sign * n * (1 + 2 ** -12) : (i - 16) / 4)),
+    })),
+  );
 }
 
 const BLOCKS = [...sampleBlocks(1), ...sampleBlocks(2), ...sampleBlocks(3), ...edgeBlocks()];

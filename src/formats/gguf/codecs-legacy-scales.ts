@@ -19,8 +19,12 @@ export function writeF16(b: Uint8Array, o: number, h: number): void {
 const F16_MAX = 65504;
 
 function scaleOverflow(what: string, v: number): MlaDiffError {
-  return new MlaDiffError('invalid-value', `block ${what} ${v} does not fit an f16`, {},
-    'quantize only finite values whose block range fits binary16 (|scale| ≤ 65504)');
+  return new MlaDiffError(
+    'invalid-value',
+    `block ${what} ${v} does not fit an f16`,
+    {},
+    'quantize only finite values whose block range fits binary16 (|scale| ≤ 65504)',
+  );
 }
 
 /** Bits of the smallest non-negative f16 ≥ v (v ≥ 0); throws when that is not finite. */
@@ -48,8 +52,7 @@ export function f16BumpBits(h: number): number {
 }
 
 function nonFinite(): MlaDiffError {
-  return new MlaDiffError('invalid-value', 'cannot quantize a block holding NaN or ±Infinity', {},
-    'quantize finite values only');
+  return new MlaDiffError('invalid-value', 'cannot quantize a block holding NaN or ±Infinity', {}, 'quantize finite values only');
 }
 
 /** max |x| over n elements at o; throws on NaN/±Infinity. */
@@ -111,7 +114,13 @@ export function affineScaleBits(lo: number, hi: number, levels: number, out: Uin
 
 /** Writes factor·|d| for each block of 32 (d = the f16 at the block's first byte) into dst. */
 export function fillScaleBound(
-  src: Uint8Array, srcOffset: number, dst: Float32Array, dstOffset: number, n: number, bytes: number, factor: number,
+  src: Uint8Array,
+  srcOffset: number,
+  dst: Float32Array,
+  dstOffset: number,
+  n: number,
+  bytes: number,
+  factor: number,
 ): void {
   for (let o = srcOffset, y = dstOffset, e = dstOffset + n; y < e; o += bytes, y += 32) {
     dst.fill(abs(readF16(src, o)) * factor, y, y + 32);

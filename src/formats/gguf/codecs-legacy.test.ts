@@ -57,7 +57,9 @@ describe('legacy dequantizers on hand-built blocks', () => {
 
   it('Q5_0 {f16 d; u8 qh[4]; u8 qs[16]}: qh is a LE u32 holding bit 4 of element i at bit i, minus 16', () => {
     const [y, y2] = twoBlocks(Q5_0_CODEC, [0x00, 0x3c, ...QH, ...QS]); // d = 1
-    expect(y).toEqual([0, -15, 2, -13, 4, -11, 6, -9, 8, -7, 10, -5, 12, -3, 14, -1, -1, -2, -3, -4, 11, 10, 9, 8, 7, 6, 5, 4, -13, -14, -15, -16]);
+    expect(y).toEqual([
+      0, -15, 2, -13, 4, -11, 6, -9, 8, -7, 10, -5, 12, -3, 14, -1, -1, -2, -3, -4, 11, 10, 9, 8, 7, 6, 5, 4, -13, -14, -15, -16,
+    ]);
     expect(y).toEqual(Q5_LEVELS.map((q) => q - 16));
     expect(y2).toEqual(y.map((v) => 2 * v));
     expect(bounds(Q5_0_CODEC, [0x00, 0x3c, ...QH, ...QS])).toEqual(range(32, () => 0.5));
@@ -92,7 +94,13 @@ describe('legacy quantizers on hand-picked blocks', () => {
 
   it('Q8_0: absmax 127/8 gives d = 1/8 (0x3000) and exact levels', () => {
     const q = range(32, (j) => 127 - 8 * j);
-    expect(quantize(Q8_0_CODEC, 34, q.map((v) => v / 8))).toEqual([0x00, 0x30, ...q.map((v) => v & 0xff)]);
+    expect(
+      quantize(
+        Q8_0_CODEC,
+        34,
+        q.map((v) => v / 8),
+      ),
+    ).toEqual([0x00, 0x30, ...q.map((v) => v & 0xff)]);
   });
   it('Q4_0: absmax 7 gives d = 1 and nibbles x + 8', () => {
     const x = range(32, (j) => (j % 15) - 7);
@@ -108,22 +116,38 @@ describe('legacy quantizers on hand-picked blocks', () => {
     const lv = x.map((v) => v + 16);
     const qh = lv.reduce((h, v, i) => h + (v >= 16 ? 2 ** i : 0), 0); // bits 15..31 set
     expect(qh).toBe(0xffff8000);
-    expect(quantize(Q5_0_CODEC, 22, x)).toEqual([0x00, 0x3c, 0x00, 0x80, 0xff, 0xff,
-      ...range(16, (j) => (lv[j]! & 15) | ((lv[j + 16]! & 15) << 4))]);
+    expect(quantize(Q5_0_CODEC, 22, x)).toEqual([
+      0x00,
+      0x3c,
+      0x00,
+      0x80,
+      0xff,
+      0xff,
+      ...range(16, (j) => (lv[j]! & 15) | ((lv[j + 16]! & 15) << 4)),
+    ]);
   });
   it('Q5_1: range [-31, 0] gives m = -31, d = 1', () => {
     const x = range(32, (j) => j - 31);
-    expect(quantize(Q5_1_CODEC, 24, x)).toEqual([0x00, 0x3c, 0xc0, 0xcf, 0x00, 0x00, 0xff, 0xff,
-      ...range(16, (j) => j | (j << 4))]);
+    expect(quantize(Q5_1_CODEC, 24, x)).toEqual([0x00, 0x3c, 0xc0, 0xcf, 0x00, 0x00, 0xff, 0xff, ...range(16, (j) => j | (j << 4))]);
   });
   it('IQ4_NL: the grid itself gives d = 1 and the identity indices', () => {
     const kv = [-127, -104, -83, -65, -49, -35, -22, -10, 1, 13, 25, 38, 53, 69, 89, 113];
     expect(quantize(IQ4_NL_CODEC, 18, [...kv, ...kv])).toEqual([0x00, 0x3c, ...range(16, (j) => j | (j << 4))]);
   });
   it('an all-zero block stores d = 0 and dequantizes to exact zeros with bound 0', () => {
-    for (const [codec, bytes] of [[Q8_0_CODEC, 34], [Q4_0_CODEC, 18], [Q4_1_CODEC, 20], [Q5_0_CODEC, 22],
-      [Q5_1_CODEC, 24], [IQ4_NL_CODEC, 18]] as const) {
-      const b = quantize(codec, bytes, range(32, () => 0));
+    for (const [codec, bytes] of [
+      [Q8_0_CODEC, 34],
+      [Q4_0_CODEC, 18],
+      [Q4_1_CODEC, 20],
+      [Q5_0_CODEC, 22],
+      [Q5_1_CODEC, 24],
+      [IQ4_NL_CODEC, 18],
+    ] as const) {
+      const b = quantize(
+        codec,
+        bytes,
+        range(32, () => 0),
+      );
       expect(b.slice(0, 2)).toEqual([0, 0]);
       const y = new Float32Array(32).fill(1);
       codec.dequantize(Uint8Array.from(b), 0, y, 0, 32);

@@ -25,11 +25,12 @@ describe('Q2_K dequantize (hand-built block)', () => {
   const qs = pat(64, 11, 5);
   const block = (dBits: number): number[] => [...scales, ...qs, dBits & 255, dBits >> 8, 0x00, 0x34];
   /** y[e] = d·sc·q − dmin·m with q = bits 2j of qs[32n + l] (n = e / 128, j = e % 128 / 32, l = e % 32). */
-  const expected = (d: number): number[] => Array.from({ length: 256 }, (_, e) => {
-    const sub = e >> 4;
-    const q = (qs[32 * (e >> 7) + (e & 31)]! >> (2 * ((e & 127) >> 5))) & 3;
-    return d * sub * q - 0.25 * (15 - sub);
-  });
+  const expected = (d: number): number[] =>
+    Array.from({ length: 256 }, (_, e) => {
+      const sub = e >> 4;
+      const q = (qs[32 * (e >> 7) + (e & 31)]! >> (2 * ((e & 127) >> 5))) & 3;
+      return d * sub * q - 0.25 * (15 - sub);
+    });
 
   it('matches the formula element by element, with spot values worked by hand', () => {
     const y = decode(Q2_K_CODEC, [block(0x3800)]);

@@ -53,8 +53,10 @@ describe('Q4_K dequantize (hand-built block, d = 1, dmin = 0.5)', () => {
 describe('Q5_K dequantize (hand-built block, d = 1, dmin = 0.5)', () => {
   const block = [0x00, 0x3c, 0x00, 0x38, ...K4_BYTES, ...qh, ...qs];
   /** Fifth bit of sub-block s at qh[e % 32] bit s: the same 32 qh bytes serve every chunk. */
-  const expected = Array.from({ length: 256 }, (_, e) =>
-    SC[e >> 5]! * (nibble(e) + 16 * ((qh[e & 31]! >> (e >> 5)) & 1)) - 0.5 * M[e >> 5]!);
+  const expected = Array.from(
+    { length: 256 },
+    (_, e) => SC[e >> 5]! * (nibble(e) + 16 * ((qh[e & 31]! >> (e >> 5)) & 1)) - 0.5 * M[e >> 5]!,
+  );
 
   it('matches the formula, qh not advanced per chunk', () => {
     const y = decode(Q5_K_CODEC, [block]);

@@ -26,14 +26,15 @@ describe('Q6_K dequantize (hand-built block, d = 0.25)', () => {
    * Half h = e/128, quarter k = e%128/32, l = e%32: low 4 bits from ql[64h + l + 32(k odd)]
    * (low nibble for k < 2), high 2 bits at qh[32h + l] bits 2k; q − 32; scale sc[e/16].
    */
-  const expected = (d: number): number[] => Array.from({ length: 256 }, (_, e) => {
-    const h = e >> 7;
-    const k = (e & 127) >> 5;
-    const l = e & 31;
-    const lo = ql[64 * h + l + 32 * (k & 1)]!;
-    const q = ((k < 2 ? lo & 15 : lo >> 4) | (((qh[32 * h + l]! >> (2 * k)) & 3) << 4)) - 32;
-    return d * sc[e >> 4]! * q;
-  });
+  const expected = (d: number): number[] =>
+    Array.from({ length: 256 }, (_, e) => {
+      const h = e >> 7;
+      const k = (e & 127) >> 5;
+      const l = e & 31;
+      const lo = ql[64 * h + l + 32 * (k & 1)]!;
+      const q = ((k < 2 ? lo & 15 : lo >> 4) | (((qh[32 * h + l]! >> (2 * k)) & 3) << 4)) - 32;
+      return d * sc[e >> 4]! * q;
+    });
 
   it('matches the formula at all four quarter positions, with int8 scales', () => {
     const y = decode(Q6_K_CODEC, [block(0x3400)]);

@@ -9,11 +9,20 @@ import { IQ4_NL_CODEC, Q4_0_CODEC, Q4_1_CODEC, Q5_0_CODEC, Q5_1_CODEC, Q8_0_CODE
 import { GGML_TYPES, rowBytes, type Codec, type GgmlType } from './ggml-types';
 
 const CODECS: ReadonlyMap<GgmlType, Codec> = new Map(
-  (Object.entries({
-    F32: F32_CODEC, F16: F16_CODEC, BF16: BF16_CODEC,
-    Q8_0: Q8_0_CODEC, Q4_0: Q4_0_CODEC, Q4_1: Q4_1_CODEC, Q5_0: Q5_0_CODEC, Q5_1: Q5_1_CODEC,
-    IQ4_NL: IQ4_NL_CODEC, ...K_CODECS,
-  }) as [GgmlType, Codec | undefined][])
+  (
+    Object.entries({
+      F32: F32_CODEC,
+      F16: F16_CODEC,
+      BF16: BF16_CODEC,
+      Q8_0: Q8_0_CODEC,
+      Q4_0: Q4_0_CODEC,
+      Q4_1: Q4_1_CODEC,
+      Q5_0: Q5_0_CODEC,
+      Q5_1: Q5_1_CODEC,
+      IQ4_NL: IQ4_NL_CODEC,
+      ...K_CODECS,
+    }) as [GgmlType, Codec | undefined][]
+  )
     .filter((e): e is [GgmlType, Codec] => e[1] !== undefined)
     .sort((a, b) => GGML_TYPES[a[0]].id - GGML_TYPES[b[0]].id),
 );
@@ -28,15 +37,18 @@ export const codecFor = (t: GgmlType): Codec | undefined => CODECS.get(t);
 export function requireCodec(t: GgmlType, where: ErrorLocation = {}): Codec {
   const c = CODECS.get(t);
   if (c) return c;
-  throw new MlaDiffError('unsupported-dtype', `unsupported type ${t}`, where,
-    `supported ggml types: ${DEQUANT_TYPES.join(', ')}`);
+  throw new MlaDiffError('unsupported-dtype', `unsupported type ${t}`, where, `supported ggml types: ${DEQUANT_TYPES.join(', ')}`);
 }
 
 function checkBlocks(t: GgmlType, n: number, where: ErrorLocation): void {
   const { block } = GGML_TYPES[t];
   if (!(Number.isInteger(n) && n >= 0 && n % block === 0)) {
-    throw new MlaDiffError('tensor-shape', `${n} elements are not whole ${t} blocks of ${block}`, where,
-      `a ${t} row length must be a multiple of ${block}`);
+    throw new MlaDiffError(
+      'tensor-shape',
+      `${n} elements are not whole ${t} blocks of ${block}`,
+      where,
+      `a ${t} row length must be a multiple of ${block}`,
+    );
   }
 }
 
@@ -46,15 +58,24 @@ function checkBlocks(t: GgmlType, n: number, where: ErrorLocation): void {
  * 'checkpoint-truncated' (src ends before the last block).
  */
 export function dequantizeRow(
-  t: GgmlType, src: Uint8Array, srcOffset: number, dst: Float32Array, dstOffset: number, n: number,
+  t: GgmlType,
+  src: Uint8Array,
+  srcOffset: number,
+  dst: Float32Array,
+  dstOffset: number,
+  n: number,
   where: ErrorLocation = {},
 ): void {
   const codec = requireCodec(t, where);
   checkBlocks(t, n, where);
   const bytes = rowBytes(t, n);
   if (srcOffset < 0 || srcOffset + bytes > src.length) {
-    throw new MlaDiffError('checkpoint-truncated', `${t} data needs ${bytes} bytes at ${srcOffset}, have ${src.length}`,
-      where, 'the file is shorter than its tensor table says; re-download it');
+    throw new MlaDiffError(
+      'checkpoint-truncated',
+      `${t} data needs ${bytes} bytes at ${srcOffset}, have ${src.length}`,
+      where,
+      'the file is shorter than its tensor table says; re-download it',
+    );
   }
   if (dstOffset < 0 || dstOffset + n > dst.length) {
     throw new RangeError(`dequantizeRow: ${n} elements at ${dstOffset} overflow a destination of ${dst.length}`);

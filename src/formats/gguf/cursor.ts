@@ -14,7 +14,10 @@ export class HeaderCursor {
   /** Absolute file offset of the next byte. */
   pos = 0;
 
-  constructor(readonly file: RandomAccessFile, private readonly chunk = 1 << 20) {}
+  constructor(
+    readonly file: RandomAccessFile,
+    private readonly chunk = 1 << 20,
+  ) {}
 
   get remaining(): number {
     return this.file.size - this.pos;
@@ -26,9 +29,12 @@ export class HeaderCursor {
   }
 
   truncated(detail: string): never {
-    throw new MlaDiffError('checkpoint-truncated', `the file ends inside the header: ${this.field} ${detail}`,
+    throw new MlaDiffError(
+      'checkpoint-truncated',
+      `the file ends inside the header: ${this.field} ${detail}`,
       { file: this.file.path, field: this.field },
-      'the file is truncated (an interrupted download?) or its header is corrupt');
+      'the file is truncated (an interrupted download?) or its header is corrupt',
+    );
   }
 
   /** Makes bytes [pos, pos + n) available in buf; returns their index in buf. */
@@ -42,16 +48,56 @@ export class HeaderCursor {
     return 0;
   }
 
-  u8(): number { const i = this.at(1); this.pos += 1; return this.buf[i]!; }
-  i8(): number { const i = this.at(1); this.pos += 1; return this.buf.readInt8(i); }
-  u16(): number { const i = this.at(2); this.pos += 2; return this.buf.readUInt16LE(i); }
-  i16(): number { const i = this.at(2); this.pos += 2; return this.buf.readInt16LE(i); }
-  u32(): number { const i = this.at(4); this.pos += 4; return this.buf.readUInt32LE(i); }
-  i32(): number { const i = this.at(4); this.pos += 4; return this.buf.readInt32LE(i); }
-  f32(): number { const i = this.at(4); this.pos += 4; return this.buf.readFloatLE(i); }
-  f64(): number { const i = this.at(8); this.pos += 8; return this.buf.readDoubleLE(i); }
-  u64(): bigint { const i = this.at(8); this.pos += 8; return this.buf.readBigUInt64LE(i); }
-  i64(): bigint { const i = this.at(8); this.pos += 8; return this.buf.readBigInt64LE(i); }
+  u8(): number {
+    const i = this.at(1);
+    this.pos += 1;
+    return this.buf[i]!;
+  }
+  i8(): number {
+    const i = this.at(1);
+    this.pos += 1;
+    return this.buf.readInt8(i);
+  }
+  u16(): number {
+    const i = this.at(2);
+    this.pos += 2;
+    return this.buf.readUInt16LE(i);
+  }
+  i16(): number {
+    const i = this.at(2);
+    this.pos += 2;
+    return this.buf.readInt16LE(i);
+  }
+  u32(): number {
+    const i = this.at(4);
+    this.pos += 4;
+    return this.buf.readUInt32LE(i);
+  }
+  i32(): number {
+    const i = this.at(4);
+    this.pos += 4;
+    return this.buf.readInt32LE(i);
+  }
+  f32(): number {
+    const i = this.at(4);
+    this.pos += 4;
+    return this.buf.readFloatLE(i);
+  }
+  f64(): number {
+    const i = this.at(8);
+    this.pos += 8;
+    return this.buf.readDoubleLE(i);
+  }
+  u64(): bigint {
+    const i = this.at(8);
+    this.pos += 8;
+    return this.buf.readBigUInt64LE(i);
+  }
+  i64(): bigint {
+    const i = this.at(8);
+    this.pos += 8;
+    return this.buf.readBigInt64LE(i);
+  }
 
   /** A u64 count or length that must fit in the file: at least `minBytes` (≥ 1) per item. */
   count(what: string, minBytes: number): number {

@@ -16,14 +16,30 @@ export class FileWriter {
     return at;
   }
 
-  u8(v: number): void { this.buf.writeUInt8(v, this.room(1)); }
-  i8(v: number): void { this.buf.writeInt8(v, this.room(1)); }
-  u16(v: number): void { this.buf.writeUInt16LE(v, this.room(2)); }
-  i16(v: number): void { this.buf.writeInt16LE(v, this.room(2)); }
-  u32(v: number): void { this.buf.writeUInt32LE(v, this.room(4)); }
-  i32(v: number): void { this.buf.writeInt32LE(v, this.room(4)); }
-  f32(v: number): void { this.buf.writeFloatLE(v, this.room(4)); }
-  f64(v: number): void { this.buf.writeDoubleLE(v, this.room(8)); }
+  u8(v: number): void {
+    this.buf.writeUInt8(v, this.room(1));
+  }
+  i8(v: number): void {
+    this.buf.writeInt8(v, this.room(1));
+  }
+  u16(v: number): void {
+    this.buf.writeUInt16LE(v, this.room(2));
+  }
+  i16(v: number): void {
+    this.buf.writeInt16LE(v, this.room(2));
+  }
+  u32(v: number): void {
+    this.buf.writeUInt32LE(v, this.room(4));
+  }
+  i32(v: number): void {
+    this.buf.writeInt32LE(v, this.room(4));
+  }
+  f32(v: number): void {
+    this.buf.writeFloatLE(v, this.room(4));
+  }
+  f64(v: number): void {
+    this.buf.writeDoubleLE(v, this.room(8));
+  }
   u64(v: bigint | number): void {
     if (typeof v === 'bigint' || v >= 2 ** 32) {
       this.buf.writeBigUInt64LE(BigInt(v), this.room(8));
@@ -33,7 +49,9 @@ export class FileWriter {
     this.buf.writeUInt32LE(v, at);
     this.buf.writeUInt32LE(0, at + 4);
   }
-  i64(v: bigint | number): void { this.buf.writeBigInt64LE(BigInt(v), this.room(8)); }
+  i64(v: bigint | number): void {
+    this.buf.writeBigInt64LE(BigInt(v), this.room(8));
+  }
 
   /** A gguf_string_t: u64 byte length + UTF-8 bytes. */
   str(s: string): void {

@@ -7,7 +7,9 @@ import { Bytes, handGguf, kvString, kvU32, type HandTensor } from './test-utils/
 import { writeGguf } from './write';
 
 let dir: string;
-beforeAll(() => { dir = mkdtempSync(join(tmpdir(), 'mla-diff-gguf-header-')); });
+beforeAll(() => {
+  dir = mkdtempSync(join(tmpdir(), 'mla-diff-gguf-header-'));
+});
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 let n = 0;
@@ -21,12 +23,14 @@ const err = (code: string, where: object = {}) => expect.objectContaining({ code
 
 describe('a hand-built GGUF v2 file', () => {
   it('reads its metadata and its F32 tensor in PyTorch order', () => {
-    const p = file(handGguf({
-      version: 2,
-      kvs: [kvString('general.name', 'tiny')],
-      tensors: [{ name: 'w', ne: [3, 2], typeId: 0, offset: 0 }],
-      data: f32([1, 2, 3, 4, 5, 6]),
-    }));
+    const p = file(
+      handGguf({
+        version: 2,
+        kvs: [kvString('general.name', 'tiny')],
+        tensors: [{ name: 'w', ne: [3, 2], typeId: 0, offset: 0 }],
+        data: f32([1, 2, 3, 4, 5, 6]),
+      }),
+    );
     const m = openGguf(p);
     expect(m.version).toBe(2);
     expect(metaValue(m, 'general.name')).toBe('tiny');
@@ -54,18 +58,75 @@ describe('bad GGUF files', () => {
     ['a big-endian file', () => patched(4, [0, 0, 0, 3]), 'checkpoint-invalid', { field: 'version' }],
     ['an empty file', () => file(new Uint8Array(0)), 'checkpoint-truncated', {}],
     ['a bad value type id', () => file(good(undefined, [(b: Bytes) => void b.str('k').u32(13)])), 'checkpoint-invalid', { field: 'k' }],
-    ['a bad array item type id', () => file(good(undefined, [(b: Bytes) => void b.str('k').u32(9).u32(99).u64(0)])), 'checkpoint-invalid', { field: 'k' }],
+    [
+      'a bad array item type id',
+      () => file(good(undefined, [(b: Bytes) => void b.str('k').u32(9).u32(99).u64(0)])),
+      'checkpoint-invalid',
+      { field: 'k' },
+    ],
     ['a 64-byte tensor name', () => file(good([{ name: 'n'.repeat(64), ne: [4], typeId: 0, offset: 0 }])), 'checkpoint-invalid', {}],
     ['5 dimensions', () => file(good([{ name: 'w', ne: [1, 1, 1, 1, 4], typeId: 0, offset: 0 }])), 'checkpoint-invalid', { field: 'w' }],
-    ['duplicate tensor names', () => file(good([{ name: 'w', ne: [4], typeId: 0, offset: 0 }, { name: 'w', ne: [4], typeId: 0, offset: 32 }])), 'checkpoint-invalid', { field: 'w' }],
-    ['overlapping tensors', () => file(good([{ name: 'a', ne: [16], typeId: 0, offset: 0 }, { name: 'b', ne: [4], typeId: 0, offset: 32 }])), 'checkpoint-invalid', { field: 'b' }],
+    [
+      'duplicate tensor names',
+      () =>
+        file(
+          good([
+            { name: 'w', ne: [4], typeId: 0, offset: 0 },
+            { name: 'w', ne: [4], typeId: 0, offset: 32 },
+          ]),
+        ),
+      'checkpoint-invalid',
+      { field: 'w' },
+    ],
+    [
+      'overlapping tensors',
+      () =>
+        file(
+          good([
+            { name: 'a', ne: [16], typeId: 0, offset: 0 },
+            { name: 'b', ne: [4], typeId: 0, offset: 32 },
+          ]),
+        ),
+      'checkpoint-invalid',
+      { field: 'b' },
+    ],
     ['unknown ggml type id 99', () => file(good([{ name: 'w', ne: [4], typeId: 99, offset: 0 }])), 'unsupported-dtype', { field: 'w' }],
-    ['ne[0] not a multiple of the block size', () => file(good([{ name: 'q', ne: [33], typeId: 8, offset: 0 }])), 'checkpoint-invalid', { field: 'q' }],
+    [
+      'ne[0] not a multiple of the block size',
+      () => file(good([{ name: 'q', ne: [33], typeId: 8, offset: 0 }])),
+      'checkpoint-invalid',
+      { field: 'q' },
+    ],
     ['a misaligned offset', () => file(good([{ name: 'w', ne: [4], typeId: 0, offset: 4 }])), 'checkpoint-invalid', { field: 'w' }],
-    ['a tensor offset past the end of the file', () => file(good([{ name: 'w', ne: [4], typeId: 0, offset: 64 }])), 'checkpoint-truncated', { field: 'w' }],
-    ['a non-power-of-2 alignment', () => file(good(undefined, [kvU32('general.alignment', 48)])), 'checkpoint-invalid', { field: 'general.alignment' }],
+    [
+      'a tensor offset past the end of the file',
+      () => file(good([{ name: 'w', ne: [4], typeId: 0, offset: 64 }])),
+      'checkpoint-truncated',
+      { field: 'w' },
+    ],
+    [
+      'a non-power-of-2 alignment',
+      () => file(good(undefined, [kvU32('general.alignment', 48)])),
+      'checkpoint-invalid',
+      { field: 'general.alignment' },
+    ],
     ['a duplicate key', () => file(good(undefined, [kvString('k', 'a'), kvString('k', 'b')])), 'checkpoint-invalid', { field: 'k' }],
-    ['an array count larger than the file', () => file(good(undefined, [(b: Bytes) => void b.str('k').u32(9).u32(4).u64(2n ** 62n)])), 'checkpoint-truncated', { field: 'k' }],
+    [
+      'an array count larger than the file',
+      () =>
+        file(
+          good(undefined, [
+            (b: Bytes) =>
+              void b
+                .str('k')
+                .u32(9)
+                .u32(4)
+                .u64(2n ** 62n),
+          ]),
+        ),
+      'checkpoint-truncated',
+      { field: 'k' },
+    ],
   ])('%s', (_, make, code, where) => {
     const p = make();
     expect(() => openGguf(p)).toThrow(err(code, { file: p, ...where }));
@@ -74,7 +135,9 @@ describe('bad GGUF files', () => {
   it('a file truncated in the middle of the metadata is checkpoint-truncated', () => {
     const p = join(dir, 'meta-cut.gguf');
     const tokens = Array.from({ length: 50_000 }, (_, i) => `token ${i}`);
-    writeGguf(p, { 'tokenizer.ggml.tokens': { type: 'ARRAY', itemType: 'STRING', value: tokens } }, [{ name: 'w', ne: [4], type: 'F32', data: f32([1, 2, 3, 4]) }]);
+    writeGguf(p, { 'tokenizer.ggml.tokens': { type: 'ARRAY', itemType: 'STRING', value: tokens } }, [
+      { name: 'w', ne: [4], type: 'F32', data: f32([1, 2, 3, 4]) },
+    ]);
     expect(readGgufHeader(p).metadata.get('tokenizer.ggml.tokens')!.value).toEqual(tokens);
     truncateSync(p, 300_000);
     expect(() => openGguf(p)).toThrow(err('checkpoint-truncated', { file: p, field: 'tokenizer.ggml.tokens' }));
@@ -89,7 +152,10 @@ describe('bad GGUF files', () => {
 
   it('a file cut inside its last tensor is checkpoint-truncated naming it', () => {
     const p = join(dir, 'data-cut.gguf');
-    writeGguf(p, {}, [{ name: 'a', ne: [8], type: 'F32', data: new Uint8Array(32) }, { name: 'b', ne: [64], type: 'F32', data: new Uint8Array(256) }]);
+    writeGguf(p, {}, [
+      { name: 'a', ne: [8], type: 'F32', data: new Uint8Array(32) },
+      { name: 'b', ne: [64], type: 'F32', data: new Uint8Array(256) },
+    ]);
     truncateSync(p, readFileSync(p).length - 100);
     expect(() => openGguf(p)).toThrow(err('checkpoint-truncated', { file: p, field: 'b' }));
   });
@@ -99,7 +165,9 @@ describe('bad GGUF files', () => {
     writeGguf(p, {}, [{ name: 'blk.0.ffn_up_exps.weight', ne: [256, 2], type: 'IQ2_XXS', data: new Uint8Array(132).fill(7) }]);
     const m = openGguf(p);
     expect(readTensorBytes(m, 'blk.0.ffn_up_exps.weight', [1, 2])).toEqual(new Uint8Array(66).fill(7));
-    expect(() => readTensorF32(m, 'blk.0.ffn_up_exps.weight')).toThrow(err('unsupported-dtype', { file: p, field: 'blk.0.ffn_up_exps.weight' }));
+    expect(() => readTensorF32(m, 'blk.0.ffn_up_exps.weight')).toThrow(
+      err('unsupported-dtype', { file: p, field: 'blk.0.ffn_up_exps.weight' }),
+    );
   });
 
   it('a missing file is file-not-found', () => {

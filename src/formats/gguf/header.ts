@@ -42,12 +42,20 @@ export function parseHeader(f: RandomAccessFile): GgufFileHeader {
   c.field = 'version';
   const version = c.u32();
   if ((version & 0xffff) === 0 && version !== 0) {
-    throw invalid(f.path, 'version', 'a big-endian GGUF file: only little-endian files are supported',
-      'convert it with gguf-py (or re-export it) as little-endian');
+    throw invalid(
+      f.path,
+      'version',
+      'a big-endian GGUF file: only little-endian files are supported',
+      'convert it with gguf-py (or re-export it) as little-endian',
+    );
   }
   if (version !== 2 && version !== 3) {
-    throw invalid(f.path, 'version', version === 1 ? 'GGUF v1 is not supported' : `unsupported GGUF version ${version}`,
-      'only GGUF versions 2 and 3 are read');
+    throw invalid(
+      f.path,
+      'version',
+      version === 1 ? 'GGUF v1 is not supported' : `unsupported GGUF version ${version}`,
+      'only GGUF versions 2 and 3 are read',
+    );
   }
   c.field = 'tensor_count';
   const nTensors = c.count('tensor count', 24);
@@ -62,7 +70,12 @@ export function parseHeader(f: RandomAccessFile): GgufFileHeader {
   return { file: f.path, size: f.size, version, alignment, metadata, tensors, dataStart };
 }
 
-interface RawInfo { name: string; ne: number[]; typeId: number; rel: bigint }
+interface RawInfo {
+  name: string;
+  ne: number[];
+  typeId: number;
+  rel: bigint;
+}
 
 function readTensorInfos(c: HeaderCursor, n: number): RawInfo[] {
   const path = c.file.path;
@@ -95,8 +108,12 @@ function placeTensor(f: RandomAccessFile, r: RawInfo, dataStart: number, alignme
   const { name, ne } = r;
   const type = ggmlTypeOf(r.typeId);
   if (type === undefined) {
-    throw new MlaDiffError('unsupported-dtype', `unknown ggml type id ${r.typeId} in tensor ${name}`,
-      { file: f.path, field: name }, 'a ggml type newer than this tool, or a corrupt header');
+    throw new MlaDiffError(
+      'unsupported-dtype',
+      `unknown ggml type id ${r.typeId} in tensor ${name}`,
+      { file: f.path, field: name },
+      'a ggml type newer than this tool, or a corrupt header',
+    );
   }
   const { block } = GGML_TYPES[type];
   const ne0 = ne[0] ?? 1;
@@ -113,9 +130,12 @@ function placeTensor(f: RandomAccessFile, r: RawInfo, dataStart: number, alignme
   }
   const offset = dataStart + Number(r.rel);
   if (r.rel > BigInt(f.size) || offset + bytes > f.size) {
-    throw new MlaDiffError('checkpoint-truncated',
+    throw new MlaDiffError(
+      'checkpoint-truncated',
       `tensor offset past the end of the file: bytes ${offset}..${offset + bytes} of a ${f.size}-byte file`,
-      { file: f.path, field: name }, 'the file is truncated (an interrupted download?) or its header is corrupt');
+      { file: f.path, field: name },
+      'the file is truncated (an interrupted download?) or its header is corrupt',
+    );
   }
   return { name, ne, shape: [...ne].reverse(), type, file: f.path, offset, bytes };
 }

@@ -34,8 +34,14 @@ export interface KFit {
 }
 
 export const newFit = (): KFit => ({
-  lo: new Float64Array(16), hi: new Float64Array(16), need: new Float64Array(16),
-  k: new Int32Array(16), m: new Int32Array(16), L: new Int32Array(256), dBits: 0, dminBits: 0,
+  lo: new Float64Array(16),
+  hi: new Float64Array(16),
+  need: new Float64Array(16),
+  k: new Int32Array(16),
+  m: new Int32Array(16),
+  L: new Int32Array(256),
+  dBits: 0,
+  dminBits: 0,
 });
 
 /** Min and max of each of the `nsub` sub-blocks of `size` values at x[o]; rejects NaN and ±Inf. */
@@ -82,7 +88,16 @@ export function fitAffine(x: Float32Array, o: number, size: number, nsub: number
  * Fits the scales of one symmetric super-block at x[o]: sets dBits, k (magnitudes ≤ kMax) and m
  * (signs). The grid of sub-block j is d·m_j·k_j·[−qneg, qpos]. Levels are left to the caller.
  */
-export function fitSymmetric(x: Float32Array, o: number, size: number, nsub: number, qneg: number, qpos: number, kMax: number, f: KFit): void {
+export function fitSymmetric(
+  x: Float32Array,
+  o: number,
+  size: number,
+  nsub: number,
+  qneg: number,
+  qpos: number,
+  kMax: number,
+  f: KFit,
+): void {
   subRanges(x, o, size, nsub, f);
   const { lo, hi, need, k, m } = f;
   for (let j = 0; j < nsub; j++) {

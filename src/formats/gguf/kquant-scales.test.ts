@@ -1,8 +1,6 @@
 import { isMlaDiffError } from '../../errors';
 import { f16CeilBits } from './codecs-legacy-scales';
-import {
-  chooseScales, fillBound, minK4, packQ3Scales, packScaleMinK4, scaleK4, unpackQ3Scales,
-} from './kquant-scales';
+import { chooseScales, fillBound, minK4, packQ3Scales, packScaleMinK4, scaleK4, unpackQ3Scales } from './kquant-scales';
 
 /** Hand-built Q4_K/Q5_K scales: sc = [1,2,3,4,17,33,50,63], m = [0,1,2,3,20,40,5,63]. */
 const SC = [1, 2, 3, 4, 17, 33, 50, 63];
@@ -15,8 +13,20 @@ const K4_BYTES = [65, 130, 195, 196, 64, 129, 2, 195, 65, 129, 82, 255];
 /** Hand-built Q3_K scales: raw 6-bit values; the signed scale is raw − 32. */
 const Q3_RAW = [0, 1, 31, 32, 33, 63, 10, 50, 5, 17, 40, 48, 60, 2, 35, 29];
 // bytes 0..7: (raw[j]&15) | (raw[j+8]&15)<<4; bytes 8+i: Σ_k (raw[4k+i]>>4) << 2k
-const Q3_BYTES = [0x50, 0x11, 0x8f, 0x00, 0xc1, 0x2f, 0x3a, 0xd2, 0 | (2 << 2) | (0 << 4) | (3 << 6),
-  0 | (3 << 2) | (1 << 4) | (0 << 6), 1 | (0 << 2) | (2 << 4) | (2 << 6), 2 | (3 << 2) | (3 << 4) | (1 << 6)];
+const Q3_BYTES = [
+  0x50,
+  0x11,
+  0x8f,
+  0x00,
+  0xc1,
+  0x2f,
+  0x3a,
+  0xd2,
+  0 | (2 << 2) | (0 << 4) | (3 << 6),
+  0 | (3 << 2) | (1 << 4) | (0 << 6),
+  1 | (0 << 2) | (2 << 4) | (2 << 6),
+  2 | (3 << 2) | (3 << 4) | (1 << 6),
+];
 
 describe('K-quant sub-scales', () => {
   it('get_scale_min_k4 reads the hand-built 12 bytes (j ≥ 4 takes its top bits from q[j-4] and q[j])', () => {
@@ -36,7 +46,11 @@ describe('K-quant sub-scales', () => {
     unpackQ3Scales(Uint8Array.from([1, 2, ...Q3_BYTES]), 2, out);
     expect([...out]).toEqual(Q3_RAW.map((r) => r - 32));
     const b = new Uint8Array(12).fill(0xff);
-    packQ3Scales(Q3_RAW.map((r) => r - 32), b, 0);
+    packQ3Scales(
+      Q3_RAW.map((r) => r - 32),
+      b,
+      0,
+    );
     expect([...b]).toEqual(Q3_BYTES);
   });
 

@@ -11,7 +11,6 @@ const { ceil } = Math;
 
 export const QK_K = 256;
 
-
 /** get_scale_min_k4's scale of sub-block j (0..7) from the 12 bytes at q[o..o+12). */
 export const scaleK4 = (q: Uint8Array, o: number, j: number): number =>
   j < 4 ? q[o + j]! & 63 : (q[o + j + 4]! & 0xf) | ((q[o + j - 4]! >> 6) << 4);
@@ -31,8 +30,7 @@ export function packScaleMinK4(sc: ArrayLike<number>, m: ArrayLike<number>, q: U
   }
 }
 
-const u32At = (b: Uint8Array, o: number): number =>
-  (b[o]! | (b[o + 1]! << 8) | (b[o + 2]! << 16) | (b[o + 3]! << 24)) >>> 0;
+const u32At = (b: Uint8Array, o: number): number => (b[o]! | (b[o + 1]! << 8) | (b[o + 2]! << 16) | (b[o + 3]! << 24)) >>> 0;
 
 /**
  * The 16 signed Q3_K sub-scales (6-bit value − 32) from the 12 bytes at b[o], unpacked as
@@ -73,8 +71,12 @@ export function packQ3Scales(s: ArrayLike<number>, b: Uint8Array, o: number): vo
 }
 
 function tooLarge(v: number): MlaDiffError {
-  return new MlaDiffError('invalid-value', `K-quant super-block scale ${v} does not fit an f16`, {},
-    'quantize only finite values whose per-block scale fits binary16 (≤ 65504)');
+  return new MlaDiffError(
+    'invalid-value',
+    `K-quant super-block scale ${v} does not fit an f16`,
+    {},
+    'quantize only finite values whose per-block scale fits binary16 (≤ 65504)',
+  );
 }
 
 /**

@@ -6,7 +6,8 @@ import { INT_RANGE, MAX_ARRAY_DEPTH, valueTypeId } from './value-types';
 const bad = (field: string, msg: string): MlaDiffError => new MlaDiffError('invalid-value', msg, { field });
 
 const INT64_RANGE: Readonly<Record<'UINT64' | 'INT64', readonly [bigint, bigint]>> = {
-  UINT64: [0n, 2n ** 64n - 1n], INT64: [-(2n ** 63n), 2n ** 63n - 1n],
+  UINT64: [0n, 2n ** 64n - 1n],
+  INT64: [-(2n ** 63n), 2n ** 63n - 1n],
 };
 
 function writeScalar(w: FileWriter, t: Exclude<GgufValueType, 'ARRAY'>, v: GgufValue, field: string): void {
@@ -17,12 +18,18 @@ function writeScalar(w: FileWriter, t: Exclude<GgufValueType, 'ARRAY'>, v: GgufV
     }
   }
   switch (t) {
-    case 'UINT8': return w.u8(v as number);
-    case 'INT8': return w.i8(v as number);
-    case 'UINT16': return w.u16(v as number);
-    case 'INT16': return w.i16(v as number);
-    case 'UINT32': return w.u32(v as number);
-    case 'INT32': return w.i32(v as number);
+    case 'UINT8':
+      return w.u8(v as number);
+    case 'INT8':
+      return w.i8(v as number);
+    case 'UINT16':
+      return w.u16(v as number);
+    case 'INT16':
+      return w.i16(v as number);
+    case 'UINT32':
+      return w.u32(v as number);
+    case 'INT32':
+      return w.i32(v as number);
     case 'FLOAT32':
     case 'FLOAT64':
       if (typeof v !== 'number') throw bad(field, `${String(v)} is not a ${t}`);

@@ -11,7 +11,9 @@ import { writeGguf } from './write';
 import { writeGgufSplit } from './write-split';
 
 let dir: string;
-beforeAll(() => { dir = mkdtempSync(join(tmpdir(), 'mla-diff-gguf-oracle-')); });
+beforeAll(() => {
+  dir = mkdtempSync(join(tmpdir(), 'mla-diff-gguf-oracle-'));
+});
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 /** Our value as @huggingface/gguf reports it: every 64-bit integer a bigint. */
@@ -37,29 +39,45 @@ async function agree(path: string): Promise<void> {
     if (e.type === 'ARRAY') expect((t as { subType?: number }).subType).toBe(valueTypeId(e.itemType!));
     expect(t.value).toEqual(asOracle(e));
   }
-  expect(theirs.tensorInfos.map((t) => ({ name: t.name, n_dims: t.n_dims, shape: t.shape, dtype: t.dtype, offset: t.offset })))
-    .toEqual(ours.tensors.map((t) => ({
-      name: t.name, n_dims: t.ne.length, shape: t.ne.map(BigInt), dtype: GGML_TYPES[t.type].id, offset: BigInt(t.offset - ours.dataStart),
-    })));
+  expect(theirs.tensorInfos.map((t) => ({ name: t.name, n_dims: t.n_dims, shape: t.shape, dtype: t.dtype, offset: t.offset }))).toEqual(
+    ours.tensors.map((t) => ({
+      name: t.name,
+      n_dims: t.ne.length,
+      shape: t.ne.map(BigInt),
+      dtype: GGML_TYPES[t.type].id,
+      offset: BigInt(t.offset - ours.dataStart),
+    })),
+  );
 }
 
 describe('@huggingface/gguf (an independent parser) reads our files as we do', () => {
   it('every metadata value type and tensors of every layout', async () => {
     const path = join(dir, 'every.gguf');
-    writeGguf(path, EVERY_TYPE, CASES.map(({ name, ne, type, data }) => ({ name, ne, type, data })));
+    writeGguf(
+      path,
+      EVERY_TYPE,
+      CASES.map(({ name, ne, type, data }) => ({ name, ne, type, data })),
+    );
     await agree(path);
   });
 
   it('alignment 64', async () => {
     const path = join(dir, 'align64.gguf');
-    writeGguf(path, { 'general.alignment': { type: 'UINT32', value: 64 }, 'general.name': { type: 'STRING', value: 'x' } },
-      CASES.map(({ name, ne, type, data }) => ({ name, ne, type, data })));
+    writeGguf(
+      path,
+      { 'general.alignment': { type: 'UINT32', value: 64 }, 'general.name': { type: 'STRING', value: 'x' } },
+      CASES.map(({ name, ne, type, data }) => ({ name, ne, type, data })),
+    );
     await agree(path);
   });
 
   it('every shard of a split', async () => {
-    const paths = writeGgufSplit(join(dir, 'split'), { 'general.name': { type: 'STRING', value: 'tiny' } },
-      CASES.map(({ name, ne, type, data }) => ({ name, ne, type, data })), 3);
+    const paths = writeGgufSplit(
+      join(dir, 'split'),
+      { 'general.name': { type: 'STRING', value: 'tiny' } },
+      CASES.map(({ name, ne, type, data }) => ({ name, ne, type, data })),
+      3,
+    );
     for (const p of paths) await agree(p);
     const second = await gguf(paths[1]!, { allowLocalFile: true, typedMetadata: true });
     expect(second.typedMetadata['split.no']).toEqual({ type: 2, value: 1 });

@@ -18,8 +18,10 @@ export function openGguf(path: string): GgufModel {
     for (const t of h.tensors) {
       const prev = tensors.get(t.name);
       if (prev !== undefined) {
-        throw new MlaDiffError('checkpoint-invalid', `tensor ${t.name} is in two shards (also in ${prev.file})`,
-          { file: h.file, field: t.name });
+        throw new MlaDiffError('checkpoint-invalid', `tensor ${t.name} is in two shards (also in ${prev.file})`, {
+          file: h.file,
+          field: t.name,
+        });
       }
       tensors.set(t.name, t);
     }

@@ -9,7 +9,9 @@ import { writeGguf } from './write';
 import { partition, writeGgufSplit } from './write-split';
 
 let dir: string;
-beforeEach(() => { dir = mkdtempSync(join(tmpdir(), 'mla-diff-gguf-split-')); });
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'mla-diff-gguf-split-'));
+});
 afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
 const TENSORS = CASES.map(({ name, ne, type, data }) => ({ name, ne, type, data }));
@@ -65,7 +67,9 @@ describe('writeGgufSplit / openGguf of a split', () => {
     writeGguf(wrong, { 'split.no': { type: 'UINT16', value: 0 }, 'split.count': { type: 'UINT16', value: 2 } }, []);
     writeGguf(join(dir, 'tiny-00002-of-00003.gguf'), {}, []);
     writeGguf(join(dir, 'tiny-00003-of-00003.gguf'), {}, []);
-    expect(() => openGguf(wrong)).toThrow(expect.objectContaining({ code: 'checkpoint-invalid', where: { file: wrong, field: 'split.count' } }));
+    expect(() => openGguf(wrong)).toThrow(
+      expect.objectContaining({ code: 'checkpoint-invalid', where: { file: wrong, field: 'split.count' } }),
+    );
     // A renamed shard outside the naming scheme still says it is one of 2.
     const renamed = join(dir, 'renamed.gguf');
     writeGguf(renamed, { 'split.count': { type: 'UINT16', value: 2 } }, []);
@@ -80,13 +84,16 @@ describe('writeGgufSplit / openGguf of a split', () => {
   });
 
   it('split.tensors.count disagreeing with the shards is checkpoint-invalid', () => {
-    const meta = (no: number) => ({
-      'split.no': { type: 'UINT16', value: no }, 'split.count': { type: 'UINT16', value: 2 },
-      'split.tensors.count': { type: 'INT32', value: 5 },
-    } as const);
+    const meta = (no: number) =>
+      ({
+        'split.no': { type: 'UINT16', value: no },
+        'split.count': { type: 'UINT16', value: 2 },
+        'split.tensors.count': { type: 'INT32', value: 5 },
+      }) as const;
     writeGguf(join(dir, 'y-00001-of-00002.gguf'), meta(0), TENSORS.slice(0, 1));
     writeGguf(join(dir, 'y-00002-of-00002.gguf'), meta(1), TENSORS.slice(1, 2));
-    expect(() => openGguf(join(dir, 'y-00002-of-00002.gguf')))
-      .toThrow(expect.objectContaining({ code: 'checkpoint-invalid', where: expect.objectContaining({ field: 'split.tensors.count' }) }));
+    expect(() => openGguf(join(dir, 'y-00002-of-00002.gguf'))).toThrow(
+      expect.objectContaining({ code: 'checkpoint-invalid', where: expect.objectContaining({ field: 'split.tensors.count' }) }),
+    );
   });
 });

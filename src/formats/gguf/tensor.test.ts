@@ -18,7 +18,11 @@ const ROWS = [
 beforeAll(() => {
   dir = mkdtempSync(join(tmpdir(), 'mla-diff-gguf-tensor-'));
   const path = join(dir, 'rows.gguf');
-  writeGguf(path, {}, [...CASES, ...ROWS].map(({ name, ne, type, data }) => ({ name, ne, type, data })));
+  writeGguf(
+    path,
+    {},
+    [...CASES, ...ROWS].map(({ name, ne, type, data }) => ({ name, ne, type, data })),
+  );
   m = openGguf(path);
 });
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -44,9 +48,15 @@ describe('readTensorF32 / readTensorBytes with rows', () => {
     expect(readTensorF32(m, 'token_embd.weight', [0, 12])).toEqual(readTensorF32(m, 'token_embd.weight'));
   });
 
-  it.each<[number, number]>([[-1, 2], [3, 2], [0, 13], [0.5, 2]])('rows [%d, %d) are invalid-value', (r0, r1) => {
-    expect(() => readTensorF32(m, 'token_embd.weight', [r0, r1]))
-      .toThrow(expect.objectContaining({ code: 'invalid-value', where: expect.objectContaining({ field: 'token_embd.weight' }) }));
+  it.each<[number, number]>([
+    [-1, 2],
+    [3, 2],
+    [0, 13],
+    [0.5, 2],
+  ])('rows [%d, %d) are invalid-value', (r0, r1) => {
+    expect(() => readTensorF32(m, 'token_embd.weight', [r0, r1])).toThrow(
+      expect.objectContaining({ code: 'invalid-value', where: expect.objectContaining({ field: 'token_embd.weight' }) }),
+    );
   });
 
   it('rows of a 1-D blocked tensor must not split a block', () => {
@@ -70,8 +80,9 @@ describe('readTensorF32 / readTensorBytes with rows', () => {
   });
 
   it('a missing tensor is tensor-missing naming it', () => {
-    expect(() => readTensorF32(m, 'blk.0.attn_q_b.weigth'))
-      .toThrow(expect.objectContaining({ code: 'tensor-missing', where: expect.objectContaining({ field: 'blk.0.attn_q_b.weigth' }) }));
+    expect(() => readTensorF32(m, 'blk.0.attn_q_b.weigth')).toThrow(
+      expect.objectContaining({ code: 'tensor-missing', where: expect.objectContaining({ field: 'blk.0.attn_q_b.weigth' }) }),
+    );
     expect(() => readTensorBytes(m, 'nope')).toThrow(expect.objectContaining({ code: 'tensor-missing' }));
   });
 });

@@ -13,11 +13,20 @@ export function tensorInfo(m: GgufModel, name: string): GgufTensorInfo {
   const t = m.tensors.get(name);
   if (t !== undefined) return t;
   const names = [...m.tensors.keys()];
-  throw new MlaDiffError('tensor-missing', `no tensor ${name} in the checkpoint (${names.length} tensors)`,
-    { file: m.files[0]!, field: name }, names.length > 0 ? `did you mean ${closest(name, names)}?` : undefined);
+  throw new MlaDiffError(
+    'tensor-missing',
+    `no tensor ${name} in the checkpoint (${names.length} tensors)`,
+    { file: m.files[0]!, field: name },
+    names.length > 0 ? `did you mean ${closest(name, names)}?` : undefined,
+  );
 }
 
-interface Span { info: GgufTensorInfo; offset: number; bytes: number; elements: number }
+interface Span {
+  info: GgufTensorInfo;
+  offset: number;
+  bytes: number;
+  elements: number;
+}
 
 /**
  * The bytes of rows [r0, r1) of the outermost PyTorch dim (ne's last); all of it without `rows`.
@@ -36,9 +45,11 @@ function span(m: GgufModel, name: string, rows?: readonly [number, number]): Spa
   const { block, bytes } = GGML_TYPES[info.type];
   const ok = Number.isInteger(r0) && Number.isInteger(r1) && r0 >= 0 && r0 <= r1 && r1 <= outer;
   if (!ok || (r0 * unit) % block !== 0 || (r1 * unit) % block !== 0) {
-    throw new MlaDiffError('invalid-value',
+    throw new MlaDiffError(
+      'invalid-value',
       `rows [${r0}, ${r1}) of tensor ${name} (shape [${info.shape.join(', ')}]) are out of range or split a ${info.type} block`,
-      { file: info.file, field: name });
+      { file: info.file, field: name },
+    );
   }
   const offset = info.offset + ((r0 * unit) / block) * bytes;
   const elements = (r1 - r0) * unit;
@@ -65,8 +76,12 @@ export function readTensorF32(m: GgufModel, name: string, rows?: [number, number
   const { type, file } = s.info;
   const codec = codecFor(type);
   if (codec === undefined) {
-    throw new MlaDiffError('unsupported-dtype', `unsupported type ${type} in tensor ${name}`, { file, field: name },
-      `this tool dequantizes ${[...DEQUANT_TYPES].join(', ')}; re-quantize the checkpoint to one of them`);
+    throw new MlaDiffError(
+      'unsupported-dtype',
+      `unsupported type ${type} in tensor ${name}`,
+      { file, field: name },
+      `this tool dequantizes ${[...DEQUANT_TYPES].join(', ')}; re-quantize the checkpoint to one of them`,
+    );
   }
   const { block, bytes: blockBytes } = GGML_TYPES[type];
   const out = new Float32Array(s.elements);

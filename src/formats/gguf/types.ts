@@ -2,8 +2,7 @@ import type { GgmlType } from './ggml-types';
 
 /** GGUF metadata value types (gguf.h `enum gguf_type`). */
 export type GgufValueType =
-  | 'UINT8' | 'INT8' | 'UINT16' | 'INT16' | 'UINT32' | 'INT32' | 'FLOAT32' | 'BOOL'
-  | 'STRING' | 'ARRAY' | 'UINT64' | 'INT64' | 'FLOAT64';
+  'UINT8' | 'INT8' | 'UINT16' | 'INT16' | 'UINT32' | 'INT32' | 'FLOAT32' | 'BOOL' | 'STRING' | 'ARRAY' | 'UINT64' | 'INT64' | 'FLOAT64';
 
 /** A metadata value: 64-bit integers as bigint only when they do not fit a double exactly. */
 export type GgufValue = number | bigint | string | boolean | GgufValue[];

@@ -2,22 +2,48 @@ import type { GgufValueType } from './types';
 
 /** GGUF metadata value types by id (gguf.h `enum gguf_type`): the index is the id. */
 export const VALUE_TYPES: readonly GgufValueType[] = [
-  'UINT8', 'INT8', 'UINT16', 'INT16', 'UINT32', 'INT32', 'FLOAT32', 'BOOL',
-  'STRING', 'ARRAY', 'UINT64', 'INT64', 'FLOAT64',
+  'UINT8',
+  'INT8',
+  'UINT16',
+  'INT16',
+  'UINT32',
+  'INT32',
+  'FLOAT32',
+  'BOOL',
+  'STRING',
+  'ARRAY',
+  'UINT64',
+  'INT64',
+  'FLOAT64',
 ];
 
 export const valueTypeId = (t: GgufValueType): number => VALUE_TYPES.indexOf(t);
 
 /** Bytes of a fixed-size value; STRING and ARRAY have their smallest size (an empty one). */
 export const MIN_VALUE_BYTES: Readonly<Record<GgufValueType, number>> = {
-  UINT8: 1, INT8: 1, BOOL: 1, UINT16: 2, INT16: 2, UINT32: 4, INT32: 4, FLOAT32: 4,
-  UINT64: 8, INT64: 8, FLOAT64: 8, STRING: 8, ARRAY: 12,
+  UINT8: 1,
+  INT8: 1,
+  BOOL: 1,
+  UINT16: 2,
+  INT16: 2,
+  UINT32: 4,
+  INT32: 4,
+  FLOAT32: 4,
+  UINT64: 8,
+  INT64: 8,
+  FLOAT64: 8,
+  STRING: 8,
+  ARRAY: 12,
 };
 
 /** Integer ranges of the 8..32-bit integer types. */
 export const INT_RANGE: Partial<Readonly<Record<GgufValueType, readonly [number, number]>>> = {
-  UINT8: [0, 0xff], INT8: [-0x80, 0x7f], UINT16: [0, 0xffff], INT16: [-0x8000, 0x7fff],
-  UINT32: [0, 0xffffffff], INT32: [-0x80000000, 0x7fffffff],
+  UINT8: [0, 0xff],
+  INT8: [-0x80, 0x7f],
+  UINT16: [0, 0xffff],
+  INT16: [-0x8000, 0x7fff],
+  UINT32: [0, 0xffffffff],
+  INT32: [-0x80000000, 0x7fffffff],
 };
 
 /** Arrays nested deeper than this are rejected (a corrupt header could otherwise blow the stack). */

@@ -29,15 +29,20 @@ export function partition(sizes: readonly number[], n: number): number[] {
  * every shard split.no (UINT16, from 0), split.count (UINT16) and split.tensors.count (INT32, all
  * shards together). Files are `${base}-0000k-of-0000N.gguf`; returns their paths in order.
  */
-export function writeGgufSplit(
-  base: string, metadata: GgufMetadataInput, tensors: readonly TensorToWrite[], shards: number,
-): string[] {
+export function writeGgufSplit(base: string, metadata: GgufMetadataInput, tensors: readonly TensorToWrite[], shards: number): string[] {
   if (!Number.isInteger(shards) || shards < 1 || shards > Math.max(1, tensors.length) || shards > 99999) {
-    throw new MlaDiffError('invalid-value', `cannot split ${tensors.length} tensors over ${shards} shards`,
-      { field: 'shards' }, 'every shard holds at least one tensor');
+    throw new MlaDiffError(
+      'invalid-value',
+      `cannot split ${tensors.length} tensors over ${shards} shards`,
+      { field: 'shards' },
+      'every shard holds at least one tensor',
+    );
   }
   const entries = metadataEntries(metadata).filter(([k]) => !k.startsWith('split.'));
-  const ends = partition(tensors.map((t) => tensorBytes(t.name, t.ne, t.type)), shards);
+  const ends = partition(
+    tensors.map((t) => tensorBytes(t.name, t.ne, t.type)),
+    shards,
+  );
   const paths: string[] = [];
   try {
     for (let s = 0; s < shards; s++) {

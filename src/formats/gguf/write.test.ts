@@ -7,14 +7,20 @@ import { CASES, EVERY_TYPE, expected } from './test-utils/gguf-fixtures';
 import { type LazyTensor, type TensorToWrite, writeGguf } from './write';
 
 let dir: string;
-beforeAll(() => { dir = mkdtempSync(join(tmpdir(), 'mla-diff-gguf-write-')); });
+beforeAll(() => {
+  dir = mkdtempSync(join(tmpdir(), 'mla-diff-gguf-write-'));
+});
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 describe('writeGguf → openGguf round trip', () => {
   let path: string;
   beforeAll(() => {
     path = join(dir, 'every.gguf');
-    writeGguf(path, EVERY_TYPE, CASES.map(({ name, ne, type, data }) => ({ name, ne, type, data })));
+    writeGguf(
+      path,
+      EVERY_TYPE,
+      CASES.map(({ name, ne, type, data }) => ({ name, ne, type, data })),
+    );
   });
 
   it('reads back every metadata value type (64-bit as bigint only past 2^53)', () => {
@@ -53,7 +59,10 @@ describe('writeGguf streaming', () => {
     const path = join(dir, 'lazy.gguf');
     const log: string[] = [];
     const lazy = (name: string, n: number): LazyTensor => ({
-      name, ne: [n], type: 'F32', bytes: n * 4,
+      name,
+      ne: [n],
+      type: 'F32',
+      bytes: n * 4,
       produce: function* () {
         log.push(name);
         for (let i = 0; i < n; i += 3) yield new Uint8Array(Float32Array.from({ length: Math.min(3, n - i) }, (_, j) => i + j).buffer);
@@ -72,7 +81,13 @@ describe('writeGguf streaming', () => {
     ['too few bytes', [{ name: 'w', ne: [4], type: 'F32', data: new Uint8Array(12) }]],
     ['too many produced', [{ name: 'w', ne: [4], type: 'F32', produce: () => new Uint8Array(20) }]],
     ['ne[0] not whole blocks', [{ name: 'w', ne: [33], type: 'Q8_0', data: new Uint8Array(0) }]],
-    ['duplicate names', [{ name: 'w', ne: [1], type: 'F32', data: new Uint8Array(4) }, { name: 'w', ne: [1], type: 'F32', data: new Uint8Array(4) }]],
+    [
+      'duplicate names',
+      [
+        { name: 'w', ne: [1], type: 'F32', data: new Uint8Array(4) },
+        { name: 'w', ne: [1], type: 'F32', data: new Uint8Array(4) },
+      ],
+    ],
     ['a 64-byte name', [{ name: 'x'.repeat(64), ne: [1], type: 'F32', data: new Uint8Array(4) }]],
   ])('refuses %s (invalid-value) and leaves no file', (_, tensors) => {
     const path = join(dir, 'bad-write.gguf');
@@ -82,8 +97,12 @@ describe('writeGguf streaming', () => {
 
   it('refuses a value out of its type range and a nested array without items', () => {
     const path = join(dir, 'bad-meta.gguf');
-    expect(() => writeGguf(path, { k: { type: 'UINT8', value: 256 } }, [])).toThrow(expect.objectContaining({ code: 'invalid-value', where: { field: 'k' } }));
-    expect(() => writeGguf(path, { k: { type: 'ARRAY', itemType: 'ARRAY', value: [[1]] } }, [])).toThrow(expect.objectContaining({ code: 'invalid-value' }));
+    expect(() => writeGguf(path, { k: { type: 'UINT8', value: 256 } }, [])).toThrow(
+      expect.objectContaining({ code: 'invalid-value', where: { field: 'k' } }),
+    );
+    expect(() => writeGguf(path, { k: { type: 'ARRAY', itemType: 'ARRAY', value: [[1]] } }, [])).toThrow(
+      expect.objectContaining({ code: 'invalid-value' }),
+    );
     expect(existsSync(path)).toBe(false);
   });
 });

@@ -49,10 +49,15 @@ describe('FP8 block scales', () => {
     const x = testMatrix(150, 90, 5);
     const y = testMatrix(260, 10, 6); // as [2, 130, 10]
     const p = join(t.dir, 'blocks.safetensors');
-    writeSafetensors(p, [
-      { name: 'x', dtype: 'F8_E4M3', shape: [150, 90], data: x },
-      { name: 'y', dtype: 'F8_E4M3', shape: [2, 130, 10], data: y },
-    ], undefined, [64, 32]);
+    writeSafetensors(
+      p,
+      [
+        { name: 'x', dtype: 'F8_E4M3', shape: [150, 90], data: x },
+        { name: 'y', dtype: 'F8_E4M3', shape: [2, 130, 10], data: y },
+      ],
+      undefined,
+      [64, 32],
+    );
     const m = openSafetensors(p);
     expect(m.tensors.get('x_scale_inv')!.shape).toEqual([3, 3]); // ceil(150/64), ceil(90/32)
     expect(m.tensors.get('y_scale_inv')!.shape).toEqual([5, 1]); // ceil(260/64), ceil(10/32)

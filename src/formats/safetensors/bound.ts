@@ -24,16 +24,22 @@ const F16_HALF_ULP = halfUlpTable(5, 10);
 const F32_SLACK = 2 ** -23;
 
 /**
- * Max |error| per element of a weight (or of rows [r0, r1) of its first dim) as stored versus the float32 it was quantized from by our writer:
+ * Max |error| per element of a weight (or of rows [r0, r1) of its first dim) as stored versus the float32 it was quantized from by our
+ * writer:
  * F32 → 0; BF16/F16 → half an ulp of the stored value (Infinity where it overflowed to Inf);
  * F8_E4M3 → h·s + 2^-23·(|w| + h·s), h = half the E4M3 spacing at the stored byte (E4M3_HALF_SPACING),
  * s = its block scale (1 without `_scale_inv`), w = the dequantized value; the 2^-23 term covers the
  * float32 roundings of x/s and of q·s. Every bound is rounded up to float32.
  */
-export function weightBoundF32(model: SafetensorsModel, name: string, blockSize: [number, number] = DEFAULT_BLOCK,
-  rows?: [number, number]): Float32Array {
+export function weightBoundF32(
+  model: SafetensorsModel,
+  name: string,
+  blockSize: [number, number] = DEFAULT_BLOCK,
+  rows?: [number, number],
+): Float32Array {
   const info = tensorInfo(model, name);
-  if (rows && info.dtype === 'F8_E4M3') { // block scales are indexed from row 0: bound the whole tensor, keep the rows
+  if (rows && info.dtype === 'F8_E4M3') {
+    // block scales are indexed from row 0: bound the whole tensor, keep the rows
     const [first, count] = elementRange(info, rows);
     return weightBoundF32(model, name, blockSize).slice(first, first + count);
   }
@@ -65,7 +71,11 @@ export function weightBoundF32(model: SafetensorsModel, name: string, blockSize:
       return out;
     }
     default:
-      throw new MlaDiffError('unsupported-dtype', `${name} is ${info.dtype}; bounds exist for F32, F16, BF16, F8_E4M3`,
-        { file: info.file, field: name }, 'only the dtypes our writer produces have a bound');
+      throw new MlaDiffError(
+        'unsupported-dtype',
+        `${name} is ${info.dtype}; bounds exist for F32, F16, BF16, F8_E4M3`,
+        { file: info.file, field: name },
+        'only the dtypes our writer produces have a bound',
+      );
   }
 }

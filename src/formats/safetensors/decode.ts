@@ -32,8 +32,12 @@ export function elementRange(info: SafetensorsTensorInfo, rows?: [number, number
   const [r0, r1] = rows;
   const d0 = info.shape[0];
   if (d0 === undefined || !Number.isInteger(r0) || !Number.isInteger(r1) || r0 < 0 || r1 < r0 || r1 > d0) {
-    throw new MlaDiffError('invalid-value', `rows [${r0}, ${r1}) are not within the first dim of [${info.shape.join(', ')}]`,
-      { file: info.file, field: info.name }, 'give [r0, r1) with 0 ≤ r0 ≤ r1 ≤ shape[0]');
+    throw new MlaDiffError(
+      'invalid-value',
+      `rows [${r0}, ${r1}) are not within the first dim of [${info.shape.join(', ')}]`,
+      { file: info.file, field: info.name },
+      'give [r0, r1) with 0 ≤ r0 ≤ r1 ≤ shape[0]',
+    );
   }
   const perRow = d0 === 0 ? 0 : total / d0;
   return [r0 * perRow, (r1 - r0) * perRow];
@@ -46,10 +50,14 @@ export function elementRange(info: SafetensorsTensorInfo, rows?: [number, number
 export function decodeTensor(info: SafetensorsTensorInfo, allowed: readonly SafetensorsDtype[], rows?: [number, number]): Float32Array {
   const { dtype, name } = info;
   if (!allowed.includes(dtype)) {
-    throw new MlaDiffError('unsupported-dtype', `${name} is ${dtype}; this reader converts ${allowed.join(', ')}`,
-      { file: info.file, field: name }, dtype.startsWith('F8_')
+    throw new MlaDiffError(
+      'unsupported-dtype',
+      `${name} is ${dtype}; this reader converts ${allowed.join(', ')}`,
+      { file: info.file, field: name },
+      dtype.startsWith('F8_')
         ? 'only F8_E4M3 (float8_e4m3fn, DeepSeek/GLM FP8) is decoded; convert the checkpoint to BF16 first'
-        : 'integer and packed dtypes are not weights this tool reads');
+        : 'integer and packed dtypes are not weights this tool reads',
+    );
   }
   const [first, count] = elementRange(info, rows);
   const eb = DTYPE_BITS[dtype] / 8;

@@ -81,11 +81,14 @@ export function planTensor(t: TensorToWrite, block: [number, number]): PlannedEn
     throw bad(name, `shape [${String(shape)}] is not a list of non-negative integers`, 'tensor-shape');
   }
   const count = elementCount(shape);
-  if (count !== t.data.length) throw bad(name, `shape [${shape.join(', ')}] has ${count} elements but data has ${t.data.length}`, 'tensor-shape');
+  if (count !== t.data.length)
+    throw bad(name, `shape [${shape.join(', ')}] has ${count} elements but data has ${t.data.length}`, 'tensor-shape');
   const sh = [...shape];
   if (t.dtype === 'I32') {
     const ints = t.data;
-    return [{ name, dtype: 'I32', shape: sh, bytes: count * 4, encode: () => new Uint8Array(ints.buffer, ints.byteOffset, ints.byteLength) }];
+    return [
+      { name, dtype: 'I32', shape: sh, bytes: count * 4, encode: () => new Uint8Array(ints.buffer, ints.byteOffset, ints.byteLength) },
+    ];
   }
   const data = t.data;
   switch (t.dtype) {
@@ -100,8 +103,7 @@ export function planTensor(t: TensorToWrite, block: [number, number]): PlannedEn
       const grid = scaleGrid(shape, block);
       return [
         { name, dtype, shape: sh, bytes: count, encode: () => encodeF8(t, scales, block) },
-        { name: scaleInvName(name), dtype: 'F32', shape: grid, bytes: scales.length * 4,
-          encode: () => new Uint8Array(scales.buffer) },
+        { name: scaleInvName(name), dtype: 'F32', shape: grid, bytes: scales.length * 4, encode: () => new Uint8Array(scales.buffer) },
       ];
     }
   }

@@ -50,25 +50,33 @@ describe('bad files', () => {
   });
 
   it('data_offsets span not matching shape × dtype → tensor-shape', () => {
-    const e = expectCode(() => openSafetensors(raw({ w: { dtype: 'BF16', shape: [2, 3], data_offsets: [0, 8] } }, new Array(8).fill(0))),
-      'tensor-shape');
+    const e = expectCode(
+      () => openSafetensors(raw({ w: { dtype: 'BF16', shape: [2, 3], data_offsets: [0, 8] } }, new Array(8).fill(0))),
+      'tensor-shape',
+    );
     expect(e.where.field).toBe('w');
   });
 
   it('unknown dtype spelling → checkpoint-invalid', () => {
     for (const dtype of ['f32', 'FP8', 'float8_e4m3fn']) {
-      const e = expectCode(() => openSafetensors(raw({ w: { dtype, shape: [1], data_offsets: [0, 4] } }, [0, 0, 0, 0])), 'checkpoint-invalid');
+      const e = expectCode(
+        () => openSafetensors(raw({ w: { dtype, shape: [1], data_offsets: [0, 4] } }, [0, 0, 0, 0])),
+        'checkpoint-invalid',
+      );
       expect(e.where.field).toBe('w');
     }
   });
 });
 
 describe('bad requests', () => {
-  const p = raw({
-    'model.embed_tokens.weight': F32x2(0),
-    ids: { dtype: 'I64', shape: [1], data_offsets: [8, 16] },
-    e5: { dtype: 'F8_E5M2', shape: [2], data_offsets: [16, 18] },
-  }, new Array(18).fill(0));
+  const p = raw(
+    {
+      'model.embed_tokens.weight': F32x2(0),
+      ids: { dtype: 'I64', shape: [1], data_offsets: [8, 16] },
+      e5: { dtype: 'F8_E5M2', shape: [2], data_offsets: [16, 18] },
+    },
+    new Array(18).fill(0),
+  );
   const m = openSafetensors(p);
 
   it('a missing tensor → tensor-missing, naming the nearest', () => {
@@ -102,7 +110,14 @@ describe('writer input', () => {
     expectCode(() => w([{ name: 'a', dtype: 'F32', shape: [2, 2], data: new Float32Array(3) }]), 'tensor-shape');
     const a = { name: 'a', dtype: 'F32' as const, shape: [1], data: new Float32Array(1) };
     expectCode(() => w([a, a]), 'invalid-value');
-    expectCode(() => w([{ ...a, dtype: 'F8_E4M3' }, { ...a, name: 'a_scale_inv' }]), 'invalid-value');
+    expectCode(
+      () =>
+        w([
+          { ...a, dtype: 'F8_E4M3' },
+          { ...a, name: 'a_scale_inv' },
+        ]),
+      'invalid-value',
+    );
     expectCode(() => w([{ ...a, dtype: 'F8_E4M3', data: new Float32Array([NaN]) }]), 'invalid-value');
     expectCode(() => writeSafetensors(join(t.dir, 'w.safetensors'), [a], undefined, [0, 128]), 'invalid-value');
   });

@@ -32,8 +32,12 @@ export function readSafetensorsHeader(f: RandomAccessFile): SafetensorsHeader {
   }
   const n = Number(n64);
   if (8 + n > f.size) {
-    throw new MlaDiffError('checkpoint-truncated', `the header says it is ${n} bytes but the file is ${f.size} bytes`,
-      { file }, 'the file is truncated (an interrupted download?) or not a safetensors file');
+    throw new MlaDiffError(
+      'checkpoint-truncated',
+      `the header says it is ${n} bytes but the file is ${f.size} bytes`,
+      { file },
+      'the file is truncated (an interrupted download?) or not a safetensors file',
+    );
   }
   let text: string;
   try {
@@ -66,8 +70,12 @@ export function readSafetensorsHeader(f: RandomAccessFile): SafetensorsHeader {
     if (!isObject(entry)) throw invalid(file, 'a tensor entry must be {dtype, shape, data_offsets}', name);
     const { dtype, shape, data_offsets: offs } = entry;
     if (!isSafetensorsDtype(dtype)) {
-      throw invalid(file, `unknown dtype ${JSON.stringify(dtype)}`, name,
-        'safetensors dtypes are spelled F32, F16, BF16, F8_E4M3, I64, ... (upper case)');
+      throw invalid(
+        file,
+        `unknown dtype ${JSON.stringify(dtype)}`,
+        name,
+        'safetensors dtypes are spelled F32, F16, BF16, F8_E4M3, I64, ... (upper case)',
+      );
     }
     if (!Array.isArray(shape) || !shape.every(isIndex)) throw invalid(file, 'shape must be an array of non-negative integers', name);
     if (!Array.isArray(offs) || offs.length !== 2 || !offs.every(isIndex) || (offs[0] as number) > (offs[1] as number)) {
@@ -76,9 +84,12 @@ export function readSafetensorsHeader(f: RandomAccessFile): SafetensorsHeader {
     const [begin, end] = offs as [number, number];
     const size = tensorByteSize(dtype, shape as number[]);
     if (size !== end - begin) {
-      throw new MlaDiffError('tensor-shape',
+      throw new MlaDiffError(
+        'tensor-shape',
         `data_offsets span ${end - begin} bytes but ${dtype} [${shape.join(', ')}] needs ${size ?? 'a non-whole number of'} bytes`,
-        { file, field: name }, 'the header is corrupt, or was written with a wrong shape or dtype');
+        { file, field: name },
+        'the header is corrupt, or was written with a wrong shape or dtype',
+      );
     }
     tensors.push({ name, dtype, shape: shape as number[], file, offset: dataStart + begin, bytes: size });
     spans.push({ name, begin, end });
@@ -95,12 +106,20 @@ export function readSafetensorsHeader(f: RandomAccessFile): SafetensorsHeader {
     last = s.name;
   }
   if (dataStart + at > f.size) {
-    throw new MlaDiffError('checkpoint-truncated', `tensor data ends at byte ${dataStart + at} but the file is ${f.size} bytes`,
-      { file, field: last }, 'the file is truncated (an interrupted download?)');
+    throw new MlaDiffError(
+      'checkpoint-truncated',
+      `tensor data ends at byte ${dataStart + at} but the file is ${f.size} bytes`,
+      { file, field: last },
+      'the file is truncated (an interrupted download?)',
+    );
   }
   if (dataStart + at < f.size) {
-    throw invalid(file, `${f.size - dataStart - at} bytes after the last tensor's data`, undefined,
-      'the header does not cover the whole byte buffer (safetensors allows no trailing bytes)');
+    throw invalid(
+      file,
+      `${f.size - dataStart - at} bytes after the last tensor's data`,
+      undefined,
+      'the header does not cover the whole byte buffer (safetensors allows no trailing bytes)',
+    );
   }
   return { tensors, metadata, dataStart };
 }

@@ -22,8 +22,12 @@ function model(files: string[], tensors: SafetensorsTensorInfo[], metadata: Reco
   for (const t of tensors) {
     const prev = map.get(t.name);
     if (prev) {
-      throw new MlaDiffError('checkpoint-invalid', `tensor is in both ${prev.file} and ${t.file}`, { file: t.file, field: t.name },
-        'without an index the shards must not repeat a tensor');
+      throw new MlaDiffError(
+        'checkpoint-invalid',
+        `tensor is in both ${prev.file} and ${t.file}`,
+        { file: t.file, field: t.name },
+        'without an index the shards must not repeat a tensor',
+      );
     }
     map.set(t.name, t);
     totalBytes += t.bytes;
@@ -56,8 +60,12 @@ function openIndex(indexPath: string): SafetensorsModel {
   }
   const wm = (json as { weight_map?: unknown } | null)?.weight_map;
   if (typeof wm !== 'object' || wm === null || Array.isArray(wm) || !Object.values(wm).every((v) => typeof v === 'string')) {
-    throw new MlaDiffError('checkpoint-invalid', 'the index has no weight_map of tensor name → file', { file: indexPath, field: 'weight_map' },
-      'a sharded checkpoint index looks like {"metadata": {"total_size": N}, "weight_map": {"tensor": "model-00001-of-00002.safetensors"}}');
+    throw new MlaDiffError(
+      'checkpoint-invalid',
+      'the index has no weight_map of tensor name → file',
+      { file: indexPath, field: 'weight_map' },
+      'a sharded checkpoint index looks like {"metadata": {"total_size": N}, "weight_map": {"tensor": "model-00001-of-00002.safetensors"}}',
+    );
   }
   const weightMap = wm as Record<string, string>;
   const dir = dirname(indexPath);
@@ -71,8 +79,12 @@ function openIndex(indexPath: string): SafetensorsModel {
     const file = join(dir, rel);
     const t = byFile.get(file)?.get(name);
     if (!t) {
-      throw new MlaDiffError('tensor-missing', `the index puts it in ${rel}, whose header does not have it`, { file, field: name },
-        'the index and the shards disagree; re-download the checkpoint');
+      throw new MlaDiffError(
+        'tensor-missing',
+        `the index puts it in ${rel}, whose header does not have it`,
+        { file, field: name },
+        'the index and the shards disagree; re-download the checkpoint',
+      );
     }
     tensors.push(t);
   }
@@ -104,8 +116,12 @@ export function openSafetensors(path: string): SafetensorsModel {
   if (indexes.length === 1) return openIndex(join(p, indexes[0]!));
   const files = names.filter((n) => n.endsWith('.safetensors')).map((n) => join(p, n));
   if (files.length === 0) {
-    throw new MlaDiffError('file-not-found', `no ${INDEX_FILE} and no .safetensors file in the directory`, { file: p },
-      'point at the checkpoint directory (with config.json and the .safetensors shards) or at one .safetensors file');
+    throw new MlaDiffError(
+      'file-not-found',
+      `no ${INDEX_FILE} and no .safetensors file in the directory`,
+      { file: p },
+      'point at the checkpoint directory (with config.json and the .safetensors shards) or at one .safetensors file',
+    );
   }
   return openFiles(files);
 }

@@ -7,8 +7,9 @@ const A_BYTES = [0x00, 0x00, 0xc0, 0x3f, 0x00, 0x00, 0x00, 0xc0];
 // b: BF16 [2, 2] = [[1, -0.5], [3, 0.15625]]: 0x3F80, 0xBF00, 0x4040, 0x3E20 (0.15625 = 1.25·2^-3 = 0x3E200000).
 const B_BYTES = [0x80, 0x3f, 0x00, 0xbf, 0x40, 0x40, 0x20, 0x3e];
 // The JSON order need not be the offset order; the reader sorts by offsets as the safetensors crate does.
-const HEADER = '{"__metadata__":{"format":"pt"},"b":{"dtype":"BF16","shape":[2,2],"data_offsets":[8,16]},'
-  + '"a":{"dtype":"F32","shape":[2],"data_offsets":[0,8]}}';
+const HEADER =
+  '{"__metadata__":{"format":"pt"},"b":{"dtype":"BF16","shape":[2,2],"data_offsets":[8,16]},' +
+  '"a":{"dtype":"F32","shape":[2],"data_offsets":[0,8]}}';
 
 describe('reading a hand-written safetensors file', () => {
   const t = tempDir();

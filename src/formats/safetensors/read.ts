@@ -22,6 +22,9 @@ export function readWeightF32(model: SafetensorsModel, name: string, blockSize: 
   const w = decodeTensor(info, ['F32', 'F16', 'BF16', 'F8_E4M3']);
   if (info.dtype !== 'F8_E4M3') return w;
   const bs = readBlockScales(model, info, blockSize);
-  if (bs) forEachBlockScale(info.shape, bs, (i, s) => { w[i] = w[i]! * s; });
+  if (bs)
+    forEachBlockScale(info.shape, bs, (i, s) => {
+      w[i] = w[i]! * s;
+    });
   return w;
 }

@@ -12,13 +12,17 @@ const V = new Float32Array([0.1, -7, 1e-30, 65504, 70000, 3.4e38]);
 const t = tempDir();
 afterAll(t.cleanup);
 const path = join(t.dir, 'rt.safetensors');
-writeSafetensors(path, [
-  { name: 'w.f32', dtype: 'F32', shape: [M, N], data: X },
-  { name: 'w.f16', dtype: 'F16', shape: [M, N], data: X },
-  { name: 'w.bf16', dtype: 'BF16', shape: [M, N], data: X },
-  { name: 'w.fp8', dtype: 'F8_E4M3', shape: [M, N], data: X },
-  { name: 'v.f16', dtype: 'F16', shape: [V.length], data: V },
-], { format: 'pt' });
+writeSafetensors(
+  path,
+  [
+    { name: 'w.f32', dtype: 'F32', shape: [M, N], data: X },
+    { name: 'w.f16', dtype: 'F16', shape: [M, N], data: X },
+    { name: 'w.bf16', dtype: 'BF16', shape: [M, N], data: X },
+    { name: 'w.fp8', dtype: 'F8_E4M3', shape: [M, N], data: X },
+    { name: 'v.f16', dtype: 'F16', shape: [V.length], data: V },
+  ],
+  { format: 'pt' },
+);
 const m = openSafetensors(path);
 
 /** Every |x - read| ≤ bound; returns the largest error/bound ratio (how tight the bound is). */
@@ -44,8 +48,7 @@ describe('write → read round trip', () => {
     expect(n % 8).toBe(0);
     const text = b.toString('utf8', 8, 8 + n);
     expect(/^\{.*\} *$/.test(text)).toBe(true);
-    expect(Object.keys(JSON.parse(text))).toEqual(
-      ['__metadata__', 'w.f32', 'w.f16', 'w.bf16', 'w.fp8', 'w.fp8_scale_inv', 'v.f16']);
+    expect(Object.keys(JSON.parse(text))).toEqual(['__metadata__', 'w.f32', 'w.f16', 'w.bf16', 'w.fp8', 'w.fp8_scale_inv', 'v.f16']);
     expect(m.metadata).toEqual({ format: 'pt' });
     expect(m.tensors.get('w.fp8_scale_inv')).toMatchObject({ dtype: 'F32', shape: [3, 2], bytes: 24 });
     expect(m.totalBytes).toBe(M * N * (4 + 2 + 2 + 1) + 24 + V.length * 2);
@@ -97,7 +100,8 @@ describe('write → read round trip', () => {
         const k = Math.floor(r / 128) * 2 + Math.floor(c / 128);
         const s = amax[k] === 0 ? 1 : Math.fround(amax[k]! / 448);
         if (amax[k]! > 0 && !(bound[i]! <= amax[k]! * REL_ABSMAX * SLACK)) overAbsmax++;
-        if (Math.abs(X[i]!) / s >= 2 ** -6) { // E4M3 normal range: relative error ≤ 2^-4
+        if (Math.abs(X[i]!) / s >= 2 ** -6) {
+          // E4M3 normal range: relative error ≤ 2^-4
           normal++;
           if (!(Math.abs(X[i]! - got[i]!) <= 2 ** -4 * Math.abs(X[i]!) * SLACK)) overRel++;
         }

@@ -17,8 +17,12 @@ export function tensorInfo(model: SafetensorsModel, name: string): SafetensorsTe
   if (t) return t;
   const file = model.files.length === 1 ? model.files[0] : model.files[0] && dirname(model.files[0]);
   const near = model.tensors.size > 0 ? closest(name, [...model.tensors.keys()]) : undefined;
-  throw new MlaDiffError('tensor-missing', 'no such tensor in the checkpoint', file ? { file, field: name } : { field: name },
-    near ? `the nearest name is ${near}` : 'the checkpoint has no tensors');
+  throw new MlaDiffError(
+    'tensor-missing',
+    'no such tensor in the checkpoint',
+    file ? { file, field: name } : { field: name },
+    near ? `the nearest name is ${near}` : 'the checkpoint has no tensors',
+  );
 }
 
 /** The [M, N] matrix a weight is blocked as: rank 2 as is, rank 1 → [1, N], higher → [prod(leading dims), last]. */
@@ -33,8 +37,12 @@ export function matrixView(shape: readonly number[]): [number, number] {
 export function checkBlock(block: readonly number[], field: string): [number, number] {
   const [bm, bn] = block;
   if (block.length !== 2 || !Number.isSafeInteger(bm) || !Number.isSafeInteger(bn) || bm! < 1 || bn! < 1) {
-    throw new MlaDiffError('invalid-value', `block size [${block.join(', ')}] is not two positive integers`, { field },
-      'quantization_config.weight_block_size is [128, 128] for DeepSeek-V3 and GLM-5');
+    throw new MlaDiffError(
+      'invalid-value',
+      `block size [${block.join(', ')}] is not two positive integers`,
+      { field },
+      'quantization_config.weight_block_size is [128, 128] for DeepSeek-V3 and GLM-5',
+    );
   }
   return [bm!, bn!];
 }
@@ -60,11 +68,14 @@ export function readBlockScales(model: SafetensorsModel, w: SafetensorsTensorInf
   const [gr, gc] = scaleGrid(w.shape, block);
   if (s.shape.length !== 2 || s.shape[0] !== gr || s.shape[1] !== gc) {
     const swapped = s.shape.length === 2 && s.shape[0] === gc && s.shape[1] === gr;
-    throw new MlaDiffError('tensor-shape',
+    throw new MlaDiffError(
+      'tensor-shape',
       `is [${s.shape.join(', ')}] but ${w.name} [${w.shape.join(', ')}] with ${block[0]}×${block[1]} blocks needs [${gr}, ${gc}]`,
-      { file: s.file, field: s.name }, swapped
+      { file: s.file, field: s.name },
+      swapped
         ? 'the scale grid is transposed (the vLLM #47115 bug): scales are [ceil(out/128), ceil(in/128)], row-major'
-        : 'check quantization_config.weight_block_size, or whether the checkpoint was re-sharded or transposed');
+        : 'check quantization_config.weight_block_size, or whether the checkpoint was re-sharded or transposed',
+    );
   }
   return { scales: decodeTensor(s, ['F32', 'BF16', 'F16', 'F8_E8M0']), gridCols: gc, block };
 }

@@ -20,7 +20,10 @@ const TENSORS: TensorToWrite[] = [
 describe('sharded checkpoints', () => {
   const dir = join(t.dir, 'model');
   writeShardedSafetensors(dir, TENSORS, 3, { format: 'pt' });
-  const index = JSON.parse(readFileSync(join(dir, INDEX_FILE), 'utf8')) as { metadata: { total_size: number }; weight_map: Record<string, string> };
+  const index = JSON.parse(readFileSync(join(dir, INDEX_FILE), 'utf8')) as {
+    metadata: { total_size: number };
+    weight_map: Record<string, string>;
+  };
 
   it('writes 3 shards and an index whose weight_map covers every tensor, scales beside their weights', () => {
     expect(readdirSync(dir).sort()).toEqual([shardName(1, 3), shardName(2, 3), shardName(3, 3), INDEX_FILE]);

@@ -24,15 +24,17 @@ export interface SafetensorsModel {
   totalBytes: number;
 }
 
-export type TensorToWrite = {
-  name: string;
-  dtype: 'F32' | 'F16' | 'BF16' | 'F8_E4M3';
-  shape: number[];
-  data: Float32Array;
-} | {
-  /** Integers (positions), written as they are. */
-  name: string;
-  dtype: 'I32';
-  shape: number[];
-  data: Int32Array;
-};
+export type TensorToWrite =
+  | {
+      name: string;
+      dtype: 'F32' | 'F16' | 'BF16' | 'F8_E4M3';
+      shape: number[];
+      data: Float32Array;
+    }
+  | {
+      /** Integers (positions), written as they are. */
+      name: string;
+      dtype: 'I32';
+      shape: number[];
+      data: Int32Array;
+    };

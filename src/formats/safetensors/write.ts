@@ -62,8 +62,12 @@ function writeEntries(path: string, entries: readonly PlannedEntry[], metadata?:
  * (nearest even, saturating; see fp8.ts). Header keys in the given order. Bad names, shapes or
  * non-finite FP8 input: 'invalid-value' / 'tensor-shape' before anything is written.
  */
-export function writeSafetensors(path: string, tensors: readonly TensorToWrite[], metadata?: Record<string, string>,
-  blockSize: [number, number] = DEFAULT_BLOCK): void {
+export function writeSafetensors(
+  path: string,
+  tensors: readonly TensorToWrite[],
+  metadata?: Record<string, string>,
+  blockSize: [number, number] = DEFAULT_BLOCK,
+): void {
   writeEntries(path, plan(tensors, blockSize).flat(), metadata);
 }
 
@@ -90,11 +94,20 @@ function split<T>(items: readonly T[], size: (t: T) => number, shards: number): 
  * `metadata` as __metadata__, and model.safetensors.index.json {"metadata": {"total_size"}, "weight_map"}.
  * A weight and its `_scale_inv` stay in one shard. Needs 1 ≤ shards ≤ tensors.length.
  */
-export function writeShardedSafetensors(dir: string, tensors: readonly TensorToWrite[], shards: number,
-  metadata?: Record<string, string>, blockSize: [number, number] = DEFAULT_BLOCK): void {
+export function writeShardedSafetensors(
+  dir: string,
+  tensors: readonly TensorToWrite[],
+  shards: number,
+  metadata?: Record<string, string>,
+  blockSize: [number, number] = DEFAULT_BLOCK,
+): void {
   if (!Number.isSafeInteger(shards) || shards < 1 || shards > tensors.length) {
-    throw new MlaDiffError('invalid-value', `cannot split ${tensors.length} tensors into ${shards} shards`, { field: 'shards' },
-      'give 1 ≤ shards ≤ the number of tensors');
+    throw new MlaDiffError(
+      'invalid-value',
+      `cannot split ${tensors.length} tensors into ${shards} shards`,
+      { field: 'shards' },
+      'give 1 ≤ shards ≤ the number of tensors',
+    );
   }
   const planned = plan(tensors, blockSize);
   const bytesOf = (es: PlannedEntry[]): number => es.reduce((a, e) => a + e.bytes, 0);

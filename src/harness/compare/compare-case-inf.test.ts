@@ -22,10 +22,7 @@ function cleanDiffs(withReference = true, where: Partial<Where> = {}): PairDiff[
 
 /** `cleanDiffs` with the pairs of some stages replaced. */
 function withStages(replacements: Partial<Record<StageName, PairDiff[]>>, withReference = true): PairDiff[] {
-  return [
-    ...cleanDiffs(withReference).filter((d) => !(d.stage in replacements)),
-    ...Object.values(replacements).flat(),
-  ];
+  return [...cleanDiffs(withReference).filter((d) => !(d.stage in replacements)), ...Object.values(replacements).flat()];
 }
 
 /** The trace with one path's record at `w` changed (added if the path lacks it). */
@@ -36,7 +33,6 @@ function patchRecord(trace: CaseTrace, path: PathName, w: Where, patch: Partial<
   const stages = old ? t.stages.map((r) => (same(r) ? { ...r, ...patch } : r)) : [...t.stages, stageRecord(w, 10, patch)];
   return { ...trace, paths: { ...trace.paths, [path]: { ...t, stages } } };
 }
-
 
 describe('compareCase: infinities', () => {
   describe('infinities', () => {
@@ -60,11 +56,20 @@ describe('compareCase: infinities', () => {
       ['a finite value against an infinity', [5, 0, 1, 2], [-Infinity, 0, 1, 2]],
     ])('an unmatched infinity (%s) → out-of-tolerance, relErr Infinity', async (_what, a, b) => {
       const c = await judge(a, b);
-      expect(c.firstDivergence).toMatchObject({ stage: 'chunk_lse', chunk: 0, verdict: 'out-of-tolerance', culprit: 'mha', relErr: Infinity });
+      expect(c.firstDivergence).toMatchObject({
+        stage: 'chunk_lse',
+        chunk: 0,
+        verdict: 'out-of-tolerance',
+        culprit: 'mha',
+        relErr: Infinity,
+      });
     });
 
     it('an infinite engine-pair error is not the worst engine error', () => {
-      const c = compareCase(caseTrace([pairDiff('lse', 'mha', 'mqa', Infinity, { infMismatch: 1 }), pairDiff('q', 'mha', 'mqa', 3e-7)]), {});
+      const c = compareCase(
+        caseTrace([pairDiff('lse', 'mha', 'mqa', Infinity, { infMismatch: 1 }), pairDiff('q', 'mha', 'mqa', 3e-7)]),
+        {},
+      );
       expect(c.firstDivergence).toMatchObject({ stage: 'lse', verdict: 'out-of-tolerance' });
       expect(c.worstEngine).toEqual({ ...at('q'), relErr: 3e-7 });
     });
@@ -81,7 +86,11 @@ describe('compareCase: infinities', () => {
     const c = compareCase(caseTrace(diffs), {});
     expect(c.verdict).toBe('diverge');
     expect(c.firstDivergence).toMatchObject({ stage: 'attn_out', verdict: 'shape-mismatch', relErr: null });
-    expect(c.stages.find((s) => s.stage === 'attn_out')!.pairs.map((p) => p.verdict)).toEqual(['shape-mismatch', 'out-of-tolerance', 'nan-introduced']);
+    expect(c.stages.find((s) => s.stage === 'attn_out')!.pairs.map((p) => p.verdict)).toEqual([
+      'shape-mismatch',
+      'out-of-tolerance',
+      'nan-introduced',
+    ]);
   });
 
   it.each<[StageName, PathName]>([
@@ -95,7 +104,15 @@ describe('compareCase: infinities', () => {
   ])('one-sided stage %s failing against the reference → culprit %s', (stage, path) => {
     expect(STAGES[stage].compare).toBe('one-sided');
     const c = compareCase(caseTrace(withStages({ [stage]: [pairDiff(stage, path, 'reference', BAD, { normRatio: 1.5 })] })), {});
-    expect(c.firstDivergence).toEqual({ step: 0, request: 'prompt', stage, verdict: 'out-of-tolerance', culprit: path, relErr: BAD, normRatio: 1.5 });
+    expect(c.firstDivergence).toEqual({
+      step: 0,
+      request: 'prompt',
+      stage,
+      verdict: 'out-of-tolerance',
+      culprit: path,
+      relErr: BAD,
+      normRatio: 1.5,
+    });
   });
 
   it('the first divergence is the earliest stage in pipeline order, however the diffs are listed', () => {
@@ -110,13 +127,19 @@ describe('compareCase: infinities', () => {
     expect(c.firstDivergence).toMatchObject({ stage: 'q_pe', culprit: 'mha' });
     expect(c.stages.map((s) => s.stage)).toEqual(ONE_SHOT_STAGES);
     expect(c.stages.filter((s) => s.verdict !== 'ok').map((s) => [s.stage, s.culprit])).toEqual([
-      ['q_pe', 'mha'], ['logits', 'mqa'], ['lse', 'mha'], ['o_proj_out', 'mqa'],
+      ['q_pe', 'mha'],
+      ['logits', 'mqa'],
+      ['lse', 'mha'],
+      ['o_proj_out', 'mqa'],
     ]);
   });
 
   it('stages are listed in pipeline order even from a shuffled trace', () => {
     const diffs = cleanDiffs();
-    const shuffled = diffs.map((d, i) => ({ d, k: (i * 7919) % diffs.length })).sort((x, y) => x.k - y.k).map((x) => x.d);
+    const shuffled = diffs
+      .map((d, i) => ({ d, k: (i * 7919) % diffs.length }))
+      .sort((x, y) => x.k - y.k)
+      .map((x) => x.d);
     expect(compareCase(caseTrace(shuffled), {}).stages.map((s) => s.stage)).toEqual(ONE_SHOT_STAGES);
   });
 
@@ -124,5 +147,4 @@ describe('compareCase: infinities', () => {
     const diffs = [...stagePairs('q', {}), ...stagePairs('lse', {})];
     expect(compareCase(caseTrace(diffs), {}).stages.map((s) => s.stage)).toEqual(['q', 'lse']);
   });
-
 });

@@ -23,10 +23,7 @@ function cleanDiffs(withReference = true, where: Partial<Where> = {}): PairDiff[
 
 /** `cleanDiffs` with the pairs of some stages replaced. */
 function withStages(replacements: Partial<Record<StageName, PairDiff[]>>, withReference = true): PairDiff[] {
-  return [
-    ...cleanDiffs(withReference).filter((d) => !(d.stage in replacements)),
-    ...Object.values(replacements).flat(),
-  ];
+  return [...cleanDiffs(withReference).filter((d) => !(d.stage in replacements)), ...Object.values(replacements).flat()];
 }
 
 /** The trace with one path's record at `w` changed (added if the path lacks it). */
@@ -44,7 +41,8 @@ describe('compareCase: NaN and invariants', () => {
   describe("NaN in a path's own values, where no pair compares it", () => {
     // With the reference off, the context stages (mha, reference) and split_lse (mqa, reference) have no pair.
     const pieces = [piece(0, 'a'), piece(1, 'a', { start: 3, chunks: 2 })];
-    const clean = () => caseTrace([...cleanDiffs(false, { step: 0, request: 'a' }), ...cleanDiffs(false, { step: 1, request: 'a' })], { pieces });
+    const clean = () =>
+      caseTrace([...cleanDiffs(false, { step: 0, request: 'a' }), ...cleanDiffs(false, { step: 1, request: 'a' })], { pieces });
     const ctx = at('context_output', { step: 1, request: 'a', chunk: 1 });
     const split = at('split_lse', { step: 1, request: 'a' });
 
@@ -61,7 +59,10 @@ describe('compareCase: NaN and invariants', () => {
       const trace = patchRecord(clean(), 'mha', ctx, { stats: stats(3, { nanCount: 4 }) });
       const lse = trace.diffs.find((d) => d.step === 1 && d.stage === 'lse' && d.a === 'mha' && d.b === 'mqa')!;
       lse.nan = [4, 0];
-      const c = compareCase({ ...trace, paths: patchRecord(trace, 'mha', at('lse', { step: 1, request: 'a' }), { stats: stats(3, { nanCount: 4 }) }).paths }, {});
+      const c = compareCase(
+        { ...trace, paths: patchRecord(trace, 'mha', at('lse', { step: 1, request: 'a' }), { stats: stats(3, { nanCount: 4 }) }).paths },
+        {},
+      );
       expect(c.stages.filter((s) => s.verdict !== 'ok').map(label)).toEqual(['1/a/context_output[1]', '1/a/lse']);
       expect(c.firstDivergence).toMatchObject({ ...ctx, verdict: 'nan-introduced', culprit: 'mha' });
       expect(c.stages.find((s) => s.stage === 'lse' && s.step === 1)).toMatchObject({ verdict: 'nan-introduced', culprit: 'mha' });
@@ -81,7 +82,9 @@ describe('compareCase: NaN and invariants', () => {
   describe('invariant checks', () => {
     const lse = at('lse');
     const withCheck = (trace: CaseTrace, path: PathName, violations: number) =>
-      patchRecord(trace, path, lse, { checks: [...(trace.paths[path]?.stages.find((r) => r.stage === 'lse')?.checks ?? []), { name: 'lse_bounds', violations }] });
+      patchRecord(trace, path, lse, {
+        checks: [...(trace.paths[path]?.stages.find((r) => r.stage === 'lse')?.checks ?? []), { name: 'lse_bounds', violations }],
+      });
 
     it.each<[string, PathName, Rel, Culprit]>([
       ['mha, every pair in tolerance', 'mha', {}, 'mha'],
@@ -109,9 +112,12 @@ describe('compareCase: NaN and invariants', () => {
     });
 
     it('NaN outranks a violation at the same record', () => {
-      const trace = withCheck(caseTrace(withStages({ lse: [pairDiff('lse', 'mha', 'mqa', OK, { nan: [0, 2] }), ...stagePairs('lse', {}).slice(1)] })), 'mha', 1);
+      const trace = withCheck(
+        caseTrace(withStages({ lse: [pairDiff('lse', 'mha', 'mqa', OK, { nan: [0, 2] }), ...stagePairs('lse', {}).slice(1)] })),
+        'mha',
+        1,
+      );
       expect(compareCase(trace, {}).firstDivergence).toMatchObject({ stage: 'lse', verdict: 'nan-introduced' });
     });
   });
-
 });

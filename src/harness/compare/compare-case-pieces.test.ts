@@ -23,10 +23,7 @@ function cleanDiffs(withReference = true, where: Partial<Where> = {}): PairDiff[
 
 /** `cleanDiffs` with the pairs of some stages replaced. */
 function withStages(replacements: Partial<Record<StageName, PairDiff[]>>, withReference = true): PairDiff[] {
-  return [
-    ...cleanDiffs(withReference).filter((d) => !(d.stage in replacements)),
-    ...Object.values(replacements).flat(),
-  ];
+  return [...cleanDiffs(withReference).filter((d) => !(d.stage in replacements)), ...Object.values(replacements).flat()];
 }
 
 /** The trace with one path's record at `w` changed (added if the path lacks it). */
@@ -72,7 +69,8 @@ describe('compareCase: across pieces and chunks', () => {
     it('chunked stages run chunk by chunk: chunk 0 of a late stage before chunk 1 of an early one', () => {
       const pieces = [piece(2, 'a', { start: 10, chunks: 2 })];
       const where = { step: 2, request: 'a' };
-      const pair = (stage: StageName, chunk: number | undefined, rel: number) => pairDiff(stage, 'mha', 'reference', rel, { ...where, chunk });
+      const pair = (stage: StageName, chunk: number | undefined, rel: number) =>
+        pairDiff(stage, 'mha', 'reference', rel, { ...where, chunk });
       const diffs = [
         pairDiff('split_lse', 'mqa', 'reference', OK, where),
         pair('ctx_workspace', 1, BAD),
@@ -85,10 +83,20 @@ describe('compareCase: across pieces and chunks', () => {
       ];
       const c = compareCase(caseTrace(diffs, { pieces }), {});
       expect(c.stages.map((s) => `${s.stage}${s.chunk === undefined ? '' : `[${s.chunk}]`}`)).toEqual([
-        'suffix_lse', 'ctx_workspace[0]', 'chunk_lse[0]', 'context_lse[0]', 'ctx_workspace[1]', 'chunk_lse[1]', 'context_lse[1]', 'split_lse',
+        'suffix_lse',
+        'ctx_workspace[0]',
+        'chunk_lse[0]',
+        'context_lse[0]',
+        'ctx_workspace[1]',
+        'chunk_lse[1]',
+        'context_lse[1]',
+        'split_lse',
       ]);
       expect(c.firstDivergence).toMatchObject({ ...where, stage: 'context_lse', chunk: 0, culprit: 'mha' });
-      expect(c.stages.filter((s) => s.verdict !== 'ok').map((s) => [s.stage, s.chunk])).toEqual([['context_lse', 0], ['ctx_workspace', 1]]);
+      expect(c.stages.filter((s) => s.verdict !== 'ok').map((s) => [s.stage, s.chunk])).toEqual([
+        ['context_lse', 0],
+        ['ctx_workspace', 1],
+      ]);
     });
 
     it('the same stage in two pieces is judged once per piece', () => {
@@ -98,7 +106,10 @@ describe('compareCase: across pieces and chunks', () => {
         ...stagePairs('lse', { engine: BAD, mqa: BAD }, { where: { step: 0, request: 'b' } }),
       ];
       const c = compareCase(caseTrace(diffs, { pieces }), {});
-      expect(c.stages.map((s) => [s.request, s.verdict])).toEqual([['a', 'ok'], ['b', 'out-of-tolerance']]);
+      expect(c.stages.map((s) => [s.request, s.verdict])).toEqual([
+        ['a', 'ok'],
+        ['b', 'out-of-tolerance'],
+      ]);
       expect(c.stages.every((s) => s.pairs.length === 3)).toBe(true);
     });
   });
@@ -141,5 +152,4 @@ describe('compareCase: across pieces and chunks', () => {
     expect(compareCase(caseTrace(diffs), { default: 1e-3 }).firstDivergence?.stage).toBe('W_UK_T');
     expect(compareCase(caseTrace(diffs), { stages: { W_UK_T: 1e-5 } }).verdict).toBe('agree');
   });
-
 });

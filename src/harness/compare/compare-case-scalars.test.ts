@@ -21,10 +21,7 @@ function cleanDiffs(withReference = true, where: Partial<Where> = {}): PairDiff[
 
 /** `cleanDiffs` with the pairs of some stages replaced. */
 function withStages(replacements: Partial<Record<StageName, PairDiff[]>>, withReference = true): PairDiff[] {
-  return [
-    ...cleanDiffs(withReference).filter((d) => !(d.stage in replacements)),
-    ...Object.values(replacements).flat(),
-  ];
+  return [...cleanDiffs(withReference).filter((d) => !(d.stage in replacements)), ...Object.values(replacements).flat()];
 }
 
 /** The trace with one path's record at `w` changed (added if the path lacks it). */
@@ -36,32 +33,56 @@ function patchRecord(trace: CaseTrace, path: PathName, w: Where, patch: Partial<
   return { ...trace, paths: { ...trace.paths, [path]: { ...t, stages } } };
 }
 
-
 describe('compareCase: scalars and engines', () => {
   describe('scalar mismatches', () => {
     type Scalars = Record<string, number | string | boolean>;
     /** A clean trace whose paths record these scalars for their piece(s). */
-    const trace = (scalars: Partial<Record<PathName, Scalars>>, pieces: PieceInfo[] = [PIECE0], perPiece?: (p: PieceInfo, path: PathName) => Scalars) => {
-      const t = caseTrace(pieces.flatMap((p) => cleanDiffs(true, p)), { pieces });
-      const paths = Object.fromEntries(Object.entries(scalars).map(([p, s]) => {
-        const path = p as PathName;
-        const base = t.paths[path] ?? pathTrace(path, {});
-        return [path, { ...base, pieces: pieces.filter((x) => x.kind !== 'cached').map((x) => ({ step: x.step, request: x.request, scalars: perPiece?.(x, path) ?? s })) }];
-      }));
+    const trace = (
+      scalars: Partial<Record<PathName, Scalars>>,
+      pieces: PieceInfo[] = [PIECE0],
+      perPiece?: (p: PieceInfo, path: PathName) => Scalars,
+    ) => {
+      const t = caseTrace(
+        pieces.flatMap((p) => cleanDiffs(true, p)),
+        { pieces },
+      );
+      const paths = Object.fromEntries(
+        Object.entries(scalars).map(([p, s]) => {
+          const path = p as PathName;
+          const base = t.paths[path] ?? pathTrace(path, {});
+          return [
+            path,
+            {
+              ...base,
+              pieces: pieces
+                .filter((x) => x.kind !== 'cached')
+                .map((x) => ({ step: x.step, request: x.request, scalars: perPiece?.(x, path) ?? s })),
+            },
+          ];
+        }),
+      );
       return { ...t, paths: { ...t.paths, ...paths } };
     };
 
     it('softmax_scale differing between paths is reported with every value, and its piece', () => {
-      const c = compareCase(trace({
-        mha: { softmax_scale: 0.0625, lse_base: 'e' },
-        mqa: { softmax_scale: 1 / 24, lse_base: 'e' },
-        reference: { softmax_scale: 0.0625, lse_base: 'e' },
-      }), {});
-      expect(c.scalarMismatches).toEqual([{ step: 0, request: 'prompt', name: 'softmax_scale', values: { mha: 0.0625, mqa: 1 / 24, reference: 0.0625 } }]);
+      const c = compareCase(
+        trace({
+          mha: { softmax_scale: 0.0625, lse_base: 'e' },
+          mqa: { softmax_scale: 1 / 24, lse_base: 'e' },
+          reference: { softmax_scale: 0.0625, lse_base: 'e' },
+        }),
+        {},
+      );
+      expect(c.scalarMismatches).toEqual([
+        { step: 0, request: 'prompt', name: 'softmax_scale', values: { mha: 0.0625, mqa: 1 / 24, reference: 0.0625 } },
+      ]);
     });
 
     it('equal floats (up to rounding) are not a mismatch', () => {
-      const c = compareCase(trace({ mha: { softmax_scale: 0.1 + 0.2 }, mqa: { softmax_scale: 0.3 }, reference: { softmax_scale: 0.3 } }), {});
+      const c = compareCase(
+        trace({ mha: { softmax_scale: 0.1 + 0.2 }, mqa: { softmax_scale: 0.3 }, reference: { softmax_scale: 0.3 } }),
+        {},
+      );
       expect(c.scalarMismatches).toEqual([]);
     });
 
@@ -78,10 +99,13 @@ describe('compareCase: scalars and engines', () => {
     });
 
     it('scalars outside the compared set, or recorded by one path only, are not mismatches', () => {
-      const c = compareCase(trace({
-        mha: { head_start: 0, route: 'mha', empty_lse: '-inf', softmax_scale: 0.2 },
-        mqa: { head_start: 2, route: 'mqa', kv_splits: 4 },
-      }), {});
+      const c = compareCase(
+        trace({
+          mha: { head_start: 0, route: 'mha', empty_lse: '-inf', softmax_scale: 0.2 },
+          mqa: { head_start: 2, route: 'mqa', kv_splits: 4 },
+        }),
+        {},
+      );
       expect(c.scalarMismatches).toEqual([]);
     });
 
@@ -92,8 +116,16 @@ describe('compareCase: scalars and engines', () => {
     });
 
     it('are reported per piece: only the piece whose scalars differ, cache fills skipped', () => {
-      const pieces = [piece(0, 'a'), piece(0, 'b', { kind: 'cached', count: 7 }), piece(1, 'a', { start: 3, chunks: 1 }), piece(1, 'b', { start: 7, chunks: 1 })];
-      const scalars = (p: PieceInfo, path: PathName): Scalars => ({ lse_base: path === 'mha' && p.step === 1 && p.request === 'b' ? '2' : 'e', num_tokens: 3 });
+      const pieces = [
+        piece(0, 'a'),
+        piece(0, 'b', { kind: 'cached', count: 7 }),
+        piece(1, 'a', { start: 3, chunks: 1 }),
+        piece(1, 'b', { start: 7, chunks: 1 }),
+      ];
+      const scalars = (p: PieceInfo, path: PathName): Scalars => ({
+        lse_base: path === 'mha' && p.step === 1 && p.request === 'b' ? '2' : 'e',
+        num_tokens: 3,
+      });
       const c = compareCase(trace({ mha: {}, mqa: {}, reference: {} }, pieces, scalars), {});
       expect(c.scalarMismatches).toEqual([{ step: 1, request: 'b', name: 'lse_base', values: { mha: '2', mqa: 'e', reference: 'e' } }]);
     });

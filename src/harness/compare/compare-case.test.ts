@@ -24,10 +24,7 @@ function cleanDiffs(withReference = true, where: Partial<Where> = {}): PairDiff[
 
 /** `cleanDiffs` with the pairs of some stages replaced. */
 function withStages(replacements: Partial<Record<StageName, PairDiff[]>>, withReference = true): PairDiff[] {
-  return [
-    ...cleanDiffs(withReference).filter((d) => !(d.stage in replacements)),
-    ...Object.values(replacements).flat(),
-  ];
+  return [...cleanDiffs(withReference).filter((d) => !(d.stage in replacements)), ...Object.values(replacements).flat()];
 }
 
 /** The trace with one path's record at `w` changed (added if the path lacks it). */
@@ -38,7 +35,6 @@ function patchRecord(trace: CaseTrace, path: PathName, w: Where, patch: Partial<
   const stages = old ? t.stages.map((r) => (same(r) ? { ...r, ...patch } : r)) : [...t.stages, stageRecord(w, 10, patch)];
   return { ...trace, paths: { ...trace.paths, [path]: { ...t, stages } } };
 }
-
 
 describe('compareCase', () => {
   it('all pairs under tolerance → agree, no divergence', () => {
@@ -71,7 +67,11 @@ describe('compareCase', () => {
     expect(c.firstDivergence!.relErr).toBe(rel.engine);
     const logits = c.stages.find((s) => s.stage === 'logits')!;
     expect(logits).toMatchObject({ verdict: 'out-of-tolerance', culprit, tolerance: TOL });
-    expect(logits.pairs.map((p) => [p.a, p.b])).toEqual([['mha', 'mqa'], ['mha', 'reference'], ['mqa', 'reference']]);
+    expect(logits.pairs.map((p) => [p.a, p.b])).toEqual([
+      ['mha', 'mqa'],
+      ['mha', 'reference'],
+      ['mqa', 'reference'],
+    ]);
   });
 
   it('no reference: engine pair out of tolerance → unknown', () => {
@@ -89,14 +89,20 @@ describe('compareCase', () => {
     const diffs = withStages({ lse: stagePairs('lse', rel, { reference: false, cold: true }) }, false);
     const c = compareCase(caseTrace(diffs), {});
     const lse = c.stages.find((s) => s.stage === 'lse')!;
-    expect(lse.pairs.map((p) => [p.a, p.b])).toEqual([['mha', 'mqa'], ['mha', 'cold'], ['mqa', 'cold']]);
+    expect(lse.pairs.map((p) => [p.a, p.b])).toEqual([
+      ['mha', 'mqa'],
+      ['mha', 'cold'],
+      ['mqa', 'cold'],
+    ]);
     expect(c.firstDivergence).toMatchObject({ stage: 'lse', verdict: 'out-of-tolerance', culprit });
     // The reported measure is still the engine pair's, agreeing or not.
     expect(c.firstDivergence!.relErr).toBe(rel.engine);
   });
 
   it('cold ran beside the reference: cold alone off the reference → culprit cold', () => {
-    const diffs = withStages({ attn_out: stagePairs('attn_out', { engine: OK, mha: OK, mqa: OK, mhaCold: BAD, mqaCold: BAD, cold: BAD }, { cold: true }) });
+    const diffs = withStages({
+      attn_out: stagePairs('attn_out', { engine: OK, mha: OK, mqa: OK, mhaCold: BAD, mqaCold: BAD, cold: BAD }, { cold: true }),
+    });
     const c = compareCase(caseTrace(diffs), {});
     expect(c.firstDivergence).toMatchObject({ stage: 'attn_out', verdict: 'out-of-tolerance', culprit: 'cold', relErr: OK });
     expect(c.stages.find((s) => s.stage === 'attn_out')!.pairs).toHaveLength(6);
@@ -133,5 +139,4 @@ describe('compareCase', () => {
     const c = compareCase(caseTrace(diffs), {});
     expect(c.firstDivergence).toMatchObject({ stage: 'attn_probs', verdict: 'nan-introduced', culprit: 'mqa' });
   });
-
 });

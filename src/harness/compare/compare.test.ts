@@ -26,10 +26,7 @@ function cleanDiffs(withReference = true, where: Partial<Where> = {}): PairDiff[
 
 /** `cleanDiffs` with the pairs of some stages replaced. */
 function withStages(replacements: Partial<Record<StageName, PairDiff[]>>, withReference = true): PairDiff[] {
-  return [
-    ...cleanDiffs(withReference).filter((d) => !(d.stage in replacements)),
-    ...Object.values(replacements).flat(),
-  ];
+  return [...cleanDiffs(withReference).filter((d) => !(d.stage in replacements)), ...Object.values(replacements).flat()];
 }
 
 /** The trace with one path's record at `w` changed (added if the path lacks it). */
@@ -40,7 +37,6 @@ function patchRecord(trace: CaseTrace, path: PathName, w: Where, patch: Partial<
   const stages = old ? t.stages.map((r) => (same(r) ? { ...r, ...patch } : r)) : [...t.stages, stageRecord(w, 10, patch)];
   return { ...trace, paths: { ...trace.paths, [path]: { ...t, stages } } };
 }
-
 
 describe('pairVerdict', () => {
   it.each<[string, Partial<PairDiff>, number | null, Verdict]>([
@@ -63,7 +59,13 @@ describe('pairVerdict', () => {
 });
 
 describe('culpritOf', () => {
-  const pv = (a: PathName, b: PathName, verdict: Verdict): PairVerdict => ({ a, b, verdict, relErr: verdict === 'ok' ? OK : BAD, normRatio: 1 });
+  const pv = (a: PathName, b: PathName, verdict: Verdict): PairVerdict => ({
+    a,
+    b,
+    verdict,
+    relErr: verdict === 'ok' ? OK : BAD,
+    normRatio: 1,
+  });
   const oot = 'out-of-tolerance';
 
   it.each<[string, PairVerdict[], Culprit]>([
@@ -71,17 +73,45 @@ describe('culpritOf', () => {
     ['mha off the reference', [pv('mha', 'mqa', oot), pv('mha', 'reference', oot), pv('mqa', 'reference', 'ok')], 'mha'],
     ['both off the reference', [pv('mha', 'mqa', oot), pv('mha', 'reference', oot), pv('mqa', 'reference', oot)], 'both'],
     ['engines agree, both off the reference', [pv('mha', 'mqa', 'ok'), pv('mha', 'reference', oot), pv('mqa', 'reference', oot)], 'shared'],
-    ['engines differ, both on the reference', [pv('mha', 'mqa', oot), pv('mha', 'reference', 'ok'), pv('mqa', 'reference', 'ok')], 'unknown'],
+    [
+      'engines differ, both on the reference',
+      [pv('mha', 'mqa', oot), pv('mha', 'reference', 'ok'), pv('mqa', 'reference', 'ok')],
+      'unknown',
+    ],
     ['no reference', [pv('mha', 'mqa', oot)], 'unknown'],
     ['one-sided mqa', [pv('mqa', 'reference', oot)], 'mqa'],
     ['one-sided mha', [pv('mha', 'reference', 'nan-introduced')], 'mha'],
     ['one-sided, nothing failing', [pv('mqa', 'reference', 'ok')], 'unknown'],
     // The reference outranks the majority: mha and cold agree with each other, only mqa is on the reference.
-    ['cold and mha off the reference, mqa on it', [pv('mha', 'mqa', oot), pv('mha', 'cold', 'ok'), pv('mqa', 'cold', oot),
-      pv('mha', 'reference', oot), pv('mqa', 'reference', 'ok'), pv('cold', 'reference', oot)], 'mha'],
-    ['only cold off the reference', [pv('mha', 'mqa', 'ok'), pv('mha', 'cold', oot), pv('mqa', 'cold', oot),
-      pv('mha', 'reference', 'ok'), pv('mqa', 'reference', 'ok'), pv('cold', 'reference', oot)], 'cold'],
-    ['mha-only stage: cold off the reference', [pv('mha', 'cold', oot), pv('mha', 'reference', 'ok'), pv('cold', 'reference', oot)], 'cold'],
+    [
+      'cold and mha off the reference, mqa on it',
+      [
+        pv('mha', 'mqa', oot),
+        pv('mha', 'cold', 'ok'),
+        pv('mqa', 'cold', oot),
+        pv('mha', 'reference', oot),
+        pv('mqa', 'reference', 'ok'),
+        pv('cold', 'reference', oot),
+      ],
+      'mha',
+    ],
+    [
+      'only cold off the reference',
+      [
+        pv('mha', 'mqa', 'ok'),
+        pv('mha', 'cold', oot),
+        pv('mqa', 'cold', oot),
+        pv('mha', 'reference', 'ok'),
+        pv('mqa', 'reference', 'ok'),
+        pv('cold', 'reference', oot),
+      ],
+      'cold',
+    ],
+    [
+      'mha-only stage: cold off the reference',
+      [pv('mha', 'cold', oot), pv('mha', 'reference', 'ok'), pv('cold', 'reference', oot)],
+      'cold',
+    ],
   ])('with a reference: %s → %s', (_what, pairs, want) => {
     expect(culpritOf(pairs, [], [])).toBe(want);
   });
@@ -109,15 +139,27 @@ describe('culpritOf', () => {
   const check = (path: PathName, violations: number): CheckResult => ({ path, name: 'lse_bounds', violations });
 
   it.each<[string, CheckResult[], PairVerdict[], Culprit]>([
-    ['mqa breaks an invariant though the reference blames mha', [check('mqa', 3)],
-      [pv('mha', 'mqa', oot), pv('mha', 'reference', oot), pv('mqa', 'reference', 'ok')], 'mqa'],
+    [
+      'mqa breaks an invariant though the reference blames mha',
+      [check('mqa', 3)],
+      [pv('mha', 'mqa', oot), pv('mha', 'reference', oot), pv('mqa', 'reference', 'ok')],
+      'mqa',
+    ],
     ['mha breaks one, no pair fails', [check('mha', 1), check('mqa', 0)], [pv('mha', 'mqa', 'ok')], 'mha'],
     ['cold breaks one', [check('cold', 2), check('mha', 0)], [pv('mha', 'cold', 'ok')], 'cold'],
     ['mha and mqa both break one', [check('mha', 1), check('mqa', 1)], [], 'both'],
-    ["the reference's own violations are not held against anyone", [check('reference', 5)],
-      [pv('mha', 'mqa', oot), pv('mha', 'reference', 'ok'), pv('mqa', 'reference', oot)], 'mqa'],
-    ['checks with no violations change nothing', [check('mha', 0), check('mqa', 0)],
-      [pv('mha', 'mqa', oot), pv('mha', 'reference', oot), pv('mqa', 'reference', 'ok')], 'mha'],
+    [
+      "the reference's own violations are not held against anyone",
+      [check('reference', 5)],
+      [pv('mha', 'mqa', oot), pv('mha', 'reference', 'ok'), pv('mqa', 'reference', oot)],
+      'mqa',
+    ],
+    [
+      'checks with no violations change nothing',
+      [check('mha', 0), check('mqa', 0)],
+      [pv('mha', 'mqa', oot), pv('mha', 'reference', oot), pv('mqa', 'reference', 'ok')],
+      'mha',
+    ],
   ])('invariant checks first: %s', (_what, checks, pairs, want) => {
     expect(culpritOf(pairs, checks, [])).toBe(want);
   });
@@ -143,10 +185,16 @@ describe('checkExpectation', () => {
   const agree = compareCase(caseTrace(cleanDiffs()), {});
   const divergeLogitsMqa = compareCase(caseTrace(withStages({ logits: stagePairs('logits', { engine: BAD, mqa: BAD }) })), {});
   /** Diverges first at step 3, request b, context_output chunk 1, culprit mha. */
-  const divergeLater = compareCase(caseTrace([
-    ...stagePairs('lse', {}, { where: { step: 0, request: 'a' } }),
-    pairDiff('context_output', 'mha', 'reference', BAD, { step: 3, request: 'b', chunk: 1 }),
-  ], { pieces: [piece(0, 'a'), piece(3, 'b', { start: 9, chunks: 2 })] }), {});
+  const divergeLater = compareCase(
+    caseTrace(
+      [
+        ...stagePairs('lse', {}, { where: { step: 0, request: 'a' } }),
+        pairDiff('context_output', 'mha', 'reference', BAD, { step: 3, request: 'b', chunk: 1 }),
+      ],
+      { pieces: [piece(0, 'a'), piece(3, 'b', { start: 9, chunks: 2 })] },
+    ),
+    {},
+  );
 
   it('the later divergence is where the builder puts it', () => {
     expect(divergeLater.firstDivergence).toMatchObject({ step: 3, request: 'b', stage: 'context_output', chunk: 1, culprit: 'mha' });
@@ -157,7 +205,11 @@ describe('checkExpectation', () => {
     ['diverge as expected', { outcome: 'diverge' }, divergeLogitsMqa],
     ['diverge at the expected stage', { outcome: 'diverge', first_divergence: 'logits' }, divergeLogitsMqa],
     ['diverge with the expected culprit', { outcome: 'diverge', first_divergence: 'logits', culprit: 'mqa' }, divergeLogitsMqa],
-    ['diverge at the expected step and request', { outcome: 'diverge', first_divergence: 'context_output', culprit: 'mha', step: 3, request: 'b' }, divergeLater],
+    [
+      'diverge at the expected step and request',
+      { outcome: 'diverge', first_divergence: 'context_output', culprit: 'mha', step: 3, request: 'b' },
+      divergeLater,
+    ],
     ['step 0 is checked, not skipped as falsy', { outcome: 'diverge', step: 0, request: 'prompt' }, divergeLogitsMqa],
   ])('%s → met', (_what, expectation, comparison) => {
     expect(checkExpectation(expectation, comparison)).toEqual({ met: true, misses: [] });
@@ -169,15 +221,43 @@ describe('checkExpectation', () => {
     ['outcome: diverge, but agreed', { outcome: 'diverge' }, agree, [['agree', 'diverge']]],
     ['wrong first divergence', { outcome: 'diverge', first_divergence: 'q_pe' }, divergeLogitsMqa, [['logits', 'q_pe']]],
     ['wrong culprit', { outcome: 'diverge', culprit: 'mha' }, divergeLogitsMqa, [['mqa', 'mha']]],
-    ['wrong stage and culprit', { outcome: 'diverge', first_divergence: 'lse', culprit: 'shared' }, divergeLogitsMqa, [['logits', 'lse'], ['mqa', 'shared']]],
-    ['expected a divergence that never came', { outcome: 'diverge', first_divergence: 'logits', culprit: 'mqa' }, agree,
-      [['agree', 'diverge'], ['logits'], ['mqa']]],
+    [
+      'wrong stage and culprit',
+      { outcome: 'diverge', first_divergence: 'lse', culprit: 'shared' },
+      divergeLogitsMqa,
+      [
+        ['logits', 'lse'],
+        ['mqa', 'shared'],
+      ],
+    ],
+    [
+      'expected a divergence that never came',
+      { outcome: 'diverge', first_divergence: 'logits', culprit: 'mqa' },
+      agree,
+      [['agree', 'diverge'], ['logits'], ['mqa']],
+    ],
     ['wrong step', { outcome: 'diverge', step: 2 }, divergeLater, [['3', '2']]],
     ['step 0 expected, found later', { outcome: 'diverge', step: 0 }, divergeLater, [['3', '0']]],
     ['wrong request', { outcome: 'diverge', request: 'a' }, divergeLater, [['b', 'a']]],
-    ['wrong step and request', { outcome: 'diverge', first_divergence: 'context_output', step: 17, request: 'chat' }, divergeLater, [['3', '17'], ['b', 'chat']]],
-    ['step and request of a divergence that never came', { outcome: 'diverge', step: 3, request: 'b' }, agree,
-      [['agree', 'diverge'], ['none', '3'], ['none', 'b']]],
+    [
+      'wrong step and request',
+      { outcome: 'diverge', first_divergence: 'context_output', step: 17, request: 'chat' },
+      divergeLater,
+      [
+        ['3', '17'],
+        ['b', 'chat'],
+      ],
+    ],
+    [
+      'step and request of a divergence that never came',
+      { outcome: 'diverge', step: 3, request: 'b' },
+      agree,
+      [
+        ['agree', 'diverge'],
+        ['none', '3'],
+        ['none', 'b'],
+      ],
+    ],
   ])('%s → not met', (_what, expectation, comparison, mentions) => {
     const r = checkExpectation(expectation, comparison);
     expect(r.met).toBe(false);

@@ -3,7 +3,17 @@ import { executionOrder, recordKey } from '../../core/probes/recorder';
 import type { PathName, ScalarName, ScalarValue } from '../../trace/stages';
 import { STAGES } from '../../trace/stages';
 import type {
-  CaseComparison, CaseTrace, CheckResult, Culprit, Divergence, PairDiff, PairVerdict, ScalarMismatch, StageVerdict, Verdict, Where,
+  CaseComparison,
+  CaseTrace,
+  CheckResult,
+  Culprit,
+  Divergence,
+  PairDiff,
+  PairVerdict,
+  ScalarMismatch,
+  StageVerdict,
+  Verdict,
+  Where,
 } from '../../trace';
 import { noiseFloors, vsReference, withStorage } from './floors';
 import type { ToleranceSpec } from '../../trace';
@@ -17,7 +27,13 @@ import { floorMultiple, ruleFor, toleranceFor } from './tolerance';
 /** The comparison's types (Verdict, StageVerdict, CaseComparison, …) are the trace contract's: src/trace/comparison.ts. */
 export type { CaseComparison, CheckResult, Divergence, PairVerdict, ScalarMismatch, StageVerdict, Verdict } from '../../trace';
 
-const SEVERITY: Record<Verdict, number> = { ok: 0, 'out-of-tolerance': 1, 'invariant-violated': 2, 'nan-introduced': 3, 'shape-mismatch': 4 };
+const SEVERITY: Record<Verdict, number> = {
+  ok: 0,
+  'out-of-tolerance': 1,
+  'invariant-violated': 2,
+  'nan-introduced': 3,
+  'shape-mismatch': 4,
+};
 
 /** NaN on either side is a finding; an unmatched infinity makes relErr Infinity. */
 export function pairVerdict(d: PairDiff, tolerance: number): Verdict {
@@ -36,7 +52,9 @@ const named = (set: PathName[]): Culprit => (set.includes('mha') && set.includes
  * of three fp32 paths; else the side with NaN.
  */
 export function culpritOf(pairs: PairVerdict[], checks: CheckResult[], diffs: PairDiff[]): Culprit {
-  const violating = [...new Set(checks.filter((c) => c.violations > 0 && isInvariant(c.name)).map((c) => c.path))].filter((p) => p !== 'reference');
+  const violating = [...new Set(checks.filter((c) => c.violations > 0 && isInvariant(c.name)).map((c) => c.path))].filter(
+    (p) => p !== 'reference',
+  );
   if (violating.length) return named(violating);
   const ext = externalCulprit(pairs);
   if (ext) return ext;
@@ -66,7 +84,15 @@ export function culpritOf(pairs: PairVerdict[], checks: CheckResult[], diffs: Pa
   return nanEngines.length ? named(nanEngines) : nanSides.has('external') ? 'external' : 'unknown';
 }
 
-const SCALARS_COMPARED: ScalarName[] = ['softmax_scale', 'lse_base', 'rope_style', 'has_context', 'causal', 'num_tokens', 'num_context_tokens'];
+const SCALARS_COMPARED: ScalarName[] = [
+  'softmax_scale',
+  'lse_base',
+  'rope_style',
+  'has_context',
+  'causal',
+  'num_tokens',
+  'num_context_tokens',
+];
 
 function scalarMismatches(trace: CaseTrace): ScalarMismatch[] {
   const out: ScalarMismatch[] = [];
@@ -99,7 +125,11 @@ function records(trace: CaseTrace): RecordFacts[] {
   for (const [path, t] of Object.entries(trace.paths)) {
     for (const r of t!.stages) {
       const key = recordKey(r);
-      const entry = byKey.get(key) ?? { where: { step: r.step, request: r.request, stage: r.stage, ...(r.chunk === undefined ? {} : { chunk: r.chunk }) }, checks: [], nan: [] };
+      const entry = byKey.get(key) ?? {
+        where: { step: r.step, request: r.request, stage: r.stage, ...(r.chunk === undefined ? {} : { chunk: r.chunk }) },
+        checks: [],
+        nan: [],
+      };
       for (const c of r.checks ?? []) entry.checks.push({ path: path as PathName, ...c });
       if (r.stats.nanCount > 0 && path !== 'reference') entry.nan.push(path as PathName);
       byKey.set(key, entry);
@@ -115,31 +145,82 @@ export function compareCase(trace: CaseTrace, tolerances: ToleranceSpec): CaseCo
   const stages: StageVerdict[] = [];
   let worstEngine: CaseComparison['worstEngine'] = null;
   const recs = records(trace);
-  const floors = noiseFloors(recs.map((r) => r.where), (w) => diffsByKey.get(recordKey(w)) ?? [], recordKey);
+  const floors = noiseFloors(
+    recs.map((r) => r.where),
+    (w) => diffsByKey.get(recordKey(w)) ?? [],
+    recordKey,
+  );
   for (const { where, checks, nan } of recs) {
     const diffs = diffsByKey.get(recordKey(where)) ?? [];
-    const floor = withStorage(floors.get(recordKey(where))!, trace.dtypes, where.stage, diffs.some((d) => d.a === 'cold' || d.b === 'cold'));
+    const floor = withStorage(
+      floors.get(recordKey(where))!,
+      trace.dtypes,
+      where.stage,
+      diffs.some((d) => d.a === 'cold' || d.b === 'cold'),
+    );
     const k = floorMultiple(ruleFor(where.stage, tolerances));
     const tolerance = toleranceFor(where.stage, tolerances, 'float32', floor.value);
-    const pairs = diffs.map((d): PairVerdict => ({ a: d.a, b: d.b, verdict: pairVerdict(d, tolerance), relErr: d.relErr, normRatio: d.normRatio, ...(d.normOnly ? { normOnly: true } : {}) }));
+    const pairs = diffs.map((d): PairVerdict => ({
+      a: d.a,
+      b: d.b,
+      verdict: pairVerdict(d, tolerance),
+      relErr: d.relErr,
+      normRatio: d.normRatio,
+      ...(d.normOnly ? { normOnly: true } : {}),
+    }));
     let verdict = pairs.reduce<Verdict>((w, p) => (SEVERITY[p.verdict] > SEVERITY[w] ? p.verdict : w), 'ok');
-    if (checks.some((c) => c.violations > 0 && isInvariant(c.name) && c.path !== 'reference') && SEVERITY[verdict] < SEVERITY['invariant-violated']) verdict = 'invariant-violated';
+    if (
+      checks.some((c) => c.violations > 0 && isInvariant(c.name) && c.path !== 'reference') &&
+      SEVERITY[verdict] < SEVERITY['invariant-violated']
+    )
+      verdict = 'invariant-violated';
     if (nan.length) verdict = SEVERITY[verdict] > SEVERITY['nan-introduced'] ? verdict : 'nan-introduced';
-    const culprit = verdict === 'ok' ? null : nan.length && !pairs.some((p) => p.verdict === 'nan-introduced') ? named(nan) : culpritOf(pairs, checks, diffs);
-    stages.push({ ...where, verdict, tolerance, ...(k === null ? {} : { floorMultiple: k }), floor, vsReference: vsReference(diffs), pairs, checks, culprit });
+    const culprit =
+      verdict === 'ok'
+        ? null
+        : nan.length && !pairs.some((p) => p.verdict === 'nan-introduced')
+          ? named(nan)
+          : culpritOf(pairs, checks, diffs);
+    stages.push({
+      ...where,
+      verdict,
+      tolerance,
+      ...(k === null ? {} : { floorMultiple: k }),
+      floor,
+      vsReference: vsReference(diffs),
+      pairs,
+      checks,
+      culprit,
+    });
     const e = find(pairs, 'mha', 'mqa');
-    if (e?.relErr != null && Number.isFinite(e.relErr) && STAGES[where.stage].kind === 'activation' && (!worstEngine || e.relErr > worstEngine.relErr)) {
+    if (
+      e?.relErr != null &&
+      Number.isFinite(e.relErr) &&
+      STAGES[where.stage].kind === 'activation' &&
+      (!worstEngine || e.relErr > worstEngine.relErr)
+    ) {
       worstEngine = { ...where, relErr: e.relErr };
     }
   }
   const first = stages.find((s) => s.verdict !== 'ok');
-  return { verdict: first ? 'diverge' : 'agree', firstDivergence: first ? divergenceOf(first) : null, stages, worstEngine, scalarMismatches: scalarMismatches(trace) };
+  return {
+    verdict: first ? 'diverge' : 'agree',
+    firstDivergence: first ? divergenceOf(first) : null,
+    stages,
+    worstEngine,
+    scalarMismatches: scalarMismatches(trace),
+  };
 }
 
-/** A divergent record as a Divergence: the external path's failing pair when it is the culprit, else the engine-pair measure (or the failing pair's). */
+/**
+ * A divergent record as a Divergence: the external path's failing pair when it is the culprit, else the engine-pair measure
+ * (or the failing pair's).
+ */
 export function divergenceOf(v: StageVerdict): Divergence {
-  const extBad = v.culprit === 'external'
-    ? v.pairs.filter((p) => isExt(p) && p.verdict !== 'ok').sort((x, y) => Number(y.b === 'reference') - Number(x.b === 'reference'))[0] : undefined;
+  const extBad =
+    v.culprit === 'external'
+      ? v.pairs.filter((p) => isExt(p) && p.verdict !== 'ok').sort((x, y) => Number(y.b === 'reference') - Number(x.b === 'reference'))[0]
+      : undefined;
   const measure = extBad ?? find(v.pairs, 'mha', 'mqa') ?? v.pairs.find((p) => p.verdict !== 'ok') ?? v.pairs[0];
   const { verdict, culprit, pairs: _p, checks: _c, tolerance: _t, floorMultiple: _k, floor: _f, vsReference: _v, ...where } = v;
   return { ...where, verdict, culprit: culprit ?? 'unknown', relErr: measure?.relErr ?? null, normRatio: measure?.normRatio ?? null };

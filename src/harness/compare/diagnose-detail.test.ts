@@ -14,16 +14,24 @@ import { diagnose } from './diagnose';
  * each on a real run of a planted fault, then on the same result with that evidence taken away.
  */
 let rt: Runtime;
-beforeAll(async () => { rt = await testRuntime('wasm'); });
+beforeAll(async () => {
+  rt = await testRuntime('wasm');
+});
 
 async function run(fault: FaultName, path: FaultPath, schedule = 'prefill'): Promise<{ s: Scenario; c: CaseResult }> {
-  const k = selftestCases({ seeds: [4], shapes: ['tiny'] }).find((x) => x.fault?.fault === fault && x.fault.path === path && x.name.endsWith(schedule))!;
+  const k = selftestCases({ seeds: [4], shapes: ['tiny'] }).find(
+    (x) => x.fault?.fault === fault && x.fault.path === path && x.name.endsWith(schedule),
+  )!;
   const s = parseScenario(k.yaml);
   const r = await expectNoLeak(rt, () => runScenario(s, { runtime: rt, toolVersion: 'test', worker: false }));
   return { s, c: r.cases[0]! };
 }
 const again = (c: CaseResult, s: Scenario, config = s.config) => diagnose(c.trace, c.comparison, config, c.detail);
-const edit = (c: CaseResult, fn: (c: CaseResult) => void): CaseResult => { const x = structuredClone(c); fn(x); return x; };
+const edit = (c: CaseResult, fn: (c: CaseResult) => void): CaseResult => {
+  const x = structuredClone(c);
+  fn(x);
+  return x;
+};
 const setScalar = (path: PathName, name: 'softmax_scale' | 'rope_style', value: number | string) => (c: CaseResult) => {
   for (const p of c.trace.paths[path]!.pieces) p.scalars[name] = value;
 };
@@ -37,7 +45,9 @@ describe('signatures on the detail of the first divergence', () => {
     const blind = edit(c, setScalar('mha', 'rope_style', 'gptj'));
     const d = again(blind, s);
     expect(d[0]).toMatchObject({ cause: 'rope-convention', evidence: expect.stringContaining('position 0') });
-    const moved = edit(blind, (x) => { x.detail!.records[0]!.perToken![0] = 0.5; });
+    const moved = edit(blind, (x) => {
+      x.detail!.records[0]!.perToken![0] = 0.5;
+    });
     expect(again(moved, s).some((x) => x.cause === 'rope-convention')).toBe(false);
   });
 
@@ -45,23 +55,34 @@ describe('signatures on the detail of the first divergence', () => {
     const { s, c } = await run('k-pe-per-head', 'mha');
     expect(c.detail!.records[0]!.perHead![0]).toBeLessThan(1e-5);
     expect(c.diagnosis[0]).toMatchObject({ cause: 'head-subset', matches: 'k-pe-per-head' });
-    const all = edit(c, (x) => { x.detail!.records[0]!.perHead![0] = 0.3; });
+    const all = edit(c, (x) => {
+      x.detail!.records[0]!.perHead![0] = 0.3;
+    });
     expect(again(all, s).some((x) => x.cause === 'head-subset')).toBe(false);
-    const other = edit(c, (x) => { x.detail!.records[0]!.perHead![0] = 0.3; x.detail!.records[0]!.perHead![2] = 0; });
+    const other = edit(c, (x) => {
+      x.detail!.records[0]!.perHead![0] = 0.3;
+      x.detail!.records[0]!.perHead![2] = 0;
+    });
     expect(again(other, s).find((x) => x.cause === 'head-subset')).toEqual(expect.not.objectContaining({ matches: expect.anything() }));
   });
 
-  it('flat softmax: the k_scale run\'s attention entropy ≈ ln n; with the witness\'s entropy, no flat-softmax', async () => {
+  it("flat softmax: the k_scale run's attention entropy ≈ ln n; with the witness's entropy, no flat-softmax", async () => {
     const { s, c } = await run('k-scale-bf16-cache', 'mha');
     const flat = again(c, s).find((x) => x.cause === 'flat-softmax');
     expect(flat?.evidence).toMatch(/entropy/);
     expect(c.detail!.entropy[0]!.paths.mha!).toBeGreaterThan(0.97);
-    const normal = edit(c, (x) => { const e = x.detail!.entropy[0]!.paths; e.mha = e.reference!; });
+    const normal = edit(c, (x) => {
+      const e = x.detail!.entropy[0]!.paths;
+      e.mha = e.reference!;
+    });
     expect(again(normal, s).some((x) => x.cause === 'flat-softmax')).toBe(false);
   });
 
   it('norm ratio at logits names √(D/(L+R)) and 1/mscale² without the softmax_scale scalar; 1 % off, nothing', async () => {
-    for (const [f, path] of [['softmax-scale-latent', 'mqa'], ['yarn-mscale-missing', 'mha']] as const) {
+    for (const [f, path] of [
+      ['softmax-scale-latent', 'mqa'],
+      ['yarn-mscale-missing', 'mha'],
+    ] as const) {
       const { s, c } = await run(f, path);
       const blind = edit(c, setScalar(path, 'softmax_scale', c.trace.expectedSoftmaxScale));
       expect(again(blind, s)[0]).toMatchObject({ cause: 'norm-ratio', matches: f });
@@ -69,12 +90,16 @@ describe('signatures on the detail of the first divergence', () => {
     }
   });
 
-  it('norm ratio 1/kv_lora_rank at an output stage (the bug hunt\'s 0.0586 vs ~30), read from the recorded norms', async () => {
+  it("norm ratio 1/kv_lora_rank at an output stage (the bug hunt's 0.0586 vs ~30), read from the recorded norms", async () => {
     const { s, c } = await run('v-unpadded-before-merge', 'mha', 'schedule');
     const first = c.comparison.firstDivergence!;
     expect(again(c, s).some((x) => x.cause === 'norm-ratio')).toBe(false);
-    const ref = c.trace.paths.reference!.stages.find((r) => r.step === first.step && r.request === first.request && r.stage === first.stage && r.chunk === first.chunk)!.stats.l2;
-    const mha = c.trace.paths.mha!.stages.find((r) => r.step === first.step && r.request === first.request && r.stage === first.stage && r.chunk === first.chunk)!.stats.l2;
+    const ref = c.trace.paths.reference!.stages.find(
+      (r) => r.step === first.step && r.request === first.request && r.stage === first.stage && r.chunk === first.chunk,
+    )!.stats.l2;
+    const mha = c.trace.paths.mha!.stages.find(
+      (r) => r.step === first.step && r.request === first.request && r.stage === first.stage && r.chunk === first.chunk,
+    )!.stats.l2;
     const shrunk = edit(c, scaleL2('mha', first.stage, ref / mha / s.config.kv_lora_rank, first.chunk));
     expect(again(shrunk, s).find((x) => x.cause === 'norm-ratio')?.summary).toMatch(/kv_lora_rank/);
   });

@@ -31,11 +31,13 @@ export function facts(trace: CaseTrace, comparison: CaseComparison, detail?: Cas
   const culprit = first.culprit === 'mha' || first.culprit === 'mqa' || first.culprit === 'cold' ? first.culprit : null;
   const inPiece = (x: { step: number; request: string }) => x.step === first.step && x.request === first.request;
   const other: PathName | undefined = culprit === 'mha' ? 'mqa' : culprit === 'mqa' ? 'mha' : undefined;
-  const witness = trace.paths.reference ? 'reference' : (other && trace.paths[other] ? other : null);
+  const witness = trace.paths.reference ? 'reference' : other && trace.paths[other] ? other : null;
   const pieceIndex = trace.pieces.findIndex((p) => inPiece(p));
   const earlier = new Set(trace.pieces.slice(0, pieceIndex).map((p) => `${p.step}/${p.request}`));
   return {
-    first, culprit, witness,
+    first,
+    culprit,
+    witness,
     scalar: (path, name) => trace.paths[path]?.pieces.find(inPiece)?.scalars[name],
     stats: (path, stage, chunk) => trace.paths[path]?.stages.find((r) => inPiece(r) && same(r, stage, chunk))?.stats,
     verdict: (stage, chunk) => comparison.stages.find((v) => inPiece(v) && same(v, stage, chunk)),
@@ -46,7 +48,8 @@ export function facts(trace: CaseTrace, comparison: CaseComparison, detail?: Cas
   };
 }
 
-export const fmt = (x: number): string => (Math.abs(x) >= 1e-3 && Math.abs(x) < 1e4 ? String(Number(x.toPrecision(4))) : x.toExponential(3));
+export const fmt = (x: number): string =>
+  Math.abs(x) >= 1e-3 && Math.abs(x) < 1e4 ? String(Number(x.toPrecision(4))) : x.toExponential(3);
 
 /** |x/y − 1| ≤ tol. */
 export const near = (x: number, y: number, tol = 1e-4): boolean => Math.abs(x / y - 1) <= tol;

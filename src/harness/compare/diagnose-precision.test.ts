@@ -10,7 +10,9 @@ import { diagnose } from './diagnose';
 
 /** The precision signatures on real runs of the planted precision faults, then with their evidence taken away. */
 let rt: Runtime;
-beforeAll(async () => { rt = await testRuntime('wasm'); });
+beforeAll(async () => {
+  rt = await testRuntime('wasm');
+});
 
 async function runYaml(yaml: string): Promise<{ s: Scenario; c: CaseResult }> {
   const s = parseScenario(yaml);
@@ -18,7 +20,9 @@ async function runYaml(yaml: string): Promise<{ s: Scenario; c: CaseResult }> {
   return { s, c: r.cases[0]! };
 }
 const selftest = (fault: FaultName, path: FaultPath, schedule: string) =>
-  selftestCases({ seeds: [4], shapes: ['tiny'] }).find((x) => x.fault?.fault === fault && x.fault.path === path && x.name.endsWith(schedule))!.yaml;
+  selftestCases({ seeds: [4], shapes: ['tiny'] }).find(
+    (x) => x.fault?.fault === fault && x.fault.path === path && x.name.endsWith(schedule),
+  )!.yaml;
 const again = (c: CaseResult, s: Scenario) => diagnose(c.trace, c.comparison, s.config, c.detail);
 
 describe('precision signatures', () => {
@@ -38,10 +42,22 @@ describe('precision signatures', () => {
   });
 
   it('bf16 with large activations: ql_nope overflowing fp16 is named from the overflow count; without the count it is not', async () => {
-    const { s, c } = await runYaml([
-      'name: t', 'model:', '  preset: tiny', 'weights:', '  synthetic: { seed: 1, gain: { q_a_layernorm: 300000 } }', 'prompt:', '  ids: [1, 2, 3, 4]',
-      'dtype: bfloat16', 'reference: on', 'faults:', '  - { path: mqa, fault: absorbed-fp16 }', '',
-    ].join('\n'));
+    const { s, c } = await runYaml(
+      [
+        'name: t',
+        'model:',
+        '  preset: tiny',
+        'weights:',
+        '  synthetic: { seed: 1, gain: { q_a_layernorm: 300000 } }',
+        'prompt:',
+        '  ids: [1, 2, 3, 4]',
+        'dtype: bfloat16',
+        'reference: on',
+        'faults:',
+        '  - { path: mqa, fault: absorbed-fp16 }',
+        '',
+      ].join('\n'),
+    );
     expect(c.comparison.firstDivergence).toMatchObject({ stage: 'ql_nope', culprit: 'mqa' });
     const d = again(c, s)[0]!;
     expect(d).toMatchObject({ cause: 'dtype-range', matches: 'absorbed-fp16' });

@@ -23,19 +23,28 @@ const NARROW: readonly [StageName, StageDtype, FaultName][] = [
 export const rangeSig: Signature = (f, _c, trace) => {
   if (!f.culprit) return null;
   const upTo = stageOrder(f.first.stage, f.first.chunk);
-  const stages = trace.paths[f.culprit]?.stages.filter((r) => r.step === f.first.step && r.request === f.first.request && stageOrder(r.stage, r.chunk) <= upTo) ?? [];
-  const hit = stages.flatMap((r) => (r.checks ?? []).filter((k) => (k.name === 'overflow' || k.name === 'saturated') && k.violations > 0).map((k) => ({ r, k })))[0];
+  const stages =
+    trace.paths[f.culprit]?.stages.filter(
+      (r) => r.step === f.first.step && r.request === f.first.request && stageOrder(r.stage, r.chunk) <= upTo,
+    ) ?? [];
+  const hit = stages.flatMap((r) =>
+    (r.checks ?? []).filter((k) => (k.name === 'overflow' || k.name === 'saturated') && k.violations > 0).map((k) => ({ r, k })),
+  )[0];
   if (!hit) return null;
   const { r, k } = hit;
-  const dtype: StageDtype = k.name === 'saturated' ? 'fp8_e4m3' : (NARROW.find(([s]) => s === r.stage)?.[1] ?? trace.dtypes?.[f.culprit]?.[r.stage] ?? 'float16');
+  const dtype: StageDtype =
+    k.name === 'saturated' ? 'fp8_e4m3' : (NARROW.find(([s]) => s === r.stage)?.[1] ?? trace.dtypes?.[f.culprit]?.[r.stage] ?? 'float16');
   const known = NARROW.find(([s, d]) => s === r.stage && d === dtype && trace.dtypes?.[f.culprit!]?.[r.stage] !== d);
   const at = `${r.stage}${r.chunk === undefined ? '' : `[${r.chunk}]`}`;
-  const what = k.name === 'overflow'
-    ? `${k.violations} value(s) of ${at} rounded past ${shortDtype(dtype)}'s ±${fmt(FORMATS[dtype as Exclude<StageDtype, 'float32'>].max)} to ±inf`
-    : `${k.violations} value(s) of ${at} clamped to ±448 by the fp8 cache`;
+  const what =
+    k.name === 'overflow'
+      ? `${k.violations} value(s) of ${at} rounded past ${shortDtype(dtype)}'s ±${fmt(FORMATS[dtype as Exclude<StageDtype, 'float32'>].max)} to ±inf`
+      : `${k.violations} value(s) of ${at} clamped to ±448 by the fp8 cache`;
   return {
     cause: 'dtype-range',
-    summary: known ? `${r.stage} stored in ${shortDtype(dtype)} although the model dtype is ${shortDtype(trace.dtypes?.[f.culprit]?.[r.stage] ?? 'float32')}: ${what}` : `${what}: the stage leaves its storage dtype's range`,
+    summary: known
+      ? `${r.stage} stored in ${shortDtype(dtype)} although the model dtype is ${shortDtype(trace.dtypes?.[f.culprit]?.[r.stage] ?? 'float32')}: ${what}`
+      : `${what}: the stage leaves its storage dtype's range`,
     evidence: `${k.name} ${k.violations} on ${f.culprit} at ${at}, max|x| ${fmt(r.stats.maxAbs)}; first divergence ${f.first.stage} (${f.first.verdict})`,
     ...(known ? { matches: known[2] } : {}),
   };

@@ -15,10 +15,14 @@ import { diagnose } from './diagnose';
  * the evidence's doing, not the fault name's.
  */
 let rt: Runtime;
-beforeAll(async () => { rt = await testRuntime('wasm'); });
+beforeAll(async () => {
+  rt = await testRuntime('wasm');
+});
 
 const caseOf = (fault: FaultName, path: FaultPath, schedule = 'prefill') =>
-  selftestCases({ seeds: [4], shapes: ['tiny'] }).find((c) => c.fault?.fault === fault && c.fault.path === path && c.name.endsWith(schedule))!;
+  selftestCases({ seeds: [4], shapes: ['tiny'] }).find(
+    (c) => c.fault?.fault === fault && c.fault.path === path && c.name.endsWith(schedule),
+  )!;
 
 async function run(fault: FaultName, path: FaultPath, schedule?: string): Promise<{ s: Scenario; c: CaseResult }> {
   const s = parseScenario(caseOf(fault, path, schedule).yaml);
@@ -63,7 +67,10 @@ describe('diagnosis signatures', () => {
     const neox = await run('rope-neox', 'mha');
     expect(neox.c.diagnosis[0]).toMatchObject({ cause: 'rope-convention', matches: 'rope-neox' });
     expect(again(withScalar(neox.c, 'mha', 'rope_style', 'gptj'), neox.s).some((d) => d.matches === 'rope-neox')).toBe(false);
-    expect((await run('rope-mscale-inflated', 'mqa')).c.diagnosis[0]).toMatchObject({ cause: 'rope-magnitude', matches: 'rope-mscale-inflated' });
+    expect((await run('rope-mscale-inflated', 'mqa')).c.diagnosis[0]).toMatchObject({
+      cause: 'rope-magnitude',
+      matches: 'rope-mscale-inflated',
+    });
   });
   it('kv_a_layernorm skipped: ‖kv_c_normed‖ = ‖kv_c‖; W_UK_T scrambled: same norm as the reference, other places', async () => {
     expect((await run('kv-norm-skipped', 'mqa')).c.diagnosis[0]).toMatchObject({ cause: 'norm-skipped', matches: 'kv-norm-skipped' });
@@ -74,7 +81,10 @@ describe('diagnosis signatures', () => {
     expect(inf.c.diagnosis[0]).toMatchObject({ cause: 'empty-context-lse', matches: 'merge-inf-unhandled' });
     // without the +inf evidence only the NaN's origin (and "only with context") remain
     expect(again(withScalar(inf.c, 'mha', 'empty_lse', '-inf'), inf.s).map((d) => d.cause)).toEqual(expect.arrayContaining(['nan-origin']));
-    expect((await run('lse-layout-transposed', 'mha', 'schedule')).c.diagnosis[0]).toMatchObject({ cause: 'merge-inputs', matches: 'lse-layout-transposed' });
+    expect((await run('lse-layout-transposed', 'mha', 'schedule')).c.diagnosis[0]).toMatchObject({
+      cause: 'merge-inputs',
+      matches: 'lse-layout-transposed',
+    });
     const split = await run('split-merge-base-2', 'mqa', 'schedule');
     expect(split.c.diagnosis[0]).toMatchObject({ cause: 'split-merge', matches: 'split-merge-base-2' });
     expect(again(withScalar(split.c, 'mqa', 'kv_splits', 1), split.s).some((d) => d.matches === 'split-merge-base-2')).toBe(false);

@@ -13,7 +13,9 @@ export function checkExpectation(expect: Expectation, c: CaseComparison): Expect
   if (expect.culprit && first?.culprit !== expect.culprit) {
     misses.push(`culprit ${first?.culprit ?? 'none'}, expected ${expect.culprit}`);
   }
-  if (expect.step !== undefined && first?.step !== expect.step) misses.push(`first divergence at step ${first?.step ?? 'none'}, expected ${expect.step}`);
-  if (expect.request !== undefined && first?.request !== expect.request) misses.push(`first divergence in request ${first?.request ?? 'none'}, expected ${expect.request}`);
+  if (expect.step !== undefined && first?.step !== expect.step)
+    misses.push(`first divergence at step ${first?.step ?? 'none'}, expected ${expect.step}`);
+  if (expect.request !== undefined && first?.request !== expect.request)
+    misses.push(`first divergence in request ${first?.request ?? 'none'}, expected ${expect.request}`);
   return { met: misses.length === 0, misses };
 }

@@ -13,7 +13,7 @@ export function externalCulprit(pairs: PairVerdict[]): Culprit | null {
   if (!ext.some((p) => p.verdict !== 'ok')) return null;
   const engines = pairs.filter((p) => !isExt(p));
   const vsRef = ext.find((p) => p.a === 'reference' || p.b === 'reference');
-  if (vsRef) return vsRef.verdict !== 'ok' && engines.filter((p) => p.b === 'reference').every((p) => p.verdict === 'ok') ? 'external' : null;
+  if (vsRef)
+    return vsRef.verdict !== 'ok' && engines.filter((p) => p.b === 'reference').every((p) => p.verdict === 'ok') ? 'external' : null;
   return engines.length > 0 && ext.every((p) => p.verdict !== 'ok') && engines.every((p) => p.verdict === 'ok') ? 'external' : null;
 }
-

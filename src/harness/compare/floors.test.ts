@@ -11,11 +11,21 @@ import { toleranceFor, usesFloor, WEIGHT_REL } from './tolerance';
 /** Floors of records given as (stage, pairs) in execution order, one piece unless `where` says. */
 function floorsOf(records: [Where, PairDiff[]][]): NoiseFloor[] {
   const byKey = new Map(records.map(([w, d]) => [recordKey(w), d]));
-  const f = noiseFloors(records.map(([w]) => w), (w) => byKey.get(recordKey(w)) ?? [], recordKey);
+  const f = noiseFloors(
+    records.map(([w]) => w),
+    (w) => byKey.get(recordKey(w)) ?? [],
+    recordKey,
+  );
   return records.map(([w]) => f.get(recordKey(w))!);
 }
-const rec = (stage: StageName, rel: Rel, opts: { reference?: boolean; cold?: boolean; where?: Partial<Where> } = {}): [Where, PairDiff[]] =>
-  [at(stage, opts.where), stagePairs(stage, rel, { reference: opts.reference ?? true, cold: opts.cold ?? true, where: opts.where })];
+const rec = (
+  stage: StageName,
+  rel: Rel,
+  opts: { reference?: boolean; cold?: boolean; where?: Partial<Where> } = {},
+): [Where, PairDiff[]] => [
+  at(stage, opts.where),
+  stagePairs(stage, rel, { reference: opts.reference ?? true, cold: opts.cold ?? true, where: opts.where }),
+];
 
 describe('noise floors', () => {
   it('with the reference: relErr(cold, reference), whatever the engine paths do', () => {
@@ -51,7 +61,10 @@ describe('noise floors', () => {
   });
 
   it('without the reference, two fp32 paths never set their own floor (it would judge them by themselves)', () => {
-    const [, f] = floorsOf([rec('q', { engine: 3e-7 }, { reference: false, cold: true }), rec('kv_nope', { mhaCold: 0.4 }, { reference: false })]);
+    const [, f] = floorsOf([
+      rec('q', { engine: 3e-7 }, { reference: false, cold: true }),
+      rec('kv_nope', { mhaCold: 0.4 }, { reference: false }),
+    ]);
     expect(f?.source).toBe('upstream');
     const [g] = floorsOf([rec('q', { engine: 0.4 }, { reference: false, cold: false })]);
     expect(g).toEqual({ value: MIN_FLOOR, source: 'minimum' });
@@ -70,7 +83,11 @@ describe('noise floors', () => {
   });
 
   it('vsReference: each fp32 path against the reference, the paths measured there', () => {
-    expect(vsReference(stagePairs('lse', { mha: 1e-7, mqa: 2e-7, cold: 3e-7 }, { cold: true }))).toEqual({ mha: 1e-7, mqa: 2e-7, cold: 3e-7 });
+    expect(vsReference(stagePairs('lse', { mha: 1e-7, mqa: 2e-7, cold: 3e-7 }, { cold: true }))).toEqual({
+      mha: 1e-7,
+      mqa: 2e-7,
+      cold: 3e-7,
+    });
     expect(vsReference(stagePairs('lse', { engine: 1e-7 }, { reference: false }))).toEqual({});
   });
 });
@@ -78,14 +95,36 @@ describe('noise floors', () => {
 describe('floor-based tolerances', () => {
   const FLOOR = 2e-7;
   /** Every stage of a prefill with cold and the reference: floors FLOOR, mqa `mqaErr` at `stage`. */
-  const diffs = (stage: StageName, mqaErr: number) => (['q', 'ql_nope', 'logits', 'lse', 'W_UK_T'] as StageName[]).flatMap((s) =>
-    stagePairs(s, s === 'W_UK_T' ? {} : { cold: FLOOR, mha: FLOOR, mqa: s === stage ? mqaErr : FLOOR, engine: s === stage ? mqaErr : FLOOR, mhaCold: 0, mqaCold: s === stage ? mqaErr : FLOOR }, { cold: true }));
+  const diffs = (stage: StageName, mqaErr: number) =>
+    (['q', 'ql_nope', 'logits', 'lse', 'W_UK_T'] as StageName[]).flatMap((s) =>
+      stagePairs(
+        s,
+        s === 'W_UK_T'
+          ? {}
+          : {
+              cold: FLOOR,
+              mha: FLOOR,
+              mqa: s === stage ? mqaErr : FLOOR,
+              engine: s === stage ? mqaErr : FLOOR,
+              mhaCold: 0,
+              mqaCold: s === stage ? mqaErr : FLOOR,
+            },
+        { cold: true },
+      ),
+    );
 
-  it.each<[number, 'agree' | 'diverge']>([[7.9, 'agree'], [8.1, 'diverge']])('mqa at %s × the floor of logits under {floor: 8} → %s', (times, verdict) => {
+  it.each<[number, 'agree' | 'diverge']>([
+    [7.9, 'agree'],
+    [8.1, 'diverge'],
+  ])('mqa at %s × the floor of logits under {floor: 8} → %s', (times, verdict) => {
     const c = compareCase(caseTrace(diffs('logits', times * FLOOR)), { default: { floor: 8 } });
     expect(c.verdict).toBe(verdict);
     const v = c.stages.find((s) => s.stage === 'logits')!;
-    expect(v).toMatchObject({ floorMultiple: 8, floor: { value: FLOOR, source: 'reference' }, vsReference: { mha: FLOOR, mqa: times * FLOOR, cold: FLOOR } });
+    expect(v).toMatchObject({
+      floorMultiple: 8,
+      floor: { value: FLOOR, source: 'reference' },
+      vsReference: { mha: FLOOR, mqa: times * FLOOR, cold: FLOOR },
+    });
     expect(v.tolerance).toBeCloseTo(8 * FLOOR, 15);
     if (verdict === 'diverge') expect(c.firstDivergence).toMatchObject({ stage: 'logits', culprit: 'mqa' });
   });

@@ -38,7 +38,8 @@ const FP32: readonly DevicePath[] = ['mha', 'mqa', 'cold'];
 const measured = (d: PairDiff | undefined): number | null =>
   d && d.shapeMatch && d.relErr !== null && Number.isFinite(d.relErr) && !d.nan[0] && !d.nan[1] ? d.relErr : null;
 
-const pair = (diffs: readonly PairDiff[], a: PathName, b: PathName) => diffs.find((d) => (d.a === a && d.b === b) || (d.a === b && d.b === a));
+const pair = (diffs: readonly PairDiff[], a: PathName, b: PathName) =>
+  diffs.find((d) => (d.a === a && d.b === b) || (d.a === b && d.b === a));
 
 /** Each fp32 path's relErr against the float64 reference at one record (the paths measured there). */
 export function vsReference(diffs: readonly PairDiff[]): Partial<Record<DevicePath, number>> {
@@ -73,7 +74,11 @@ function ownFloor(diffs: readonly PairDiff[]): NoiseFloor | null {
  * use it: their floor then comes from the cold path's records of the inputs they are computed
  * from, never from the values being judged, so a bug at such a record cannot raise its own tolerance.
  */
-export function noiseFloors(records: readonly Where[], diffsOf: (w: Where) => readonly PairDiff[], key: (w: Where) => string): Map<string, NoiseFloor> {
+export function noiseFloors(
+  records: readonly Where[],
+  diffsOf: (w: Where) => readonly PairDiff[],
+  key: (w: Where) => string,
+): Map<string, NoiseFloor> {
   const out = new Map<string, NoiseFloor>();
   const upstream = new Map<string, number>(); // piece → largest floor so far
   for (const w of records) {

@@ -13,22 +13,55 @@ const OUT: WeightName[] = [...SCORES, 'W_UV'];
  */
 export function weightsOf(stage: StageName): readonly WeightName[] {
   switch (stage) {
-    case 'hidden_in': return HIDDEN;
-    case 'q_c_raw': return [...HIDDEN, 'q_a_proj'];
-    case 'q_c': return [...HIDDEN, 'q_a_proj', 'q_a_layernorm'];
-    case 'q_full_prerope': case 'q_nope': case 'q_pe_raw': case 'q_pe': case 'q': return Q;
-    case 'kv_lora': case 'kv_c': case 'k_pe_raw': case 'k_pe': return [...HIDDEN, 'kv_a_proj_with_mqa'];
-    case 'kv_c_normed': case 'kv_cache': case 'ctx_workspace': return KV;
-    case 'W_UK_T': return ['W_UK'];
-    case 'W_UV': return ['W_UV'];
-    case 'k_nope': case 'k': return [...KV, 'W_UK'];
-    case 'v': return [...KV, 'W_UV'];
-    case 'kv_nope': return [...KV, 'W_UK', 'W_UV'];
-    case 'ql_nope': case 'mqa_q': return [...Q, 'W_UK'];
-    case 'logits': case 'attn_probs': case 'lse': case 'suffix_lse': case 'chunk_lse': case 'context_lse': case 'split_lse': return SCORES;
-    case 'attn_out_latent': return SCORES;
-    case 'o_proj_out': return [...OUT, 'o_proj'];
-    default: return OUT;
+    case 'hidden_in':
+      return HIDDEN;
+    case 'q_c_raw':
+      return [...HIDDEN, 'q_a_proj'];
+    case 'q_c':
+      return [...HIDDEN, 'q_a_proj', 'q_a_layernorm'];
+    case 'q_full_prerope':
+    case 'q_nope':
+    case 'q_pe_raw':
+    case 'q_pe':
+    case 'q':
+      return Q;
+    case 'kv_lora':
+    case 'kv_c':
+    case 'k_pe_raw':
+    case 'k_pe':
+      return [...HIDDEN, 'kv_a_proj_with_mqa'];
+    case 'kv_c_normed':
+    case 'kv_cache':
+    case 'ctx_workspace':
+      return KV;
+    case 'W_UK_T':
+      return ['W_UK'];
+    case 'W_UV':
+      return ['W_UV'];
+    case 'k_nope':
+    case 'k':
+      return [...KV, 'W_UK'];
+    case 'v':
+      return [...KV, 'W_UV'];
+    case 'kv_nope':
+      return [...KV, 'W_UK', 'W_UV'];
+    case 'ql_nope':
+    case 'mqa_q':
+      return [...Q, 'W_UK'];
+    case 'logits':
+    case 'attn_probs':
+    case 'lse':
+    case 'suffix_lse':
+    case 'chunk_lse':
+    case 'context_lse':
+    case 'split_lse':
+      return SCORES;
+    case 'attn_out_latent':
+      return SCORES;
+    case 'o_proj_out':
+      return [...OUT, 'o_proj'];
+    default:
+      return OUT;
   }
 }
 

@@ -23,7 +23,14 @@ export function judgeWeight(d: WeightDiff): WeightVerdictName {
  */
 function refine(a: AcrossVerdict, all: readonly AcrossVerdict[]): AcrossVerdict {
   if (a.stage !== 'kv_nope') return a;
-  const half = all.find((x) => x.path === a.path && x.step === a.step && x.request === a.request && (x.stage === 'k_nope' || x.stage === 'v') && x.verdict === 'diverge');
+  const half = all.find(
+    (x) =>
+      x.path === a.path &&
+      x.step === a.step &&
+      x.request === a.request &&
+      (x.stage === 'k_nope' || x.stage === 'v') &&
+      x.verdict === 'diverge',
+  );
   return half ?? a;
 }
 
@@ -41,6 +48,9 @@ export function compareWeights(diffs: readonly WeightDiff[], across: readonly Ac
   for (const a of activations) if (a.verdict === 'diverge' && !firstActivation[a.path]) firstActivation[a.path] = refine(a, activations);
   return {
     verdict: bad.length || Object.keys(firstActivation).length ? 'diverge' : 'agree',
-    weights, firstWeight: bad[0]?.name ?? null, activations, firstActivation,
+    weights,
+    firstWeight: bad[0]?.name ?? null,
+    activations,
+    firstActivation,
   };
 }

@@ -29,7 +29,8 @@ export interface ExternalOptions {
 }
 
 /** The same error with the kept exchange directory in its hint. */
-const withDir = (e: MlaDiffError, dir: string) => new MlaDiffError(e.code, e.message, e.where, `${e.hint ? `${e.hint}; ` : ''}exchange directory kept: ${dir}`);
+const withDir = (e: MlaDiffError, dir: string) =>
+  new MlaDiffError(e.code, e.message, e.where, `${e.hint ? `${e.hint}; ` : ''}exchange directory kept: ${dir}`);
 
 /**
  * One case through an external backend: writes the exchange directory (request, weights, inputs),
@@ -46,15 +47,33 @@ export async function runExternal(spec: ExternalSpec, job: ExternalJob, o: Exter
     const env = { MLA_DIFF_REQUEST: join(dir, 'request.json'), MLA_DIFF_DIR: dir, MLA_DIFF_OUT: out };
     const run = await runBackend(spec.command, { cwd: o.cwd, env, timeoutS: spec.timeoutS, label: `external backend ${spec.name}` });
     const r = readResponse(out, {
-      config: slicedConfig(job.source.config, job.heads), kvSplits: o.kvSplits, layouts: spec.layouts, names: spec.names,
-      pieces: job.pieces.map((p) => ({ step: p.step, request: p.request, kind: p.kind, start: p.start, count: p.ids.length, chunks: p.chunks })),
+      config: slicedConfig(job.source.config, job.heads),
+      kvSplits: o.kvSplits,
+      layouts: spec.layouts,
+      names: spec.names,
+      pieces: job.pieces.map((p) => ({
+        step: p.step,
+        request: p.request,
+        kind: p.kind,
+        start: p.start,
+        count: p.ids.length,
+        chunks: p.chunks,
+      })),
     });
     if (!o.keep) rmSync(dir, { recursive: true, force: true });
     const statsOnly = r.recording.trace.stages.filter((x) => x.statsOnly).length;
     return {
-      recording: r.recording, seconds: run.seconds,
-      info: { name: spec.name !== 'external' ? spec.name : (r.name ?? spec.name), kind: 'command', source: spec.command, statsOnly,
-        ...(r.precision ? { precision: r.precision } : {}), ...(r.device ? { device: r.device } : {}), ...(o.keep ? { dir } : {}) },
+      recording: r.recording,
+      seconds: run.seconds,
+      info: {
+        name: spec.name !== 'external' ? spec.name : (r.name ?? spec.name),
+        kind: 'command',
+        source: spec.command,
+        statsOnly,
+        ...(r.precision ? { precision: r.precision } : {}),
+        ...(r.device ? { device: r.device } : {}),
+        ...(o.keep ? { dir } : {}),
+      },
     };
   } catch (e) {
     throw isMlaDiffError(e) ? withDir(e, dir) : e;

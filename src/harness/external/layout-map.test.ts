@@ -9,12 +9,16 @@ describe('parseLayout', () => {
     ['t hv', [['t'], ['h', 'v']]],
     ['(t h) v', [['t', 'h'], ['v']]],
   ])('%s', (text, groups) => expect(parseLayout(text)).toEqual(groups));
-  it.each(['t (h (v))', 't (h v', 't h)', 't ()', 't t', '', 't h-v'])('refuses "%s" with a reason', (text) => expect(typeof parseLayout(text)).toBe('string'));
+  it.each(['t (h (v))', 't (h v', 't h)', 't ()', 't t', '', 't h-v'])('refuses "%s" with a reason', (text) =>
+    expect(typeof parseLayout(text)).toBe('string'),
+  );
 });
 
 describe('toCanonical', () => {
   // [T=2, N=3, V=2] values x[t][h][v] = 100t + 10h + v
-  const T = 2, N = 3, V = 2;
+  const T = 2,
+    N = 3,
+    V = 2;
   const thv = Float64Array.from({ length: T * N * V }, (_, i) => 100 * Math.floor(i / (N * V)) + 10 * (Math.floor(i / V) % N) + (i % V));
 
   it('"t (h v)" [T, N·V] is a reshape of canonical "t h v"', () => {
@@ -24,7 +28,8 @@ describe('toCanonical', () => {
 
   it('"h t v" is permuted to "t h v"; LSE "t h" to "h t"', () => {
     const htv = new Float64Array(thv.length);
-    for (let t = 0; t < T; t++) for (let h = 0; h < N; h++) for (let v = 0; v < V; v++) htv[(h * T + t) * V + v] = thv[(t * N + h) * V + v]!;
+    for (let t = 0; t < T; t++)
+      for (let h = 0; h < N; h++) for (let v = 0; v < V; v++) htv[(h * T + t) * V + v] = thv[(t * N + h) * V + v]!;
     const r = toCanonical(htv, [N, T, V], 'h t v', 't h v', [T, N, V], {});
     expect(typeof r !== 'string' && Array.from(r.data)).toEqual(Array.from(thv));
     const lse = toCanonical(Float64Array.from([0, 1, 2, 10, 11, 12]), [T, N], 't h', 'h t', [N, T], {});

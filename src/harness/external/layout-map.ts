@@ -42,7 +42,12 @@ export function parseLayout(text: string): string[][] | string {
  * do not fit.
  */
 export function toCanonical<A extends Float32Array | Float64Array>(
-  data: A, got: readonly number[], declared: string, canonical: string, expected: readonly number[], sizes: Record<string, number>,
+  data: A,
+  got: readonly number[],
+  declared: string,
+  canonical: string,
+  expected: readonly number[],
+  sizes: Record<string, number>,
 ): { data: A; shape: number[] } | string {
   const canon = parseLayout(canonical);
   const decl = parseLayout(declared);
@@ -61,6 +66,10 @@ export function toCanonical<A extends Float32Array | Float64Array>(
   }
   const order = canon.flat();
   const perm = order.map((a) => atoms.indexOf(a));
-  const { data: out } = transposeHost(data, atoms.map((a) => size.get(a)!), perm);
+  const { data: out } = transposeHost(
+    data,
+    atoms.map((a) => size.get(a)!),
+    perm,
+  );
   return { data: out, shape: [...expected] };
 }

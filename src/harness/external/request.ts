@@ -27,7 +27,12 @@ export interface ExternalJob {
 
 /** The case's head slice of the layer in Hugging Face names, float32 [out, in]. */
 function weightTensors(source: WeightSource, heads: HeadSlice): TensorToWrite[] {
-  const out: TensorToWrite[] = NORM_NAMES.map((n) => ({ name: `${n}.weight`, dtype: 'F32', shape: [source.norm(n).length], data: source.norm(n) }));
+  const out: TensorToWrite[] = NORM_NAMES.map((n) => ({
+    name: `${n}.weight`,
+    dtype: 'F32',
+    shape: [source.norm(n).length],
+    data: source.norm(n),
+  }));
   for (const name of LINEAR_NAMES) {
     const { rows, cols } = sliceRanges(source.config, name, heads);
     const data = new Float32Array((rows[1] - rows[0]) * (cols[1] - cols[0])); // [out, in] of the slice
@@ -59,13 +64,27 @@ export function requestJson(job: ExternalJob): Record<string, unknown> {
   const c = slicedConfig(full, job.heads);
   const stages = job.stages ?? STAGE_NAMES;
   return {
-    format: REQUEST_FORMAT, version: PROTOCOL_VERSION, scenario: job.scenario, case: job.case,
-    config: c, heads: { start: job.heads.start, count: job.heads.count, total: full.num_attention_heads },
+    format: REQUEST_FORMAT,
+    version: PROTOCOL_VERSION,
+    scenario: job.scenario,
+    case: job.case,
+    config: c,
+    heads: { start: job.heads.start, count: job.heads.count, total: full.num_attention_heads },
     softmax_scale: softmaxScale(c),
     rope: { style: c.rope_interleave ? 'gptj' : 'neox', mscale: ropeTables(c, []).mscale },
-    weights: 'weights.safetensors', inputs: 'inputs.safetensors',
-    pieces: job.pieces.map((p) => ({ step: p.step, request: p.request, kind: p.kind, route: p.route, start: p.start, count: p.ids.length, positions: [...p.positions] })),
-    stages, layouts: Object.fromEntries(stages.map((s) => [s, STAGES[s].layout])),
+    weights: 'weights.safetensors',
+    inputs: 'inputs.safetensors',
+    pieces: job.pieces.map((p) => ({
+      step: p.step,
+      request: p.request,
+      kind: p.kind,
+      route: p.route,
+      start: p.start,
+      count: p.ids.length,
+      positions: [...p.positions],
+    })),
+    stages,
+    layouts: Object.fromEntries(stages.map((s) => [s, STAGES[s].layout])),
   };
 }
 

@@ -9,8 +9,19 @@ import { importRecords } from './records';
 import { PROTOCOL_VERSION, RESPONSE_FORMAT } from './request';
 import { readNamedTensors } from './tensors-file';
 
-const SCALARS = ['softmax_scale', 'has_context', 'num_tokens', 'num_context_tokens', 'route', 'context_chunks', 'kv_splits',
-  'empty_lse', 'lse_base', 'rope_style', 'causal'] as const satisfies readonly ScalarName[];
+const SCALARS = [
+  'softmax_scale',
+  'has_context',
+  'num_tokens',
+  'num_context_tokens',
+  'route',
+  'context_chunks',
+  'kv_splits',
+  'empty_lse',
+  'lse_base',
+  'rope_style',
+  'causal',
+] as const satisfies readonly ScalarName[];
 
 /** One stage known by its statistics (response.json `stats[]`, a line of a jsonl dump). */
 export const statsEntrySchema = z.object({
@@ -54,7 +65,13 @@ export const zodMessage = (e: z.ZodError) => {
 /** Reads D/out/response.json (required) and D/out/stages.safetensors (optional) into path `external`. */
 export function readResponse(out: string, ctx: Omit<ImportContext, 'file'>): ExternalResponse {
   const file = join(out, 'response.json');
-  if (!existsSync(file)) throw new MlaDiffError('external-bad-response', 'the backend wrote no response.json', { file }, 'an external backend must write $MLA_DIFF_OUT/response.json (docs/external-backends.md)');
+  if (!existsSync(file))
+    throw new MlaDiffError(
+      'external-bad-response',
+      'the backend wrote no response.json',
+      { file },
+      'an external backend must write $MLA_DIFF_OUT/response.json (docs/external-backends.md)',
+    );
   let json: unknown;
   try {
     json = JSON.parse(readFileSync(file, 'utf8'));
@@ -63,8 +80,12 @@ export function readResponse(out: string, ctx: Omit<ImportContext, 'file'>): Ext
   }
   const parsed = responseSchema.safeParse(json);
   if (!parsed.success) {
-    throw new MlaDiffError('external-bad-response', zodMessage(parsed.error), { file },
-      `a response starts {"format": "${RESPONSE_FORMAT}", "version": ${PROTOCOL_VERSION}, ...}`);
+    throw new MlaDiffError(
+      'external-bad-response',
+      zodMessage(parsed.error),
+      { file },
+      `a response starts {"format": "${RESPONSE_FORMAT}", "version": ${PROTOCOL_VERSION}, ...}`,
+    );
   }
   const r = parsed.data;
   const scalars: PieceTrace[] = Object.entries(r.scalars).map(([key, v]) => {
@@ -73,6 +94,11 @@ export function readResponse(out: string, ctx: Omit<ImportContext, 'file'>): Ext
   });
   const stagesFile = join(out, 'stages.safetensors');
   const tensors = existsSync(stagesFile) ? readNamedTensors(stagesFile, 'external-bad-output') : [];
-  const recording = importRecords({ ...ctx, file: stagesFile, layouts: { ...ctx.layouts, ...r.layouts } }, tensors, r.stats as NamedStats[], scalars);
+  const recording = importRecords(
+    { ...ctx, file: stagesFile, layouts: { ...ctx.layouts, ...r.layouts } },
+    tensors,
+    r.stats as NamedStats[],
+    scalars,
+  );
   return { recording, name: r.name, precision: r.precision, device: r.device, seconds: r.seconds };
 }

@@ -24,7 +24,15 @@ const tail = (text: string) => text.trimEnd().split('\n').slice(-TAIL_LINES).joi
 export async function runBackend(command: string, o: CommandOptions): Promise<{ stdout: string; stderr: string; seconds: number }> {
   const t0 = performance.now();
   const child = execa(command, {
-    shell: true, cwd: o.cwd, env: o.env, extendEnv: true, stdin: 'ignore', reject: false, detached: true, buffer: true, stripFinalNewline: false,
+    shell: true,
+    cwd: o.cwd,
+    env: o.env,
+    extendEnv: true,
+    stdin: 'ignore',
+    reject: false,
+    detached: true,
+    buffer: true,
+    stripFinalNewline: false,
   });
   let timedOut = false;
   const timer = setTimeout(() => {
@@ -38,13 +46,22 @@ export async function runBackend(command: string, o: CommandOptions): Promise<{ 
   const r = await child.finally(() => clearTimeout(timer));
   const seconds = (performance.now() - t0) / 1000;
   if (timedOut) {
-    throw new MlaDiffError('external-timeout', `${o.label} ran past its timeout of ${o.timeoutS} s and was killed`, { field: 'external.timeout_s' },
-      'raise external: timeout_s, or make the backend faster');
+    throw new MlaDiffError(
+      'external-timeout',
+      `${o.label} ran past its timeout of ${o.timeoutS} s and was killed`,
+      { field: 'external.timeout_s' },
+      'raise external: timeout_s, or make the backend faster',
+    );
   }
   if (r.exitCode !== 0 || r.failed) {
     const how = r.signal ? `was killed by ${r.signal}` : `exited with code ${r.exitCode}`;
     const err = tail(r.stderr ?? '');
-    throw new MlaDiffError('external-failed', `${o.label} ${how}${err ? `; its stderr ends:\n${err}` : ' (no stderr)'}`, { field: 'external.command' }, `the command: ${command}`);
+    throw new MlaDiffError(
+      'external-failed',
+      `${o.label} ${how}${err ? `; its stderr ends:\n${err}` : ' (no stderr)'}`,
+      { field: 'external.command' },
+      `the command: ${command}`,
+    );
   }
   return { stdout: r.stdout ?? '', stderr: r.stderr ?? '', seconds };
 }

@@ -19,13 +19,19 @@ export function readNamedTensors(file: string, code: ErrorCode): NamedTensor[] {
     model = openSafetensors(file);
   } catch (e) {
     if (!isMlaDiffError(e)) throw e;
-    throw new MlaDiffError(code, `not a readable safetensors file: ${e.message}`, { file }, 'write it with safetensors.torch.save_file or the example backends\' writer');
+    throw new MlaDiffError(
+      code,
+      `not a readable safetensors file: ${e.message}`,
+      { file },
+      "write it with safetensors.torch.save_file or the example backends' writer",
+    );
   }
   return [...model.tensors.values()].map((info) => {
     if (!READABLE.includes(info.dtype)) {
       throw new MlaDiffError(code, `${info.name} is ${info.dtype}; stage tensors are ${READABLE.join(', ')}`, { file, field: info.name });
     }
-    const data = info.dtype === 'F64' ? new Float64Array((readRawBits(info) as Uint8Array).slice().buffer) : readTensorF32(model, info.name);
+    const data =
+      info.dtype === 'F64' ? new Float64Array((readRawBits(info) as Uint8Array).slice().buffer) : readTensorF32(model, info.name);
     return { name: info.name, data, shape: info.shape };
   });
 }

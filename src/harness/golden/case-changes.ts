@@ -27,8 +27,19 @@ export interface RecordChange extends Where {
 
 const { abs, max } = Math;
 
-const statsView = (r: StageRecord): StatsView => ({ shape: r.stats.shape, l2: r.stats.l2, maxAbs: r.stats.maxAbs, nanCount: r.stats.nanCount, infCount: r.stats.infCount });
-const whereOf = (r: StageRecord): Where => ({ step: r.step, request: r.request, stage: r.stage, ...(r.chunk === undefined ? {} : { chunk: r.chunk }) });
+const statsView = (r: StageRecord): StatsView => ({
+  shape: r.stats.shape,
+  l2: r.stats.l2,
+  maxAbs: r.stats.maxAbs,
+  nanCount: r.stats.nanCount,
+  infCount: r.stats.infCount,
+});
+const whereOf = (r: StageRecord): Where => ({
+  step: r.step,
+  request: r.request,
+  stage: r.stage,
+  ...(r.chunk === undefined ? {} : { chunk: r.chunk }),
+});
 
 /**
  * How far a record moved between two runs, from statistics alone: |‖a‖ − ‖b‖| ≤ ‖a − b‖ and
@@ -44,7 +55,8 @@ export function moved(a: StatsView, b: StatsView): number {
 
 /** One path's record change, or null when it stays within `tolerance`. */
 function recordChange(path: PathName, g: StageRecord, n: StageRecord, tolerance: number): RecordChange | null {
-  const gv = statsView(g), nv = statsView(n);
+  const gv = statsView(g),
+    nv = statsView(n);
   const base = { ...whereOf(g), path, golden: gv, new: nv };
   if (gv.shape.join('x') !== nv.shape.join('x')) return { ...base, kind: 'shape' };
   if (nv.nanCount !== gv.nanCount) return { ...base, kind: 'nan' };
@@ -54,8 +66,11 @@ function recordChange(path: PathName, g: StageRecord, n: StageRecord, tolerance:
 }
 
 /** Every record change between the two cases' path traces; `tolerance` bounds each record's movement. */
-export function caseChanges(golden: Partial<Record<PathName, PathTrace>>, fresh: Partial<Record<PathName, PathTrace>>,
-  tolerance: (w: Where) => number): { changes: RecordChange[]; compared: number } {
+export function caseChanges(
+  golden: Partial<Record<PathName, PathTrace>>,
+  fresh: Partial<Record<PathName, PathTrace>>,
+  tolerance: (w: Where) => number,
+): { changes: RecordChange[]; compared: number } {
   const changes: RecordChange[] = [];
   let compared = 0;
   for (const path of [...new Set([...Object.keys(golden), ...Object.keys(fresh)])] as PathName[]) {
@@ -63,7 +78,10 @@ export function caseChanges(golden: Partial<Record<PathName, PathTrace>>, fresh:
     const ns = new Map((fresh[path]?.stages ?? []).map((r) => [recordKey(r), r]));
     for (const [key, g] of gs) {
       const n = ns.get(key);
-      if (!n) { changes.push({ ...whereOf(g), path, kind: 'only-golden', golden: statsView(g) }); continue; }
+      if (!n) {
+        changes.push({ ...whereOf(g), path, kind: 'only-golden', golden: statsView(g) });
+        continue;
+      }
       compared++;
       const c = recordChange(path, g, n, tolerance(whereOf(g)));
       if (c) changes.push(c);

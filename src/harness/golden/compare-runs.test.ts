@@ -19,7 +19,7 @@ describe('compareRuns', () => {
     expect(c.scenarios[0]!.cases.map((k) => k.compared)).toEqual(records);
   });
 
-  it('one stage\'s norm moved on one path: exactly that stage, path and case', () => {
+  it("one stage's norm moved on one path: exactly that stage, path and case", () => {
     const fresh = copy(golden);
     const rec = fresh.cases[1]!.trace.paths.mqa!.stages.find((r) => r.stage === 'attn_out_latent')!;
     rec.stats.l2 *= 1 + 1e-4;
@@ -45,10 +45,17 @@ describe('compareRuns', () => {
     q.stats.nanCount = 3;
     const v = stages.find((r) => r.stage === 'v')!;
     v.stats.shape = [...v.stats.shape, 1];
-    stages.splice(stages.findIndex((r) => r.stage === 'lse'), 1);
+    stages.splice(
+      stages.findIndex((r) => r.stage === 'lse'),
+      1,
+    );
     fresh.cases[0]!.comparison.verdict = 'diverge';
     const k = compareRuns(saved(golden), saved(fresh)).scenarios[0]!.cases[0]!;
-    expect(k.changes.map((x) => [x.stage, x.kind]).sort()).toEqual([['lse', 'only-golden'], ['q_nope', 'nan'], ['v', 'shape']]);
+    expect(k.changes.map((x) => [x.stage, x.kind]).sort()).toEqual([
+      ['lse', 'only-golden'],
+      ['q_nope', 'nan'],
+      ['v', 'shape'],
+    ]);
     expect(k.outcomeChanged).toBe(true);
     expect(k.status).toBe('changed');
   });

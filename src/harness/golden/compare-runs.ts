@@ -73,14 +73,27 @@ export interface RunsComparison {
 
 const view = (c: CaseResult): CaseView => ({
   verdict: c.comparison.verdict,
-  firstDivergence: c.comparison.firstDivergence && { step: c.comparison.firstDivergence.step, request: c.comparison.firstDivergence.request,
-    stage: c.comparison.firstDivergence.stage, ...(c.comparison.firstDivergence.chunk === undefined ? {} : { chunk: c.comparison.firstDivergence.chunk }),
-    culprit: c.comparison.firstDivergence.culprit },
+  firstDivergence: c.comparison.firstDivergence && {
+    step: c.comparison.firstDivergence.step,
+    request: c.comparison.firstDivergence.request,
+    stage: c.comparison.firstDivergence.stage,
+    ...(c.comparison.firstDivergence.chunk === undefined ? {} : { chunk: c.comparison.firstDivergence.chunk }),
+    culprit: c.comparison.firstDivergence.culprit,
+  },
 });
 
 function diffCase(g: CaseResult | undefined, n: CaseResult | undefined, rule: CompareRule): CaseDiff {
   const name = (g ?? n)!.trace.name;
-  if (!g || !n) return { name, status: g ? 'only-golden' : 'only-new', ...(g ? { golden: view(g) } : { new: view(n!) }), outcomeChanged: true, changes: [], firstChange: null, compared: 0 };
+  if (!g || !n)
+    return {
+      name,
+      status: g ? 'only-golden' : 'only-new',
+      ...(g ? { golden: view(g) } : { new: view(n!) }),
+      outcomeChanged: true,
+      changes: [],
+      firstChange: null,
+      compared: 0,
+    };
   const floors = new Map(g.comparison.stages.map((s) => [recordKey(s), s.floor?.value]));
   const tolerance = (w: Where): number => {
     if (rule.rel !== undefined) return rule.rel;
@@ -89,9 +102,19 @@ function diffCase(g: CaseResult | undefined, n: CaseResult | undefined, rule: Co
   };
   const { changes, compared } = caseChanges(g.trace.paths, n.trace.paths, tolerance);
   changes.sort(executionOrder(g.trace.pieces));
-  const gv = view(g), nv = view(n);
+  const gv = view(g),
+    nv = view(n);
   const outcomeChanged = JSON.stringify(gv) !== JSON.stringify(nv);
-  return { name, status: outcomeChanged || changes.length ? 'changed' : 'same', golden: gv, new: nv, outcomeChanged, changes, firstChange: changes[0] ?? null, compared };
+  return {
+    name,
+    status: outcomeChanged || changes.length ? 'changed' : 'same',
+    golden: gv,
+    new: nv,
+    outcomeChanged,
+    changes,
+    firstChange: changes[0] ?? null,
+    compared,
+  };
 }
 
 function pairUp<T>(gs: T[], ns: T[], key: (x: T) => string): [T | undefined, T | undefined][] {
@@ -102,16 +125,26 @@ function pairUp<T>(gs: T[], ns: T[], key: (x: T) => string): [T | undefined, T |
 const side = (file: string, r: RunReport): RunSide => ({ file, device: r.device, created: r.created, tool: r.tool.version });
 
 /** Compares two saved runs (each one or more scenario reports). */
-export function compareRuns(golden: { file: string; runs: RunReport[] }, fresh: { file: string; runs: RunReport[] }, rule: CompareRule = DEFAULT_RULE): RunsComparison {
+export function compareRuns(
+  golden: { file: string; runs: RunReport[] },
+  fresh: { file: string; runs: RunReport[] },
+  rule: CompareRule = DEFAULT_RULE,
+): RunsComparison {
   const scenarios = pairUp(golden.runs, fresh.runs, (r) => r.scenario.name).map(([g, n]): ScenarioDiff => {
     const cases = pairUp(g?.cases ?? [], n?.cases ?? [], (c) => c.trace.name).map(([gc, nc]) => diffCase(gc, nc, rule));
     const status = !g ? 'only-new' : !n ? 'only-golden' : cases.every((c) => c.status === 'same') ? 'same' : 'changed';
     return { name: (g ?? n)!.scenario.name, status, cases };
   });
-  const g0 = golden.runs[0]!, n0 = fresh.runs[0]!;
+  const g0 = golden.runs[0]!,
+    n0 = fresh.runs[0]!;
   return {
-    format: COMPARE_FORMAT, version: COMPARE_VERSION, golden: side(golden.file, g0), new: side(fresh.file, n0), rule,
+    format: COMPARE_FORMAT,
+    version: COMPARE_VERSION,
+    golden: side(golden.file, g0),
+    new: side(fresh.file, n0),
+    rule,
     deviceDiffers: g0.device.name !== n0.device.name || g0.device.description !== n0.device.description,
-    verdict: scenarios.every((s) => s.status === 'same') ? 'same' : 'changed', scenarios,
+    verdict: scenarios.every((s) => s.status === 'same') ? 'same' : 'changed',
+    scenarios,
   };
 }

@@ -5,14 +5,20 @@ import { join } from 'node:path';
 import { loadRunReport } from './load-report';
 
 const dir = mkdtempSync(join(tmpdir(), 'load-report-'));
-const file = (name: string, text: string) => { const f = join(dir, name); writeFileSync(f, text); return f; };
+const file = (name: string, text: string) => {
+  const f = join(dir, name);
+  writeFileSync(f, text);
+  return f;
+};
 const FIXTURE = join(__dirname, '../../../fixtures/tiny-smoke.report.json');
 
 describe('loadRunReport', () => {
   it('reads a saved run and a multi-scenario mla-diff/runs document', () => {
     expect(loadRunReport(FIXTURE).runs).toHaveLength(1);
     const one = JSON.parse(require('node:fs').readFileSync(FIXTURE, 'utf8')) as unknown;
-    expect(loadRunReport(file('runs.json', JSON.stringify({ format: 'mla-diff/runs', version: 1, runs: [one, one] }))).runs).toHaveLength(2);
+    expect(loadRunReport(file('runs.json', JSON.stringify({ format: 'mla-diff/runs', version: 1, runs: [one, one] }))).runs).toHaveLength(
+      2,
+    );
   });
 
   it.each([
@@ -21,8 +27,16 @@ describe('loadRunReport', () => {
     ['not JSON', file('bad.json', '{"format": '), 'report-invalid'],
     ['another format', file('other.json', '{"format": "mla-diff/compare", "version": 1}'), 'report-invalid'],
     ['an old version', file('old.json', '{"format": "mla-diff/run", "version": 3}'), 'report-version'],
-    ['without cases', file('nocases.json', `{"format": "mla-diff/run", "version": ${RUN_VERSION}, "scenario": {"name": "x"}, "device": {}}`), 'report-invalid'],
-    ['a case without trace', file('notrace.json', `{"format": "mla-diff/run", "version": ${RUN_VERSION}, "scenario": {"name": "x"}, "device": {}, "cases": [{}]}`), 'report-invalid'],
+    [
+      'without cases',
+      file('nocases.json', `{"format": "mla-diff/run", "version": ${RUN_VERSION}, "scenario": {"name": "x"}, "device": {}}`),
+      'report-invalid',
+    ],
+    [
+      'a case without trace',
+      file('notrace.json', `{"format": "mla-diff/run", "version": ${RUN_VERSION}, "scenario": {"name": "x"}, "device": {}, "cases": [{}]}`),
+      'report-invalid',
+    ],
     ['runs without a list', file('noruns.json', '{"format": "mla-diff/runs", "version": 1}'), 'report-invalid'],
     ['runs with an empty list', file('emptyruns.json', '{"format": "mla-diff/runs", "version": 1, "runs": []}'), 'report-invalid'],
   ])('%s → %s', (_what, path, code) => {

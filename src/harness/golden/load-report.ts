@@ -22,18 +22,33 @@ const isObject = (x: unknown): x is Record<string, unknown> => x !== null && typ
  */
 function checkReport(x: unknown, file: string, field: string, validate: Validate): RunReport {
   if (!isObject(x) || x['format'] !== RUN_FORMAT) {
-    throw new MlaDiffError('report-invalid', `not an mla-diff run report (format ${isObject(x) ? JSON.stringify(x['format']) : 'missing'})`,
-      { file, field }, 'save one with `mla-diff run SCENARIO --format json --out FILE`');
+    throw new MlaDiffError(
+      'report-invalid',
+      `not an mla-diff run report (format ${isObject(x) ? JSON.stringify(x['format']) : 'missing'})`,
+      { file, field },
+      'save one with `mla-diff run SCENARIO --format json --out FILE`',
+    );
   }
   if (x['version'] !== RUN_VERSION) {
-    throw new MlaDiffError('report-version', `run report version ${JSON.stringify(x['version'])}; this mla-diff reads version ${RUN_VERSION}`,
-      { file, field: field ? `${field}.version` : 'version' }, 're-run the scenario with this version of mla-diff to save a current report');
+    throw new MlaDiffError(
+      'report-version',
+      `run report version ${JSON.stringify(x['version'])}; this mla-diff reads version ${RUN_VERSION}`,
+      { file, field: field ? `${field}.version` : 'version' },
+      're-run the scenario with this version of mla-diff to save a current report',
+    );
   }
   const v = validate(x);
   if (!v.ok) {
-    const shown = v.errors.slice(0, 3).map((e) => `${e.at}: ${e.message}`).join('; ');
-    throw new MlaDiffError('report-invalid', `does not match the run report schema: ${shown}${v.errors.length > 3 ? ` (+${v.errors.length - 3} more)` : ''}`,
-      { file, field: field || undefined }, 'schema/run-v5.schema.json describes the format; save a report with `mla-diff run … --format json --out FILE`');
+    const shown = v.errors
+      .slice(0, 3)
+      .map((e) => `${e.at}: ${e.message}`)
+      .join('; ');
+    throw new MlaDiffError(
+      'report-invalid',
+      `does not match the run report schema: ${shown}${v.errors.length > 3 ? ` (+${v.errors.length - 3} more)` : ''}`,
+      { file, field: field || undefined },
+      'schema/run-v5.schema.json describes the format; save a report with `mla-diff run … --format json --out FILE`',
+    );
   }
   return x as unknown as RunReport;
 }
@@ -45,11 +60,17 @@ export function loadRunReport(file: string): SavedRuns {
   try {
     json = JSON.parse(text);
   } catch (e) {
-    throw new MlaDiffError('report-invalid', `not JSON: ${(e as Error).message}`, { file }, 'save one with `mla-diff run SCENARIO --format json --out FILE`');
+    throw new MlaDiffError(
+      'report-invalid',
+      `not JSON: ${(e as Error).message}`,
+      { file },
+      'save one with `mla-diff run SCENARIO --format json --out FILE`',
+    );
   }
   const { validate } = reportValidator();
   if (isObject(json) && json['format'] === 'mla-diff/runs') {
-    if (!Array.isArray(json['runs']) || !json['runs'].length) throw new MlaDiffError('report-invalid', 'mla-diff/runs without runs', { file, field: 'runs' });
+    if (!Array.isArray(json['runs']) || !json['runs'].length)
+      throw new MlaDiffError('report-invalid', 'mla-diff/runs without runs', { file, field: 'runs' });
     return { file, runs: (json['runs'] as unknown[]).map((r, i) => checkReport(r, file, `runs[${i}]`, validate)) };
   }
   return { file, runs: [checkReport(json, file, '', validate)] };

@@ -10,7 +10,14 @@ import { rejudgeRun } from './rejudge';
 const load = (name: string) => JSON.parse(readFileSync(join(__dirname, '../../../fixtures', name), 'utf8')) as RunReport;
 
 describe('roundUp2', () => {
-  it.each([[1.234e-7, 1.3e-7], [9.95e-7, 1e-6], [4e-7, 4e-7], [0.001, 0.001], [123, 130], [0, 0]])('%p → %p', (x, y) => {
+  it.each([
+    [1.234e-7, 1.3e-7],
+    [9.95e-7, 1e-6],
+    [4e-7, 4e-7],
+    [0.001, 0.001],
+    [123, 130],
+    [0, 0],
+  ])('%p → %p', (x, y) => {
     expect(roundUp2(x)).toBeCloseTo(y, 20);
     expect(roundUp2(x)).toBeGreaterThanOrEqual(x);
   });
@@ -21,7 +28,11 @@ describe('the tolerance ratchet', () => {
 
   it('per stage: the worst pair error × 2, rounded up; re-judged with it the run still agrees', () => {
     const r = ratchetOf(clean);
-    const worst = Math.max(...clean.cases.flatMap((c) => c.comparison.stages.filter((v) => v.stage === 'o_proj_out').flatMap((v) => v.pairs.map((p) => p.relErr ?? 0))));
+    const worst = Math.max(
+      ...clean.cases.flatMap((c) =>
+        c.comparison.stages.filter((v) => v.stage === 'o_proj_out').flatMap((v) => v.pairs.map((p) => p.relErr ?? 0)),
+      ),
+    );
     expect(r.stages.o_proj_out!.rel).toBe(roundUp2(2 * worst));
     expect(r.stages.W_UK_T!.rel).toBe(0);
     expect(r.stages.o_proj_out!.rel).toBeLessThan(1e-5);

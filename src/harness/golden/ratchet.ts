@@ -40,8 +40,12 @@ export function ratchetOf(r: RunReport, margin = RATCHET_MARGIN): Ratchet {
   for (const c of r.cases) {
     for (const v of c.comparison.stages) {
       if (v.verdict !== 'ok') {
-        throw new MlaDiffError('ratchet-impossible', `${c.trace.name} diverges at ${v.stage} (step ${v.step}, ${v.request}): ${v.verdict}`,
-          { field: '--write-tolerances' }, 'a ratchet bounds rounding, not a bug: write it from a run that agrees');
+        throw new MlaDiffError(
+          'ratchet-impossible',
+          `${c.trace.name} diverges at ${v.stage} (step ${v.step}, ${v.request}): ${v.verdict}`,
+          { field: '--write-tolerances' },
+          'a ratchet bounds rounding, not a bug: write it from a run that agrees',
+        );
       }
       const e = Math.max(0, ...v.pairs.map((p) => p.relErr ?? 0));
       worst.set(v.stage, Math.max(worst.get(v.stage) ?? 0, e));
@@ -61,7 +65,13 @@ export function ratchetYaml(t: Ratchet, created: string): string {
   return [
     `${TOLERANCES_MARKER} (ratchet): per stage the smallest tolerance passing every record × ${t.margin}, rounded up to 2 digits.`,
     `# Written ${created}. Tighten by writing it again (mla-diff run … --write-tolerances); loosen only with --allow-looser.`,
-    `format: ${t.format}`, `version: ${t.version}`, `scenario: ${JSON.stringify(t.scenario)}`, `device: ${t.device}`, `margin: ${t.margin}`,
-    'stages:', ...Object.entries(t.stages).map(([k, v]) => `  ${k}: { rel: ${v!.rel === 0 ? 0 : v!.rel.toExponential()} }`), '',
+    `format: ${t.format}`,
+    `version: ${t.version}`,
+    `scenario: ${JSON.stringify(t.scenario)}`,
+    `device: ${t.device}`,
+    `margin: ${t.margin}`,
+    'stages:',
+    ...Object.entries(t.stages).map(([k, v]) => `  ${k}: { rel: ${v!.rel === 0 ? 0 : v!.rel.toExponential()} }`),
+    '',
   ].join('\n');
 }

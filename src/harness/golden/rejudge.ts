@@ -18,8 +18,12 @@ export function rejudgeCase(r: RunReport, c: CaseResult, tolerances: ToleranceSp
   const replay = first ? c.replay : undefined;
   const view = diagnosisView(comparison, replay);
   return {
-    trace: c.trace, comparison, ...(detail ? { detail } : {}), diagnosis: diagnose(c.trace, view, r.scenario.config, detail),
-    ...(replay ? { replay } : {}), ...(r.scenario.expect ? { expectation: checkExpectation(r.scenario.expect, comparison) } : {}),
+    trace: c.trace,
+    comparison,
+    ...(detail ? { detail } : {}),
+    diagnosis: diagnose(c.trace, view, r.scenario.config, detail),
+    ...(replay ? { replay } : {}),
+    ...(r.scenario.expect ? { expectation: checkExpectation(r.scenario.expect, comparison) } : {}),
   };
 }
 
@@ -27,7 +31,12 @@ export function rejudgeRun(r: RunReport, tolerances: ToleranceSpec): RunReport {
   const cases = r.cases.map((c) => rejudgeCase(r, c, tolerances));
   const weightsDiverge = r.weights?.comparison?.verdict === 'diverge';
   return {
-    ...r, scenario: { ...r.scenario, tolerances: { ...(tolerances.default === undefined ? {} : { default: tolerances.default }), stages: { ...tolerances.stages } } },
-    verdict: cases.every((c) => c.comparison.verdict === 'agree') && !weightsDiverge ? 'agree' : 'diverge', cases,
+    ...r,
+    scenario: {
+      ...r.scenario,
+      tolerances: { ...(tolerances.default === undefined ? {} : { default: tolerances.default }), stages: { ...tolerances.stages } },
+    },
+    verdict: cases.every((c) => c.comparison.verdict === 'agree') && !weightsDiverge ? 'agree' : 'diverge',
+    cases,
   };
 }

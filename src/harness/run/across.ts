@@ -39,7 +39,9 @@ async function record(rt: Runtime, make: () => MlaBackend<tfc.Tensor>, pieces: r
   }
 }
 
-const release = (r: Recording) => { for (const c of r.captured.values()) if (c.where === 'device') c.tensor.dispose(); };
+const release = (r: Recording) => {
+  for (const c of r.captured.values()) if (c.where === 'device') c.tensor.dispose();
+};
 
 /**
  * Each engine path run twice, once on each weight source, and every activation record diffed

@@ -28,9 +28,14 @@ export function axisRelErr(a: ArrayLike<number>, b: ArrayLike<number>, shape: re
     const k = floor(i / inner) % n;
     const x = a[i] as number;
     const y = b[i] as number;
-    if (x - x !== 0 || y - y !== 0) { if (x !== y) bad[k] = 1; continue; } // NaN or an infinity: agrees only with itself
+    if (x - x !== 0 || y - y !== 0) {
+      if (x !== y) bad[k] = 1;
+      continue;
+    } // NaN or an infinity: agrees only with itself
     const d = x - y;
-    dd[k] = dd[k]! + d * d; aa[k] = aa[k]! + x * x; bb[k] = bb[k]! + y * y;
+    dd[k] = dd[k]! + d * d;
+    aa[k] = aa[k]! + x * x;
+    bb[k] = bb[k]! + y * y;
   }
   return Array.from(dd, (v, k) => (bad[k] ? Infinity : aa[k]! || bb[k]! ? sqrt(v) / sqrt(aa[k]! > bb[k]! ? aa[k]! : bb[k]!) : 0));
 }
@@ -40,7 +45,11 @@ export function axisRelErr(a: ArrayLike<number>, b: ArrayLike<number>, shape: re
  * [N,T,S] under a bottom-right causal mask (query t sees S − T + t + 1 keys). 1 is a uniform softmax.
  * `sampled`: the T rows are these query tokens of a piece of `tokens` (schedule.logits_rows).
  */
-export function meanNormalizedEntropy(p: ArrayLike<number>, shape: readonly number[], sampled?: { rows: readonly number[]; tokens: number }): number | null {
+export function meanNormalizedEntropy(
+  p: ArrayLike<number>,
+  shape: readonly number[],
+  sampled?: { rows: readonly number[]; tokens: number },
+): number | null {
   const [N, T, S] = shape as [number, number, number];
   let sum = 0;
   let rows = 0;
@@ -53,7 +62,10 @@ export function meanNormalizedEntropy(p: ArrayLike<number>, shape: readonly numb
         const x = p[(h * T + t) * S + s] as number;
         if (x > 0) H -= x * log(x);
       }
-      if (H === H) { sum += H / log(keys); rows++; }
+      if (H === H) {
+        sum += H / log(keys);
+        rows++;
+      }
     }
   }
   return rows ? sum / rows : null;
@@ -75,7 +87,13 @@ type Rec = Partial<Record<PathName, Recording>>;
  * and per head; for their pieces, each path's attention entropy. Read by diagnosis (flat softmax,
  * agreement only at position 0, a subset of heads).
  */
-export async function measureDetail(tf: typeof tfc, view: HostView, rec: Rec, pieces: readonly PieceInput[], stages: readonly StageVerdict[]): Promise<CaseDetail> {
+export async function measureDetail(
+  tf: typeof tfc,
+  view: HostView,
+  rec: Rec,
+  pieces: readonly PieceInput[],
+  stages: readonly StageVerdict[],
+): Promise<CaseDetail> {
   const records: RecordDetail[] = [];
   const entropy: CaseDetail['entropy'] = [];
   for (const v of stages.filter((x) => x.verdict !== 'ok').slice(0, DETAIL_RECORDS)) {
@@ -84,14 +102,24 @@ export async function measureDetail(tf: typeof tfc, view: HostView, rec: Rec, pi
     const piece = pieces.find((p) => p.step === v.step && p.request === v.request);
     if (!pair || !piece) continue;
     const canonical = STAGES[v.stage].layout;
-    const [ha, hb] = [await toHost(tf, view, rec[pair[0]]!.captured.get(key)!, canonical), await toHost(tf, view, rec[pair[1]]!.captured.get(key)!, canonical)];
+    const [ha, hb] = [
+      await toHost(tf, view, rec[pair[0]]!.captured.get(key)!, canonical),
+      await toHost(tf, view, rec[pair[1]]!.captured.get(key)!, canonical),
+    ];
     const same = ha.shape.length === hb.shape.length && ha.shape.every((d, i) => d === hb.shape[i]);
     const axes = canonical.split(' ');
     const along = (name: string) => (same && axes.includes(name) ? axisRelErr(ha.data, hb.data, ha.shape, axes.indexOf(name)) : null);
     const rows = v.stage === 'logits' || v.stage === 'attn_probs' ? piece.logitsRows : undefined; // sampled rows: their tokens only
     records.push({
-      step: v.step, request: v.request, stage: v.stage, ...(v.chunk === undefined ? {} : { chunk: v.chunk }),
-      a: pair[0], b: pair[1], positions: rows ? rows.map((t) => piece.positions[t]!) : [...piece.positions], perToken: along('t'), perHead: along('h'),
+      step: v.step,
+      request: v.request,
+      stage: v.stage,
+      ...(v.chunk === undefined ? {} : { chunk: v.chunk }),
+      a: pair[0],
+      b: pair[1],
+      positions: rows ? rows.map((t) => piece.positions[t]!) : [...piece.positions],
+      perToken: along('t'),
+      perHead: along('h'),
     });
     if (entropy.some((e) => e.step === v.step && e.request === v.request)) continue;
     const probsKey = recordKey({ step: v.step, request: v.request, stage: 'attn_probs' });

@@ -6,11 +6,15 @@ import { diffCaptured } from './diff';
 
 describe('stage diffs', () => {
   let rt: Runtime;
-  beforeAll(async () => { rt = await testRuntime('wasm'); });
+  beforeAll(async () => {
+    rt = await testRuntime('wasm');
+  });
 
-  const T = 3, N = 4;
+  const T = 3,
+    N = 4;
   const lse = Float64Array.from({ length: N * T }, (_, i) => 5 + Math.sin(i)); // [N, T] canonical
-  const transposed = () => { // [T, N], as Triton MLA returns it
+  const transposed = () => {
+    // [T, N], as Triton MLA returns it
     const out = new Float32Array(T * N);
     for (let h = 0; h < N; h++) for (let t = 0; t < T; t++) out[t * N + h] = lse[h * T + t]!;
     return out;
@@ -19,18 +23,36 @@ describe('stage diffs', () => {
   const at = (stage: Where['stage']): Where => ({ step: 0, request: 'r', stage });
 
   it('compares up to layout: [T,N] against [N,T] agrees', async () => {
-    const d = await diffCaptured(rt.tf, () => null, at('lse'), ['mqa', host(transposed(), [T, N], 't h')], ['reference', host(lse, [N, T], 'h t')]);
+    const d = await diffCaptured(
+      rt.tf,
+      () => null,
+      at('lse'),
+      ['mqa', host(transposed(), [T, N], 't h')],
+      ['reference', host(lse, [N, T], 'h t')],
+    );
     expect(d.shapeMatch).toBe(true);
     expect(d.relErr!).toBeLessThan(1e-7);
     expect(d.cosine!).toBeCloseTo(1, 7);
   });
 
-  it.each([['device with host views', true], ['device reductions', false]])('device tensors, %s, give the host answer', async (_, views) => {
+  it.each([
+    ['device with host views', true],
+    ['device reductions', false],
+  ])('device tensors, %s, give the host answer', async (_, views) => {
     await expectNoLeak(rt, async () => {
       const a = rt.tf.tensor(transposed(), [T, N]);
-      const b = rt.tf.tensor(Float32Array.from(lse, (v, i) => (i === 5 ? v + 0.5 : v)), [N, T]);
+      const b = rt.tf.tensor(
+        Float32Array.from(lse, (v, i) => (i === 5 ? v + 0.5 : v)),
+        [N, T],
+      );
       const view = views ? (t: Parameters<Runtime['hostView']>[0]) => rt.hostView(t) : () => null;
-      const d = await diffCaptured(rt.tf, view, at('lse'), ['mqa', { where: 'device', tensor: a, layout: 't h' }], ['mha', { where: 'device', tensor: b, layout: 'h t' }]);
+      const d = await diffCaptured(
+        rt.tf,
+        view,
+        at('lse'),
+        ['mqa', { where: 'device', tensor: a, layout: 't h' }],
+        ['mha', { where: 'device', tensor: b, layout: 'h t' }],
+      );
       a.dispose();
       b.dispose();
       expect(d.maxAbsErr!).toBeCloseTo(0.5, 5);
@@ -47,9 +69,13 @@ describe('stage diffs', () => {
     expect(d.relErr).toBe(0);
   });
 
-  it.each([['host', false], ['device', true]])('on the %s, equal infinities agree and an unmatched one makes relErr Infinity', async (_, device) => {
+  it.each([
+    ['host', false],
+    ['device', true],
+  ])('on the %s, equal infinities agree and an unmatched one makes relErr Infinity', async (_, device) => {
     await expectNoLeak(rt, async () => {
-      const cap = (v: number[]): Captured => (device ? { where: 'device', tensor: rt.tf.tensor2d(v, [1, 4]), layout: 'h t' } : host(Float64Array.from(v), [1, 4], 'h t'));
+      const cap = (v: number[]): Captured =>
+        device ? { where: 'device', tensor: rt.tf.tensor2d(v, [1, 4]), layout: 'h t' } : host(Float64Array.from(v), [1, 4], 'h t');
       const [a, b, c] = [cap([-Infinity, 1, 2, 3]), cap([-Infinity, 1, 2, 3]), cap([Infinity, 1, 2, 3])];
       const same = await diffCaptured(rt.tf, () => null, at('chunk_lse'), ['mha', a], ['reference', b]);
       const flip = await diffCaptured(rt.tf, () => null, at('chunk_lse'), ['mha', c], ['reference', b]);
@@ -60,7 +86,13 @@ describe('stage diffs', () => {
   });
 
   it('reports a shape mismatch instead of comparing', async () => {
-    const d = await diffCaptured(rt.tf, () => null, at('q_c'), ['mha', host(new Float64Array(6), [2, 3], 't q')], ['mqa', host(new Float64Array(6), [3, 2], 't q')]);
+    const d = await diffCaptured(
+      rt.tf,
+      () => null,
+      at('q_c'),
+      ['mha', host(new Float64Array(6), [2, 3], 't q')],
+      ['mqa', host(new Float64Array(6), [3, 2], 't q')],
+    );
     expect(d.shapeMatch).toBe(false);
     expect(d.relErr).toBeNull();
   });

@@ -12,7 +12,17 @@ const { abs } = Math;
 /** Where a record sits and the diff of one record between two paths: src/trace/case-trace.ts. */
 export type { PairDiff, Where } from '../../trace';
 
-interface Sums { dd: number; aa: number; bb: number; ab: number; maxAbs: number; at: number; nanA: number; nanB: number; inf: number }
+interface Sums {
+  dd: number;
+  aa: number;
+  bb: number;
+  ab: number;
+  maxAbs: number;
+  at: number;
+  nanA: number;
+  nanB: number;
+  inf: number;
+}
 const zero = (): Sums => ({ dd: 0, aa: 0, bb: 0, ab: 0, maxAbs: 0, at: 0, nanA: 0, nanB: 0, inf: 0 });
 
 /** LSE stages are logarithms: an error δ there scales the softmax weights by e^δ ≈ 1 + δ, whatever |lse| is. */
@@ -25,7 +35,10 @@ function finish(w: Where, a: PathName, b: PathName, shape: number[], s: Sums): P
   // of exp(lse) and an LSE near 0 (one key whose logit is near 0) is not judged by its cancellation.
   const denom = LOG_STAGES.has(w.stage) ? Math.max(na, nb, Math.sqrt(shape.reduce((x, y) => x * y, 1))) : Math.max(na, nb);
   return {
-    ...w, a, b, shapeMatch: true,
+    ...w,
+    a,
+    b,
+    shapeMatch: true,
     relErr: s.inf > 0 ? Infinity : denom > 0 ? Math.sqrt(s.dd) / denom : 0,
     maxAbsErr: s.maxAbs,
     maxAbsErrAt: unravel(s.at, shape),
@@ -37,7 +50,19 @@ function finish(w: Where, a: PathName, b: PathName, shape: number[], s: Sums): P
 }
 
 export function mismatch(w: Where, a: PathName, b: PathName): PairDiff {
-  return { ...w, a, b, shapeMatch: false, relErr: null, maxAbsErr: null, maxAbsErrAt: null, cosine: null, normRatio: null, nan: [0, 0], infMismatch: 0 };
+  return {
+    ...w,
+    a,
+    b,
+    shapeMatch: false,
+    relErr: null,
+    maxAbsErr: null,
+    maxAbsErrAt: null,
+    cosine: null,
+    normRatio: null,
+    nan: [0, 0],
+    infMismatch: 0,
+  };
 }
 
 /** Diff sums from per-row reductions on the device (see deviceStats), finished in float64. */
@@ -68,7 +93,10 @@ async function deviceDiff(tf: typeof tfc, A: tfc.Tensor, B: tfc.Tensor): Promise
     s.aa += f[rows + r] as number;
     s.bb += f[2 * rows + r] as number;
     s.ab += f[3 * rows + r] as number;
-    if ((f[4 * rows + r] as number) > s.maxAbs) { s.maxAbs = f[4 * rows + r] as number; s.at = r * cols + (n[r] as number); }
+    if ((f[4 * rows + r] as number) > s.maxAbs) {
+      s.maxAbs = f[4 * rows + r] as number;
+      s.at = r * cols + (n[r] as number);
+    }
     s.nanA += n[rows + r] as number;
     s.nanB += n[2 * rows + r] as number;
     s.inf += n[3 * rows + r] as number;
@@ -81,18 +109,36 @@ function hostDiff(a: ArrayLike<number>, b: ArrayLike<number>): Sums {
   for (let i = 0; i < a.length; i++) {
     const x = a[i] as number;
     const y = b[i] as number;
-    if (x !== x || y !== y) { if (x !== x) s.nanA++; if (y !== y) s.nanB++; continue; }
-    if (x - x !== 0 || y - y !== 0) { if (x !== y) s.inf++; continue; } // an infinity: agrees only with itself
+    if (x !== x || y !== y) {
+      if (x !== x) s.nanA++;
+      if (y !== y) s.nanB++;
+      continue;
+    }
+    if (x - x !== 0 || y - y !== 0) {
+      if (x !== y) s.inf++;
+      continue;
+    } // an infinity: agrees only with itself
     const d = x - y;
-    s.dd += d * d; s.aa += x * x; s.bb += y * y; s.ab += x * y;
+    s.dd += d * d;
+    s.aa += x * x;
+    s.bb += y * y;
+    s.ab += x * y;
     const ad = abs(d);
-    if (ad > s.maxAbs) { s.maxAbs = ad; s.at = i; }
+    if (ad > s.maxAbs) {
+      s.maxAbs = ad;
+      s.at = i;
+    }
   }
   return s;
 }
 
 /** A captured value on the host, in the stage's canonical layout (zero-copy where possible). */
-export async function toHost(tf: typeof tfc, view: HostView, c: Captured, canonical: string): Promise<{ data: Float32Array | Float64Array; shape: number[] }> {
+export async function toHost(
+  tf: typeof tfc,
+  view: HostView,
+  c: Captured,
+  canonical: string,
+): Promise<{ data: Float32Array | Float64Array; shape: number[] }> {
   const perm = permutation(c.layout, canonical);
   if (c.where === 'host') return transposeHost(c.data, c.shape, perm);
   const v = view(c.tensor);
@@ -111,7 +157,11 @@ const sameShape = (x: readonly number[], y: readonly number[]) => x.length === y
  * backend offers host views (cpu, wasm), where the float64 host loop is exact and allocates nothing.
  */
 export async function diffCaptured(
-  tf: typeof tfc, view: HostView, w: Where, a: [PathName, Captured], b: [PathName, Captured],
+  tf: typeof tfc,
+  view: HostView,
+  w: Where,
+  a: [PathName, Captured],
+  b: [PathName, Captured],
 ): Promise<PairDiff> {
   const canonical = STAGES[w.stage].layout;
   const [an, av] = a;

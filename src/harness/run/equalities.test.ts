@@ -18,7 +18,10 @@ import { runScenario } from './run-scenario';
  * context-chunk size, any block size and any KV split count give the same outputs; with context,
  * MHA ≡ MQA ≡ cold ≡ float64 reference on random schedules.
  */
-const rand = (seed: number) => { let i = 0; return (n: number) => fmix32(Math.imul(++i, 0x9e3779b1) ^ seed) % n; };
+const rand = (seed: number) => {
+  let i = 0;
+  return (n: number) => fmix32(Math.imul(++i, 0x9e3779b1) ^ seed) % n;
+};
 
 /** o_proj_out of every token of request `r`, in token order, through one path. */
 async function outputs(rt: Runtime, yaml: string, path: 'mha' | 'mqa', request = 'r'): Promise<Float32Array[]> {
@@ -26,15 +29,21 @@ async function outputs(rt: Runtime, yaml: string, path: 'mha' | 'mqa', request =
   const source = new SyntheticWeights(s.config, s.seed);
   const plan = planRun(s, source);
   const layer = uploadLayer(rt, source, { start: 0, count: s.config.num_attention_heads }, 8);
-  const backend: MlaBackend<tfc.Tensor> = path === 'mha'
-    ? new MhaBackend(layer, NO_FAULTS, plan.tables.numSlots, plan.kernels)
-    : new MqaBackend(layer, NO_FAULTS, plan.tables.numSlots, plan.kernels);
+  const backend: MlaBackend<tfc.Tensor> =
+    path === 'mha'
+      ? new MhaBackend(layer, NO_FAULTS, plan.tables.numSlots, plan.kernels)
+      : new MqaBackend(layer, NO_FAULTS, plan.tables.numSlots, plan.kernels);
   const rows: Float32Array[] = [];
   try {
     for (const p of plan.pieces) {
-      if (p.kind === 'cached') { await backend.fill(p); continue; }
+      if (p.kind === 'cached') {
+        await backend.fill(p);
+        continue;
+      }
       const out = (await backend.step(p, NULL_PROBE, true))!;
-      if (p.request === request) for (let t = 0; t < p.ids.length; t++) rows.push(Float32Array.from(out.subarray(t * s.config.hidden_size, (t + 1) * s.config.hidden_size)));
+      if (p.request === request)
+        for (let t = 0; t < p.ids.length; t++)
+          rows.push(Float32Array.from(out.subarray(t * s.config.hidden_size, (t + 1) * s.config.hidden_size)));
     }
   } finally {
     backend.dispose();
@@ -45,21 +54,31 @@ async function outputs(rt: Runtime, yaml: string, path: 'mha' | 'mqa', request =
 
 function relErr(a: Float32Array[], b: Float32Array[]): number {
   expect(a.length).toBe(b.length);
-  let dd = 0, aa = 0;
-  a.forEach((row, i) => row.forEach((x, j) => { dd += (x - b[i]![j]!) ** 2; aa += x * x; }));
+  let dd = 0,
+    aa = 0;
+  a.forEach((row, i) =>
+    row.forEach((x, j) => {
+      dd += (x - b[i]![j]!) ** 2;
+      aa += x * x;
+    }),
+  );
   return Math.sqrt(dd / aa);
 }
 
 describe('serving equalities (tiny, wasm, fixed seeds)', () => {
   let rt: Runtime;
-  beforeAll(async () => { rt = await testRuntime('wasm'); });
+  beforeAll(async () => {
+    rt = await testRuntime('wasm');
+  });
   const req = (steps: string) => `requests:\n  - {name: r, steps: [${steps}]}`;
 
   it.each([1, 2, 3])('any chunking of a 23-token prefill gives the outputs of the one-shot prefill (seed %i)', async (seed) => {
     const r = rand(seed);
     const chunk = 1 + r(9);
     const cold = await expectNoLeak(rt, () => outputs(rt, req('{prefill: 23}'), 'mha'));
-    const chunked = await expectNoLeak(rt, () => outputs(rt, `schedule: {block_size: ${1 + r(8)}, context_chunk: ${1 + r(12)}}\n${req(`{prefill: 23, chunk: ${chunk}}`)}`, 'mha'));
+    const chunked = await expectNoLeak(rt, () =>
+      outputs(rt, `schedule: {block_size: ${1 + r(8)}, context_chunk: ${1 + r(12)}}\n${req(`{prefill: 23, chunk: ${chunk}}`)}`, 'mha'),
+    );
     expect(relErr(chunked, cold)).toBeLessThan(1e-5);
   });
 
@@ -86,28 +105,36 @@ describe('serving equalities (tiny, wasm, fixed seeds)', () => {
     expect(relErr(many, one)).toBeLessThan(1e-5);
   });
 
-  it.each([11, 12, 13])('random schedule %i: MHA-with-context ≡ MQA decode ≡ cold ≡ reference at every record of every piece', async (seed) => {
-    const r = rand(seed);
-    const requests = [0, 1, 2].map((i) => {
-      const steps = [
-        ...(r(2) ? [`{cached: ${1 + r(6)}}`] : []),
-        `{prefill: ${2 + r(10)}, chunk: ${1 + r(5)}}`,
-        `{decode: ${r(3) + 1}}`,
-        ...(r(2) ? [`{prefill: ${1 + r(6)}}`] : []),
-      ];
-      return `  - {name: q${i}, start_step: ${r(3)}, steps: [${steps.join(', ')}]}`;
-    });
-    const yaml = [
-      'name: random', 'model: {preset: tiny}', 'reference: on',
-      `schedule: {block_size: ${1 + r(6)}, context_chunk: ${1 + r(7)}, kv_splits: ${1 + r(4)}, decode_threshold: ${1 + r(2)}, prefill_kernel: ${r(2) ? 'fa2' : 'fa3'}, cold: on}`,
-      'requests:', ...requests,
-    ].join('\n');
-    const before = rt.tf.memory().numTensors;
-    const report = await runScenario(parseScenario(yaml), { runtime: rt, toolVersion: 'test', worker: false });
-    expect(rt.tf.memory().numTensors).toBe(before);
-    const c = report.cases[0]!;
-    expect(c.comparison.firstDivergence).toBeNull();
-    expect(Object.keys(c.trace.paths).sort()).toEqual(['cold', 'mha', 'mqa', 'reference']);
-    expect(c.trace.diffs.filter((d) => d.stage === 'o_proj_out').length).toBe(6 * c.trace.pieces.filter((p) => p.kind !== 'cached').length);
-  });
+  it.each([11, 12, 13])(
+    'random schedule %i: MHA-with-context ≡ MQA decode ≡ cold ≡ reference at every record of every piece',
+    async (seed) => {
+      const r = rand(seed);
+      const requests = [0, 1, 2].map((i) => {
+        const steps = [
+          ...(r(2) ? [`{cached: ${1 + r(6)}}`] : []),
+          `{prefill: ${2 + r(10)}, chunk: ${1 + r(5)}}`,
+          `{decode: ${r(3) + 1}}`,
+          ...(r(2) ? [`{prefill: ${1 + r(6)}}`] : []),
+        ];
+        return `  - {name: q${i}, start_step: ${r(3)}, steps: [${steps.join(', ')}]}`;
+      });
+      const yaml = [
+        'name: random',
+        'model: {preset: tiny}',
+        'reference: on',
+        `schedule: {block_size: ${1 + r(6)}, context_chunk: ${1 + r(7)}, kv_splits: ${1 + r(4)}, decode_threshold: ${1 + r(2)}, prefill_kernel: ${r(2) ? 'fa2' : 'fa3'}, cold: on}`,
+        'requests:',
+        ...requests,
+      ].join('\n');
+      const before = rt.tf.memory().numTensors;
+      const report = await runScenario(parseScenario(yaml), { runtime: rt, toolVersion: 'test', worker: false });
+      expect(rt.tf.memory().numTensors).toBe(before);
+      const c = report.cases[0]!;
+      expect(c.comparison.firstDivergence).toBeNull();
+      expect(Object.keys(c.trace.paths).sort()).toEqual(['cold', 'mha', 'mqa', 'reference']);
+      expect(c.trace.diffs.filter((d) => d.stage === 'o_proj_out').length).toBe(
+        6 * c.trace.pieces.filter((p) => p.kind !== 'cached').length,
+      );
+    },
+  );
 });

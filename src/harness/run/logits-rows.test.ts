@@ -17,20 +17,30 @@ jest.setTimeout(120_000);
  * more with 10 tokens of context in 2 chunks (step 3). Rows [0, 2, -1, 9]: 9 is out of range in
  * every piece; a decode piece has one token, so its rows are [0].
  */
-const yaml = (extra: string[] = []) => [
-  'name: sampled-rows', 'model: {preset: tiny}', 'weights: {synthetic: {seed: 3}}', 'reference: on',
-  'schedule: {block_size: 4, context_chunk: 5, attention: fused, logits_rows: [0, 2, -1, 9]}',
-  'requests:', '  - {name: chat, steps: [{prefill: 8}, {decode: 2}, {prefill: 4}]}', ...extra,
-].join('\n');
+const yaml = (extra: string[] = []) =>
+  [
+    'name: sampled-rows',
+    'model: {preset: tiny}',
+    'weights: {synthetic: {seed: 3}}',
+    'reference: on',
+    'schedule: {block_size: 4, context_chunk: 5, attention: fused, logits_rows: [0, 2, -1, 9]}',
+    'requests:',
+    '  - {name: chat, steps: [{prefill: 8}, {decode: 2}, {prefill: 4}]}',
+    ...extra,
+  ].join('\n');
 
 async function run(rt: Runtime, extra: string[] = []): Promise<{ c: CaseResult; notes: string[] }> {
-  const r = await expectNoLeak(rt, () => runScenario(parseScenario(yaml(extra), 'test.yaml'), { runtime: rt, toolVersion: 'test', worker: false }));
+  const r = await expectNoLeak(rt, () =>
+    runScenario(parseScenario(yaml(extra), 'test.yaml'), { runtime: rt, toolVersion: 'test', worker: false }),
+  );
   return { c: r.cases[0]!, notes: r.cases[0]!.trace.notes };
 }
 
 describe('sampled logits rows with fused attention (tiny, wasm)', () => {
   let rt: Runtime;
-  beforeAll(async () => { rt = await testRuntime('wasm'); });
+  beforeAll(async () => {
+    rt = await testRuntime('wasm');
+  });
 
   it('every path records the sampled rows; they agree within fp32 tolerance', async () => {
     const { c, notes } = await run(rt);
@@ -44,7 +54,10 @@ describe('sampled logits rows with fused attention (tiny, wasm)', () => {
       for (const step of [0, 1, 2, 3]) {
         expect(t.pieces.find((p) => p.step === step)!.scalars.logits_rows).toBe(rows[step]!.join(','));
         const rec = t.stages.find((s) => s.step === step && s.stage === 'logits');
-        if (path === 'mha' && step > 0) { expect(rec).toBeUndefined(); continue; } // MHA: logits without context only
+        if (path === 'mha' && step > 0) {
+          expect(rec).toBeUndefined();
+          continue;
+        } // MHA: logits without context only
         const r = rows[step]!.length;
         expect(rec!.stats.shape).toEqual(path === 'mqa' ? [r, N, keys[step]] : [N, r, keys[step]]);
         expect(t.stages.some((s) => s.step === step && s.stage === 'attn_probs')).toBe(true);
@@ -64,6 +77,11 @@ describe('sampled logits rows with fused attention (tiny, wasm)', () => {
     const { c } = await run(rt, ['faults: [{path: mqa, fault: softmax-scale-latent}]']);
     const f = c.comparison.firstDivergence!;
     expect({ step: f.step, stage: f.stage, culprit: f.culprit }).toEqual({ step: 0, stage: 'logits', culprit: 'mqa' });
-    expect(originOf(c.replay, c.comparison.stages.find((v) => v.stage === 'logits' && v.verdict !== 'ok')!)).toBe('introduced');
+    expect(
+      originOf(
+        c.replay,
+        c.comparison.stages.find((v) => v.stage === 'logits' && v.verdict !== 'ok')!,
+      ),
+    ).toBe('introduced');
   });
 });

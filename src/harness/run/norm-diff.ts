@@ -11,10 +11,20 @@ import type { PairDiff, Where } from './diff';
 export function normDiff(w: Where, a: PathName, ra: StageRecord, b: PathName, rb: StageRecord): PairDiff {
   const [na, nb] = [ra.stats.l2, rb.stats.l2];
   const denom = Math.max(na, nb);
-  const base = { ...w, a, b, maxAbsErr: null, maxAbsErrAt: null, cosine: null, nan: [ra.stats.nanCount, rb.stats.nanCount] as [number, number], normOnly: true as const };
+  const base = {
+    ...w,
+    a,
+    b,
+    maxAbsErr: null,
+    maxAbsErrAt: null,
+    cosine: null,
+    nan: [ra.stats.nanCount, rb.stats.nanCount] as [number, number],
+    normOnly: true as const,
+  };
   if (ra.stats.size !== rb.stats.size) return { ...base, shapeMatch: false, relErr: null, normRatio: null, infMismatch: 0 };
   return {
-    ...base, shapeMatch: true,
+    ...base,
+    shapeMatch: true,
     relErr: denom > 0 ? Math.abs(na - nb) / denom : 0,
     normRatio: nb > 0 ? na / nb : na === 0 ? 1 : Infinity,
     infMismatch: Math.abs(ra.stats.infCount - rb.stats.infCount),

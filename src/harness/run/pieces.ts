@@ -28,7 +28,12 @@ export function planRun(s: Scenario, source: WeightSource): PlannedRun {
     for (const p of step.pieces) {
       const ranges = chunks.get(pieceKey(p)) ?? [];
       pieces.push({
-        step: p.step, request: p.request, kind: p.kind, route: p.route, start: p.start, ids: p.ids,
+        step: p.step,
+        request: p.request,
+        kind: p.kind,
+        route: p.route,
+        start: p.start,
+        ids: p.ids,
         positions: p.ids.map((_, i) => offset.get(p.request)! + p.start + i),
         embeddings: source.embeddings(p.ids),
         slots: tables.slots(p.request, p.start, p.start + p.count),
@@ -41,7 +46,9 @@ export function planRun(s: Scenario, source: WeightSource): PlannedRun {
   }
   const withContext = pieces.some((p) => p.kind !== 'cached' && p.start > 0);
   return {
-    steps, pieces, tables,
+    steps,
+    pieces,
+    tables,
     kernels: { kvSplits: s.schedule.kvSplits, emptyLse: s.schedule.prefillKernel === 'fa2' ? '+inf' : '-inf', precision: s.precision },
     // Floor-based tolerances take their floors from the cold path (compare/floors.ts).
     cold: s.schedule.cold === 'on' || (s.schedule.cold === 'auto' && (withContext || usesFloor(s.tolerances))),

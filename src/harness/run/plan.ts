@@ -22,18 +22,30 @@ const size = (c: MlaConfig, name: LinearName, heads: HeadSlice) => {
  * Multiply-adds of the float64 reference over a schedule for a head slice: every token's
  * projections (a cached token only its latent and K/V), and each piece's attention over its keys.
  */
-export function referenceMacs(c: MlaConfig, heads: HeadSlice, pieces: readonly { kind: string; ids: readonly number[]; historySlots: ArrayLike<number> }[]): number {
+export function referenceMacs(
+  c: MlaConfig,
+  heads: HeadSlice,
+  pieces: readonly { kind: string; ids: readonly number[]; historySlots: ArrayLike<number> }[],
+): number {
   const all = LINEAR_NAMES.reduce((n, name) => n + size(c, name, heads), 0);
   const kvOnly = size(c, 'kv_a_proj_with_mqa', heads) + size(c, 'kv_b_proj', heads);
   const perKey = heads.count * (qkHeadDim(c) + 2 * c.v_head_dim + c.kv_lora_rank);
   return pieces.reduce((n, p) => n + p.ids.length * (p.kind === 'cached' ? kvOnly : all + p.historySlots.length * perKey), 0);
 }
 
-export function planReference(mode: ReferenceMode, c: MlaConfig, heads: HeadSlice, pieces: Parameters<typeof referenceMacs>[2]): { run: boolean; note?: string } {
+export function planReference(
+  mode: ReferenceMode,
+  c: MlaConfig,
+  heads: HeadSlice,
+  pieces: Parameters<typeof referenceMacs>[2],
+): { run: boolean; note?: string } {
   if (mode === 'off') return { run: false, note: 'reference off: culprits come from the majority of the fp32 paths' };
   const macs = referenceMacs(c, heads, pieces);
   if (mode === 'auto' && macs > REFERENCE_AUTO_MAX_MACS) {
-    return { run: false, note: `reference skipped: ${(macs / 1e9).toFixed(1)} GMAC in float64 is over the auto limit; set reference: on to force it` };
+    return {
+      run: false,
+      note: `reference skipped: ${(macs / 1e9).toFixed(1)} GMAC in float64 is over the auto limit; set reference: on to force it`,
+    };
   }
   return { run: true };
 }
@@ -51,33 +63,55 @@ export const AUTO_FUSED_SCORE_BYTES = { gpu: 2 ** 30, host: 2 ** 29 };
  * auto: fused where the score tensor of the largest piece would pass AUTO_FUSED_SCORE_BYTES or the
  * device's binding limit and the device has one; fused: required (fp32 P only); unfused: never.
  */
-export function planAttention(rt: Runtime, s: Pick<Scenario, 'schedule' | 'precision'>, heads: HeadSlice, T: number, S: number): { attention: AttentionFn | null; note?: string } {
+export function planAttention(
+  rt: Runtime,
+  s: Pick<Scenario, 'schedule' | 'precision'>,
+  heads: HeadSlice,
+  T: number,
+  S: number,
+): { attention: AttentionFn | null; note?: string } {
   const mode = s.schedule.attention;
   if (mode === 'unfused') return { attention: null };
   const roundsP = (['mha', 'mqa', 'cold'] as const).some((p) => pathPoints(s.precision, p).has('attn_probs'));
   const fn = rt.attention ?? null;
   if (mode === 'fused') {
     if (!fn) {
-      throw new MlaDiffError('invalid-value', `${rt.device.description} has no fused attention`, { field: 'schedule.attention' },
-        'fused WGSL kernels run on --device webgpu, the host tiling on wasm and cpu; use attention: auto or unfused here');
+      throw new MlaDiffError(
+        'invalid-value',
+        `${rt.device.description} has no fused attention`,
+        { field: 'schedule.attention' },
+        'fused WGSL kernels run on --device webgpu, the host tiling on wasm and cpu; use attention: auto or unfused here',
+      );
     }
     if (roundsP) {
-      throw new MlaDiffError('invalid-value', `the fused kernels keep P in fp32; dtype: ${s.precision.dtype} rounds P before P·V`, { field: 'schedule.attention' },
-        'use attention: auto (unfused in this dtype) or dtype: float32');
+      throw new MlaDiffError(
+        'invalid-value',
+        `the fused kernels keep P in fp32; dtype: ${s.precision.dtype} rounds P before P·V`,
+        { field: 'schedule.attention' },
+        'use attention: auto (unfused in this dtype) or dtype: float32',
+      );
     }
     return { attention: fn, note: `attention: fused on ${rt.device.name} ${records(s)}` };
   }
   const bytes = 4 * heads.count * T * S;
   const budget = rt.device.name === 'webgpu' || rt.device.name === 'tensorflow' ? AUTO_FUSED_SCORE_BYTES.gpu : AUTO_FUSED_SCORE_BYTES.host;
   if (!fn || roundsP || bytes <= Math.min(budget, rt.maxTensorBytes)) return { attention: null };
-  return { attention: fn, note: `attention: fused on ${rt.device.name}: the unfused [N,T,S] scores would take ${(bytes / 2 ** 30).toFixed(1)} GiB ${records(s)}` };
+  return {
+    attention: fn,
+    note: `attention: fused on ${rt.device.name}: the unfused [N,T,S] scores would take ${(bytes / 2 ** 30).toFixed(1)} GiB ${records(s)}`,
+  };
 }
 
 /** What the engine paths record of the scores under fused attention. */
 const records = (s: Pick<Scenario, 'schedule'>): string =>
-  s.schedule.logitsRows ? `(logits / attn_probs of the sampled rows ${s.schedule.logitsRows.join(', ')} only)` : '(no logits / attn_probs records on the engine paths)';
+  s.schedule.logitsRows
+    ? `(logits / attn_probs of the sampled rows ${s.schedule.logitsRows.join(', ')} only)`
+    : '(no logits / attn_probs records on the engine paths)';
 
-/** Fails early, with the tensor's name, when a tensor would exceed the device's binding limit (T tokens of a piece, S keys; no score tensor when fused). */
+/**
+ * Fails early, with the tensor's name, when a tensor would exceed the device's binding limit
+ * (T tokens of a piece, S keys; no score tensor when fused).
+ */
 export function checkDeviceLimits(rt: Runtime, c: MlaConfig, heads: HeadSlice, T: number, S: number, fused = false, cold = false): void {
   const N = heads.count;
   const tensors: [string, number][] = LINEAR_NAMES.map((name) => {
@@ -86,13 +120,16 @@ export function checkDeviceLimits(rt: Runtime, c: MlaConfig, heads: HeadSlice, T
   });
   if (!fused) tensors.push(['logits [N,T,S]', 4 * N * T * S]);
   // Unfused, the cold path concatenates its K over every key; fused, key sets past the limit go in parts (keyPartFor).
-  if (!fused && cold) tensors.push(['the cold path\'s K [N,S,D] over every key', 4 * N * S * qkHeadDim(c)]);
+  if (!fused && cold) tensors.push(["the cold path's K [N,S,D] over every key", 4 * N * S * qkHeadDim(c)]);
   tensors.push(['mqa_q [T,N,L+R]', 4 * T * N * latentWidth(c)]);
   const [name, bytes] = tensors.reduce((a, b) => (b[1] > a[1] ? b : a));
   if (bytes > rt.maxTensorBytes) {
-    throw new MlaDiffError('device-limit',
+    throw new MlaDiffError(
+      'device-limit',
       `${name} needs ${(bytes / MiB).toFixed(0)} MiB, over this device's ${(rt.maxTensorBytes / MiB).toFixed(0)} MiB storage-binding limit`,
-      { field: '--device' }, `${rt.device.description}; use fewer tokens or heads, schedule.attention: fused, or --device wasm`);
+      { field: '--device' },
+      `${rt.device.description}; use fewer tokens or heads, schedule.attention: fused, or --device wasm`,
+    );
   }
 }
 

@@ -38,7 +38,13 @@ export const RETAINED: ReadonlySet<StageName> = new Set(STAGE_NAMES);
 
 export async function runReferenceJob(job: ReferenceJob): Promise<ReferenceResult> {
   const t0 = performance.now();
-  const recordings = await referenceCases(roundedSource(openSource(job.source), job.kernels.precision?.dtype ?? 'float32'), job.cases, job.pieces, job.kernels, RETAINED);
+  const recordings = await referenceCases(
+    roundedSource(openSource(job.source), job.kernels.precision?.dtype ?? 'float32'),
+    job.cases,
+    job.pieces,
+    job.kernels,
+    RETAINED,
+  );
   const cases = recordings.map(({ trace, captured }) => {
     const out: HostCapture[] = [];
     for (const [key, c] of captured) if (c.where === 'host') out.push({ key, data: c.data, shape: c.shape, layout: c.layout });

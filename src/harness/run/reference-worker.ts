@@ -9,6 +9,6 @@ parentPort?.on('message', (msg: { id: number; job: ReferenceJob }) => {
       const buffers = [...new Set(result.cases.flatMap((c) => c.captured.map((x) => x.data.buffer as ArrayBuffer)))];
       parentPort!.postMessage({ id: msg.id, result }, buffers);
     },
-    (e: unknown) => parentPort!.postMessage({ id: msg.id, error: e instanceof Error ? e.stack ?? e.message : String(e) }),
+    (e: unknown) => parentPort!.postMessage({ id: msg.id, error: e instanceof Error ? (e.stack ?? e.message) : String(e) }),
   );
 });

@@ -48,7 +48,8 @@ export function replayPaths(c: Culprit | null): DevicePath[] {
 }
 
 const FALLBACK: Record<DevicePath, PathName[]> = { mha: ['mqa', 'cold'], mqa: ['mha', 'cold'], cold: ['mha', 'mqa'] };
-const samePiece = (a: { step: number; request: string }, b: { step: number; request: string }) => a.step === b.step && a.request === b.request;
+const samePiece = (a: { step: number; request: string }, b: { step: number; request: string }) =>
+  a.step === b.step && a.request === b.request;
 
 /** Divergent records to replay: all of the first divergent piece, the first of each later one (`on`: all). */
 function selectRecords(comparison: CaseComparison, mode: ReplayMode): StageVerdict[] {
@@ -64,7 +65,8 @@ export function planReplay(trace: CaseTrace, comparison: CaseComparison, mode: R
   const weightKey = new Map<string, string>(); // `${path}:${stage}` → the key of its one record
   for (const [p, t] of Object.entries(trace.paths)) {
     keys.set(p as PathName, new Set(t!.stages.map((r) => recordKey(r))));
-    for (const r of t!.stages) if (STAGES[r.stage].kind === 'weight' && !weightKey.has(`${p}:${r.stage}`)) weightKey.set(`${p}:${r.stage}`, recordKey(r));
+    for (const r of t!.stages)
+      if (STAGES[r.stage].kind === 'weight' && !weightKey.has(`${p}:${r.stage}`)) weightKey.set(`${p}:${r.stage}`, recordKey(r));
   }
   const has = (p: PathName, key: string) => keys.get(p)?.has(key) ?? false;
   /** A's path and key for B's record: the reference first, else the other paths that have it. */
@@ -86,9 +88,13 @@ export function planReplay(trace: CaseTrace, comparison: CaseComparison, mode: R
   for (const v of selectRecords(comparison, mode)) {
     const where: Where = { step: v.step, request: v.request, stage: v.stage, ...(v.chunk === undefined ? {} : { chunk: v.chunk }) };
     const paths = replayPaths(v.culprit).filter((p) => has(p, recordKey(where)));
-    if (!paths.length) settle(where, replayPaths(v.culprit)[0]!, 'undetermined', `no path named by culprit ${v.culprit} recorded ${v.stage} here`);
+    if (!paths.length)
+      settle(where, replayPaths(v.culprit)[0]!, 'undetermined', `no path named by culprit ${v.culprit} recorded ${v.stage} here`);
     for (const b of paths) {
-      if (mode === 'auto' && tasks.length >= REPLAY_CAP) { settle(where, b, 'not-replayed', `over the cap of ${REPLAY_CAP} replays per case`); continue; }
+      if (mode === 'auto' && tasks.length >= REPLAY_CAP) {
+        settle(where, b, 'not-replayed', `over the cap of ${REPLAY_CAP} replays per case`);
+        continue;
+      }
       const t = resolve(trace, where, b, pieceIndex(where), has, sourceOf, tolerance(where));
       if (typeof t === 'string') settle(where, b, 'undetermined', t, sourceOf(b, where)?.from ?? null);
       else tasks.push(t);
@@ -101,7 +107,15 @@ type Has = (p: PathName, key: string) => boolean;
 type SourceOf = (b: DevicePath, w: Where) => { from: PathName; key: string } | null;
 
 /** The task of one record in path b, or why it cannot be replayed. */
-function resolve(trace: CaseTrace, where: Where, b: DevicePath, index: number, has: Has, sourceOf: SourceOf, tolerance: number): ReplayTask | string {
+function resolve(
+  trace: CaseTrace,
+  where: Where,
+  b: DevicePath,
+  index: number,
+  has: Has,
+  sourceOf: SourceOf,
+  tolerance: number,
+): ReplayTask | string {
   const flow = DATAFLOW[b][where.stage];
   if (!flow) return `${b} has no dataflow for ${where.stage}`;
   const target = sourceOf(b, where);
@@ -137,12 +151,19 @@ function inputRecord(trace: CaseTrace, b: DevicePath, where: Where, input: Stage
   const scope = { step: where.step, request: where.request };
   if (STAGES[input.stage].kind === 'weight') return { ...scope, stage: input.stage };
   // Sampled logits rows (schedule.logits_rows) are computed beside the attention: only their probabilities read them.
-  if (input.stage === 'logits' && where.stage !== 'attn_probs' && trace.paths[b]!.pieces.find((p) => samePiece(p, where))?.scalars.logits_rows !== undefined) return null;
+  if (
+    input.stage === 'logits' &&
+    where.stage !== 'attn_probs' &&
+    trace.paths[b]!.pieces.find((p) => samePiece(p, where))?.scalars.logits_rows !== undefined
+  )
+    return null;
   let chunk: number | undefined;
   if (input.chunk === 'same') chunk = where.chunk;
   else if (input.chunk === 'prev') chunk = where.chunk === undefined ? -1 : where.chunk - 1;
   else if (input.chunk === 'last') {
-    const chunks = trace.paths[b]!.stages.filter((r) => samePiece(r, where) && r.stage === input.stage && r.chunk !== undefined).map((r) => r.chunk!);
+    const chunks = trace.paths[b]!.stages.filter((r) => samePiece(r, where) && r.stage === input.stage && r.chunk !== undefined).map(
+      (r) => r.chunk!,
+    );
     chunk = chunks.length ? Math.max(...chunks) : -1;
   }
   if (chunk !== undefined && chunk < 0) return null;
@@ -155,8 +176,10 @@ function group(tasks: ReplayTask[]): ReplayGroup[] {
   const groups: ReplayGroup[] = [];
   for (const t of tasks) {
     const key = recordKey(t.where);
-    const fits = (g: ReplayGroup) => g.path === t.path && samePiece(g.piece, t.where)
-      && g.tasks.every((u) => !u.subs.has(key) && !t.subs.has(recordKey(u.where)) && u.where.stage !== t.where.stage);
+    const fits = (g: ReplayGroup) =>
+      g.path === t.path &&
+      samePiece(g.piece, t.where) &&
+      g.tasks.every((u) => !u.subs.has(key) && !t.subs.has(recordKey(u.where)) && u.where.stage !== t.where.stage);
     const g = groups.find(fits);
     if (g) g.tasks.push(t);
     else groups.push({ path: t.path, piece: { step: t.where.step, request: t.where.request }, tasks: [t] });

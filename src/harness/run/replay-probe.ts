@@ -38,8 +38,12 @@ export class ReplayProbe implements TensorProbe {
   private readonly recorded = new Set<string>();
 
   constructor(
-    private readonly tf: typeof tfc, private readonly target: Scope, targets: ReadonlySet<StageName>,
-    private readonly subs: ReadonlyMap<string, Substitute>, view: HostView, stats?: StatsKernel,
+    private readonly tf: typeof tfc,
+    private readonly target: Scope,
+    targets: ReadonlySet<StageName>,
+    private readonly subs: ReadonlyMap<string, Substitute>,
+    view: HostView,
+    stats?: StatsKernel,
   ) {
     this.recorder = new TensorRecorder(tf, { filter: (s) => targets.has(s), retain: targets, stats }, view);
   }

@@ -14,15 +14,28 @@ jest.setTimeout(120_000);
  * what flows from it inherited; with and without the float64 reference; skipped when the case
  * agrees or replay is off. No tensor left behind.
  */
-async function run(rt: Runtime, faults: string[], opts: { reference?: 'on' | 'off'; replay?: ReplayMode; schedule?: string } = {}): Promise<CaseResult> {
+async function run(
+  rt: Runtime,
+  faults: string[],
+  opts: { reference?: 'on' | 'off'; replay?: ReplayMode; schedule?: string } = {},
+): Promise<CaseResult> {
   const yaml = [
-    'name: t', 'model: {preset: tiny}', 'weights: {synthetic: {seed: 1}}',
+    'name: t',
+    'model: {preset: tiny}',
+    'weights: {synthetic: {seed: 1}}',
     opts.schedule ?? 'prompt: {length: 9, start_position: 3}',
     `reference: ${opts.reference ?? 'on'}`,
     ...(opts.reference === 'off' ? ['schedule: {cold: on}'] : []),
     `faults: [${faults.map((f) => `{path: ${f.split(':')[0]}, fault: ${f.split(':')[1]}}`).join(', ')}]`,
   ].join('\n');
-  const r = await expectNoLeak(rt, () => runScenario(parseScenario(yaml, 'test.yaml'), { runtime: rt, toolVersion: 'test', worker: false, ...(opts.replay ? { replay: opts.replay } : {}) }));
+  const r = await expectNoLeak(rt, () =>
+    runScenario(parseScenario(yaml, 'test.yaml'), {
+      runtime: rt,
+      toolVersion: 'test',
+      worker: false,
+      ...(opts.replay ? { replay: opts.replay } : {}),
+    }),
+  );
   return r.cases[0]!;
 }
 
@@ -30,15 +43,21 @@ async function run(rt: Runtime, faults: string[], opts: { reference?: 'on' | 'of
 function origins(c: CaseResult): Partial<Record<StageName, Origin | null>> {
   const f = c.comparison.firstDivergence!;
   const out: Partial<Record<StageName, Origin | null>> = {};
-  for (const v of c.comparison.stages) if (v.verdict !== 'ok' && v.step === f.step && v.request === f.request) out[v.stage] = originOf(c.replay, v);
+  for (const v of c.comparison.stages)
+    if (v.verdict !== 'ok' && v.step === f.step && v.request === f.request) out[v.stage] = originOf(c.replay, v);
   return out;
 }
 
-const introducedOnly = (o: Partial<Record<StageName, Origin | null>>) => Object.entries(o).filter(([, x]) => x === 'introduced').map(([s]) => s);
+const introducedOnly = (o: Partial<Record<StageName, Origin | null>>) =>
+  Object.entries(o)
+    .filter(([, x]) => x === 'introduced')
+    .map(([s]) => s);
 
 describe('stage replay (teacher forcing)', () => {
   let rt: Runtime;
-  beforeAll(async () => { rt = await testRuntime(); });
+  beforeAll(async () => {
+    rt = await testRuntime();
+  });
 
   it.each([
     ['mqa:kv-norm-skipped', ['kv_c_normed']],
@@ -70,14 +89,20 @@ describe('stage replay (teacher forcing)', () => {
     expect(o.logits).toBe('undetermined');
     const logits = c.replay!.results.find((r) => r.stage === 'logits')!;
     expect(logits.reason).toContain('mqa_q');
-    expect(c.replay!.results.find((r) => r.stage === 'kv_c_normed')!.inputs).toEqual([{ step: 0, request: 'prompt', stage: 'kv_c', from: 'mha' }]);
+    expect(c.replay!.results.find((r) => r.stage === 'kv_c_normed')!.inputs).toEqual([
+      { step: 0, request: 'prompt', stage: 'kv_c', from: 'mha' },
+    ]);
   });
 
   it('over a schedule: cache reads get the latent rows of earlier pieces; later pieces are replayed at their first divergent record', async () => {
-    const schedule = 'schedule: {block_size: 4, context_chunk: 5, kv_splits: 3}\nrequests:\n  - {name: chat, steps: [{prefill: 8, chunk: 4}, {decode: 1}]}';
+    const schedule =
+      'schedule: {block_size: 4, context_chunk: 5, kv_splits: 3}\nrequests:\n  - {name: chat, steps: [{prefill: 8, chunk: 4}, {decode: 1}]}';
     const c = await run(rt, ['mqa:kv-norm-skipped'], { schedule });
     const later = c.replay!.results.filter((r) => r.step > 0);
-    expect(later.map((r) => [r.step, r.stage, r.origin])).toEqual([[1, 'kv_c_normed', 'introduced'], [2, 'kv_c_normed', 'introduced']]);
+    expect(later.map((r) => [r.step, r.stage, r.origin])).toEqual([
+      [1, 'kv_c_normed', 'introduced'],
+      [2, 'kv_c_normed', 'introduced'],
+    ]);
     const cache = c.replay!.results.find((r) => r.step === 0 && r.stage === 'kv_cache')!;
     expect(cache.origin).toBe('inherited');
     const step1 = await run(rt, ['mqa:kv-norm-skipped'], { schedule, replay: 'on' });

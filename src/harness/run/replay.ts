@@ -44,20 +44,32 @@ function backend(rt: Runtime, path: DevicePath, s: Scenario, job: ReplayJob): Ml
  * every path's captured values (the reference's on the host); nothing here changes them.
  */
 export async function replayCase(
-  rt: Runtime, s: Scenario, job: ReplayJob, rec: Partial<Record<PathName, Recording>>, trace: CaseTrace, comparison: CaseComparison, mode: ReplayMode,
+  rt: Runtime,
+  s: Scenario,
+  job: ReplayJob,
+  rec: Partial<Record<PathName, Recording>>,
+  trace: CaseTrace,
+  comparison: CaseComparison,
+  mode: ReplayMode,
 ): Promise<CaseReplay | undefined> {
   if (mode === 'off' || comparison.verdict === 'agree') return undefined;
   const t0 = performance.now();
   const plan = planReplay(trace, comparison, mode, s.tolerances);
   if (!plan.groups.length && !plan.settled.length) return undefined; // nothing replayable (e.g. every divergence is the external path's)
   const results: ReplayResult[] = [...plan.settled];
-  for (const g of plan.groups) results.push(...await runGroup(rt, s, job, rec, g));
+  for (const g of plan.groups) results.push(...(await runGroup(rt, s, job, rec, g)));
   const order = new Map(comparison.stages.map((v, i) => [recordKey(v), i]));
   results.sort((a, b) => (order.get(recordKey(a)) ?? 0) - (order.get(recordKey(b)) ?? 0) || a.path.localeCompare(b.path));
   return { results, runs: plan.groups.length, seconds: (performance.now() - t0) / 1000 };
 }
 
-async function runGroup(rt: Runtime, s: Scenario, job: ReplayJob, rec: Partial<Record<PathName, Recording>>, g: ReplayGroup): Promise<ReplayResult[]> {
+async function runGroup(
+  rt: Runtime,
+  s: Scenario,
+  job: ReplayJob,
+  rec: Partial<Record<PathName, Recording>>,
+  g: ReplayGroup,
+): Promise<ReplayResult[]> {
   const subs = new Map<string, Substitute>();
   for (const t of g.tasks) for (const [key, src] of t.subs) subs.set(key, { from: src.from, value: rec[src.from]!.captured.get(src.key)! });
   const probe = new ReplayProbe(rt.tf, g.piece, new Set(g.tasks.map((t) => t.where.stage)), subs, (t) => rt.hostView(t), rt.stats);
@@ -66,7 +78,10 @@ async function runGroup(rt: Runtime, s: Scenario, job: ReplayJob, rec: Partial<R
   try {
     const last = job.pieces.findIndex((p) => p.step === g.piece.step && p.request === g.piece.request);
     for (const piece of job.pieces.slice(0, last + 1)) {
-      if (piece.kind === 'cached') { await path.fill(piece); continue; }
+      if (piece.kind === 'cached') {
+        await path.fill(piece);
+        continue;
+      }
       probe.at(piece);
       await path.step(piece, piece.request === g.piece.request ? probe : NULL_PROBE);
     }
@@ -78,12 +93,21 @@ async function runGroup(rt: Runtime, s: Scenario, job: ReplayJob, rec: Partial<R
       const bad = probe.mismatches.find((m) => t.subs.has(m.key));
       const mine = recording.captured.get(recordKey(t.where));
       if (bad || missing.length || !mine) {
-        const reason = bad ? `${bad.key}: A's value has shape [${bad.have}], ${t.path} taps [${bad.want}]`
-          : missing.length ? `${missing.join(', ')} not substituted: ${t.path} did not reach the tap` : `${t.path} did not record ${t.where.stage} in the replay`;
+        const reason = bad
+          ? `${bad.key}: A's value has shape [${bad.have}], ${t.path} taps [${bad.want}]`
+          : missing.length
+            ? `${missing.join(', ')} not substituted: ${t.path} did not reach the tap`
+            : `${t.path} did not record ${t.where.stage} in the replay`;
         out.push({ ...base, origin: 'undetermined', relErrAfter: null, reason });
         continue;
       }
-      const d = await diffCaptured(rt.tf, (x) => rt.hostView(x), t.where, [t.path, mine], [t.source, rec[t.source]!.captured.get(t.sourceKey)!]);
+      const d = await diffCaptured(
+        rt.tf,
+        (x) => rt.hostView(x),
+        t.where,
+        [t.path, mine],
+        [t.source, rec[t.source]!.captured.get(t.sourceKey)!],
+      );
       const record = recording.trace.stages.find((r) => recordKey(r) === recordKey(t.where));
       const broken = (record?.checks ?? []).some((c) => c.violations > 0);
       const agrees = pairVerdict(d, t.tolerance) === 'ok' && !broken;

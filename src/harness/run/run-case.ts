@@ -31,13 +31,25 @@ import { stepPaths } from './step-paths';
 import type { CaseResult, CaseTrace, PieceInfo } from './trace';
 
 /** Pairs compared at every record both paths have, engine pair first, the external path last. */
-const PAIRS: [PathName, PathName][] = [['mha', 'mqa'], ['mha', 'cold'], ['mqa', 'cold'], ['mha', 'reference'], ['mqa', 'reference'], ['cold', 'reference'],
-  ['external', 'mha'], ['external', 'mqa'], ['external', 'cold'], ['external', 'reference']];
+const PAIRS: [PathName, PathName][] = [
+  ['mha', 'mqa'],
+  ['mha', 'cold'],
+  ['mqa', 'cold'],
+  ['mha', 'reference'],
+  ['mqa', 'reference'],
+  ['cold', 'reference'],
+  ['external', 'mha'],
+  ['external', 'mqa'],
+  ['external', 'cold'],
+  ['external', 'reference'],
+];
 
 /** Every record any path made, in order: piece order of the schedule, then pipeline order. */
 function orderedRecords(rec: Partial<Record<PathName, Recording>>, pieces: readonly PieceInput[]): Where[] {
   const seen = new Map<string, Where>();
-  for (const r of Object.values(rec)) for (const s of r!.trace.stages) seen.set(recordKey(s), { step: s.step, request: s.request, stage: s.stage, ...(s.chunk === undefined ? {} : { chunk: s.chunk }) });
+  for (const r of Object.values(rec))
+    for (const s of r!.trace.stages)
+      seen.set(recordKey(s), { step: s.step, request: s.request, stage: s.stage, ...(s.chunk === undefined ? {} : { chunk: s.chunk }) });
   return [...seen.values()].sort(executionOrder(pieces));
 }
 
@@ -62,7 +74,15 @@ function release(rec: Partial<Record<PathName, Recording>>): void {
   for (const r of Object.values(rec)) for (const c of r?.captured.values() ?? []) if (c.where === 'device') c.tensor.dispose();
 }
 
-export const pieceInfo = (p: PieceInput): PieceInfo => ({ step: p.step, request: p.request, kind: p.kind, route: p.route, start: p.start, count: p.ids.length, chunks: p.chunks.length });
+export const pieceInfo = (p: PieceInput): PieceInfo => ({
+  step: p.step,
+  request: p.request,
+  kind: p.kind,
+  route: p.route,
+  start: p.start,
+  count: p.ids.length,
+  chunks: p.chunks.length,
+});
 
 export interface CaseRun {
   spec: CaseSpec;
@@ -89,15 +109,24 @@ export async function runCase(rt: Runtime, s: Scenario, run: CaseRun): Promise<C
     ...(run.cold ? [new ColdBackend(run.layer, pathRounding(rt, run.kernels, 'cold'), run.kernels.keyPart)] : []),
   ];
   // With fused attention the score tensor is never formed: the engine paths record no logits / attn_probs, unless sampled rows of them.
-  const filter = run.layer.attention && !s.schedule.logitsRows ? (stage: StageName) => stage !== 'logits' && stage !== 'attn_probs' : undefined;
-  const recorders = paths.map(() => new TensorRecorder(rt.tf, { retain: RETAINED, stats: rt.stats, offload: rt.retainOnHost, ...(filter ? { filter } : {}) }, (t) => rt.hostView(t)));
+  const filter =
+    run.layer.attention && !s.schedule.logitsRows ? (stage: StageName) => stage !== 'logits' && stage !== 'attn_probs' : undefined;
+  const recorders = paths.map(
+    () =>
+      new TensorRecorder(rt.tf, { retain: RETAINED, stats: rt.stats, offload: rt.retainOnHost, ...(filter ? { filter } : {}) }, (t) =>
+        rt.hostView(t),
+      ),
+  );
   const rec: Partial<Record<PathName, Recording>> = {};
   const seconds: CaseTrace['seconds'] = {};
   try {
     let done = 0;
     for (const plain of run.pieces) {
       // The piece's embeddings go to the device once, for every path.
-      const piece: PieceInput = { ...plain, deviceEmbeddings: rt.tf.keep(rt.tf.tensor2d(plain.embeddings, [plain.positions.length, run.layer.model.hidden_size])) };
+      const piece: PieceInput = {
+        ...plain,
+        deviceEmbeddings: rt.tf.keep(rt.tf.tensor2d(plain.embeddings, [plain.positions.length, run.layer.model.hidden_size])),
+      };
       try {
         // Every path's step enqueued before any is awaited (the GPU runs one while the host encodes the next);
         // after an out-of-memory the device's numbers are garbage: stop, say so.
@@ -111,7 +140,10 @@ export async function runCase(rt: Runtime, s: Scenario, run: CaseRun): Promise<C
     for (const [i, path] of paths.entries()) rec[path.name] = await guarded(rt, () => recorders[i]!.finish(path.name));
     if (run.reference) {
       const r = await run.reference;
-      rec.reference = { trace: r.trace, captured: new Map(r.captured.map((c) => [c.key, { where: 'host', data: c.data, shape: c.shape, layout: c.layout }])) };
+      rec.reference = {
+        trace: r.trace,
+        captured: new Map(r.captured.map((c) => [c.key, { where: 'host', data: c.data, shape: c.shape, layout: c.layout }])),
+      };
     }
     const ext = run.external ? await run.external() : null; // after the device paths: a GPU backend has the device to itself
     if (ext) {
@@ -119,19 +151,33 @@ export async function runCase(rt: Runtime, s: Scenario, run: CaseRun): Promise<C
       seconds.external = ext.seconds;
     }
     const trace: CaseTrace = {
-      name: run.spec.name, label: run.spec.label, heads: run.spec.heads, totalHeads: s.config.num_attention_heads,
+      name: run.spec.name,
+      label: run.spec.label,
+      heads: run.spec.heads,
+      totalHeads: s.config.num_attention_heads,
       pieces: run.pieces.map(pieceInfo),
       paths: Object.fromEntries(Object.entries(rec).map(([p, r]) => [p, r!.trace])),
       diffs: await guarded(rt, () => diffAll(rt, rec, run.pieces)), // elementwise on the device: it allocates too
-      expectedSoftmaxScale: softmaxScale(s.config), seconds, notes: run.notes, ...(ext ? { external: ext.info } : {}),
-      ...(rounds(s.precision) ? { dtypes: Object.fromEntries(paths.map((p) => [p.name, stageDtypes(s.precision, p.name as DevicePath)])) } : {}),
+      expectedSoftmaxScale: softmaxScale(s.config),
+      seconds,
+      notes: run.notes,
+      ...(ext ? { external: ext.info } : {}),
+      ...(rounds(s.precision)
+        ? { dtypes: Object.fromEntries(paths.map((p) => [p.name, stageDtypes(s.precision, p.name as DevicePath)])) }
+        : {}),
     };
     const comparison = compareCase(trace, s.tolerances);
     const replay = await guarded(rt, () => replayCase(rt, s, run, rec, trace, comparison, run.replay ?? s.replay));
     const view = diagnosisView(comparison, replay);
-    const detail = comparison.firstDivergence ? await guarded(rt, () => measureDetail(rt.tf, (t) => rt.hostView(t), rec, run.pieces, comparison.stages)) : undefined;
+    const detail = comparison.firstDivergence
+      ? await guarded(rt, () => measureDetail(rt.tf, (t) => rt.hostView(t), rec, run.pieces, comparison.stages))
+      : undefined;
     return {
-      trace, comparison, ...(detail ? { detail } : {}), diagnosis: diagnose(trace, view, s.config, detail), ...(replay ? { replay } : {}),
+      trace,
+      comparison,
+      ...(detail ? { detail } : {}),
+      diagnosis: diagnose(trace, view, s.config, detail),
+      ...(replay ? { replay } : {}),
       ...(s.expect ? { expectation: checkExpectation(s.expect, comparison) } : {}),
     };
   } finally {

@@ -57,7 +57,8 @@ export async function runScenario(s: Scenario, opts: RunOptions): Promise<RunRep
   const refPlan = planReference(mode, s.config, union, plan.pieces);
   // Submitted first: on its own thread the reference overlaps weight upload and both paths.
   const runner = refPlan.run ? new ReferenceRunner(opts.worker ?? true) : null;
-  const reference = runner?.submit({ source: s.weights, cases: s.cases.map((c) => c.heads), pieces: plan.pieces, kernels: plan.kernels }) ?? null;
+  const reference =
+    runner?.submit({ source: s.weights, cases: s.cases.map((c) => c.heads), pieces: plan.pieces, kernels: plan.kernels }) ?? null;
   reference?.catch(() => {}); // awaited per case below; never an unhandled rejection
 
   const cases: CaseResult[] = [];
@@ -82,12 +83,27 @@ export async function runScenario(s: Scenario, opts: RunOptions): Promise<RunRep
         const ref = reference && reference.then((r) => r.cases[i]!);
         ref?.catch(() => {}); // awaited in runCase; if the case fails first, the runner's close must not surface as an unhandled rejection
         try {
-          cases.push(await runCase(rt, s, {
-            spec: c, layer, pieces: plan.pieces, kernels: plan.kernels, numSlots: plan.tables.numSlots, cold: plan.cold,
-            reference: ref, notes: [refPlan.note, attn.note].filter((n): n is string => Boolean(n)), replay: opts.replay ?? s.replay,
-            external: externalFor(s, source, c, plan.pieces, plan.kernels.kvSplits, opts.keepExternal ?? false, log),
-            progress: (done, piece) => progress({ phase: 'pieces', done: i * plan.pieces.length + done, total: runs, label: `case ${c.name} · step ${piece.step}, request ${piece.request}` }),
-          }));
+          cases.push(
+            await runCase(rt, s, {
+              spec: c,
+              layer,
+              pieces: plan.pieces,
+              kernels: plan.kernels,
+              numSlots: plan.tables.numSlots,
+              cold: plan.cold,
+              reference: ref,
+              notes: [refPlan.note, attn.note].filter((n): n is string => Boolean(n)),
+              replay: opts.replay ?? s.replay,
+              external: externalFor(s, source, c, plan.pieces, plan.kernels.kvSplits, opts.keepExternal ?? false, log),
+              progress: (done, piece) =>
+                progress({
+                  phase: 'pieces',
+                  done: i * plan.pieces.length + done,
+                  total: runs,
+                  label: `case ${c.name} · step ${piece.step}, request ${piece.request}`,
+                }),
+            }),
+          );
         } finally {
           if (layer !== full) disposeLayer(layer, full);
         }
@@ -104,13 +120,26 @@ export async function runScenario(s: Scenario, opts: RunOptions): Promise<RunRep
     tool: { name: 'mla-diff', version: opts.toolVersion },
     created: new Date().toISOString(),
     scenario: {
-      name: s.name, file: s.file, description: s.description, preset: s.preset, config: s.config, seed: s.seed,
-      weights: s.weights, ...(s.compareWeights ? { compareWeights: s.compareWeights } : {}), ...(s.tokenizer ? { tokenizer: s.tokenizer } : {}),
-      ...(s.text ? { text: s.text } : {}), requests: s.requests, schedule: s.schedule, reference: mode, replay: opts.replay ?? s.replay,
-      faults: { mha: [...s.faults.mha], mqa: [...s.faults.mqa] }, precision: s.precision,
+      name: s.name,
+      file: s.file,
+      description: s.description,
+      preset: s.preset,
+      config: s.config,
+      seed: s.seed,
+      weights: s.weights,
+      ...(s.compareWeights ? { compareWeights: s.compareWeights } : {}),
+      ...(s.tokenizer ? { tokenizer: s.tokenizer } : {}),
+      ...(s.text ? { text: s.text } : {}),
+      requests: s.requests,
+      schedule: s.schedule,
+      reference: mode,
+      replay: opts.replay ?? s.replay,
+      faults: { mha: [...s.faults.mha], mqa: [...s.faults.mqa] },
+      precision: s.precision,
       tolerances: { default: s.tolerances.default, stages: s.tolerances.stages as Record<string, ToleranceRule> },
       ...(s.expect ? { expect: s.expect } : {}),
-      ...(s.external ? { external: s.external } : {}), ...(s.trace ? { trace: s.trace } : {}),
+      ...(s.external ? { external: s.external } : {}),
+      ...(s.trace ? { trace: s.trace } : {}),
     },
     device: rt.device,
     verdict: cases.every((c) => c.comparison.verdict === 'agree') && weights?.comparison?.verdict !== 'diverge' ? 'agree' : 'diverge',

@@ -26,21 +26,31 @@ beforeAll(async () => {
 });
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-const run = (yaml: string) => expectNoLeak(rt, () => runScenario(parseScenario(`name: w\nmodel: {}\n${yaml}`, join(dir, 's.yaml')), { runtime: rt, toolVersion: 'test', worker: false }));
+const run = (yaml: string) =>
+  expectNoLeak(rt, () =>
+    runScenario(parseScenario(`name: w\nmodel: {}\n${yaml}`, join(dir, 's.yaml')), { runtime: rt, toolVersion: 'test', worker: false }),
+  );
 
 describe('weights: and compare_weights: through a run', () => {
-  it.each(['q8.gguf', 'q4k.gguf', 'q2k.gguf'])('%s against its synthetic source: every weight and activation within the bounds', async (file) => {
-    const r = await run(`weights: {gguf: ${file}}\ncompare_weights: {synthetic: {seed: 0}}\nprompt: {ids: [1, 5, 9, 200]}\nreference: off`);
-    expect(r.verdict).toBe('agree');
-    const c = r.weights!.comparison!;
-    expect(c.weights.every((x) => x.verdict === 'agree' && x.beyond === 0)).toBe(true);
-    expect(c.activations.length).toBeGreaterThan(20);
-    expect(c.activations.every((x) => x.verdict === 'agree')).toBe(true);
-    // quantization noise is real and the bounds are not vacuous: the worst activation uses a tenth of its allowance or more
-    expect(Math.max(...c.activations.map((x) => x.relErr! / x.allowed))).toBeGreaterThan(0.1);
-  });
+  it.each(['q8.gguf', 'q4k.gguf', 'q2k.gguf'])(
+    '%s against its synthetic source: every weight and activation within the bounds',
+    async (file) => {
+      const r = await run(
+        `weights: {gguf: ${file}}\ncompare_weights: {synthetic: {seed: 0}}\nprompt: {ids: [1, 5, 9, 200]}\nreference: off`,
+      );
+      expect(r.verdict).toBe('agree');
+      const c = r.weights!.comparison!;
+      expect(c.weights.every((x) => x.verdict === 'agree' && x.beyond === 0)).toBe(true);
+      expect(c.activations.length).toBeGreaterThan(20);
+      expect(c.activations.every((x) => x.verdict === 'agree')).toBe(true);
+      // quantization noise is real and the bounds are not vacuous: the worst activation uses a tenth of its allowance or more
+      expect(Math.max(...c.activations.map((x) => x.relErr! / x.allowed))).toBeGreaterThan(0.1);
+    },
+  );
   it('the k-b-wrong-axis loader fault: paths agree with each other, W names kv_b_proj (W_UK rows), then k_nope and ql_nope', async () => {
-    const r = await run('weights: {gguf: q8.gguf, loader_fault: k-b-wrong-axis}\ncompare_weights: {safetensors: bf16}\nprompt: {ids: [3, 4, 5, 6]}\nreference: off');
+    const r = await run(
+      'weights: {gguf: q8.gguf, loader_fault: k-b-wrong-axis}\ncompare_weights: {safetensors: bf16}\nprompt: {ids: [3, 4, 5, 6]}\nreference: off',
+    );
     expect(r.cases[0]!.comparison.verdict).toBe('agree'); // invisible to mha↔mqa diffing
     expect(r.verdict).toBe('diverge');
     const c = r.weights!.comparison!;
@@ -56,10 +66,28 @@ describe('weights: and compare_weights: through a run', () => {
     const r = await run('weights: {gguf: q8.gguf}\nprompt: {ids: [1, 2]}\nreference: off');
     expect(r.weights!.comparison).toBeUndefined();
     const rec = r.weights!.primary.records;
-    expect(rec.map((x) => x.name)).toEqual(['embed_tokens', 'input_layernorm', 'q_a_proj', 'q_a_layernorm', 'q_b_proj', 'kv_a_proj_with_mqa', 'kv_a_layernorm', 'kv_b_proj', 'W_UK', 'W_UV', 'o_proj']);
+    expect(rec.map((x) => x.name)).toEqual([
+      'embed_tokens',
+      'input_layernorm',
+      'q_a_proj',
+      'q_a_layernorm',
+      'q_b_proj',
+      'kv_a_proj_with_mqa',
+      'kv_a_layernorm',
+      'kv_b_proj',
+      'W_UK',
+      'W_UV',
+      'o_proj',
+    ]);
     expect(rec.find((x) => x.name === 'kv_b_proj')!.tensors).toEqual(['blk.0.attn_k_b.weight', 'blk.0.attn_v_b.weight']);
     expect(rec.find((x) => x.name === 'q_a_proj')!).toMatchObject({ dtype: 'Q8_0', shape: [48, 96] });
-    const s = await expectNoLeak(rt, () => runScenario(parseScenario('name: s\nmodel: {preset: tiny}\nprompt: {ids: [1, 2]}\nreference: off'), { runtime: rt, toolVersion: 'test', worker: false }));
+    const s = await expectNoLeak(rt, () =>
+      runScenario(parseScenario('name: s\nmodel: {preset: tiny}\nprompt: {ids: [1, 2]}\nreference: off'), {
+        runtime: rt,
+        toolVersion: 'test',
+        worker: false,
+      }),
+    );
     expect(s.weights).toBeUndefined();
   });
 });

@@ -28,7 +28,8 @@ export interface WeightsJob {
 export function checkWeightsExpectation(e: WeightsExpectation, c: WeightsComparison): ExpectationResult {
   const misses: string[] = [];
   if (c.verdict !== e.outcome) misses.push(`weights: outcome ${c.verdict}, expected ${e.outcome}`);
-  if (e.first_divergence && c.firstWeight !== e.first_divergence) misses.push(`first differing weight ${c.firstWeight ?? 'none'}, expected ${e.first_divergence}`);
+  if (e.first_divergence && c.firstWeight !== e.first_divergence)
+    misses.push(`first differing weight ${c.firstWeight ?? 'none'}, expected ${e.first_divergence}`);
   for (const p of ['mha', 'mqa'] as const) {
     const got = c.firstActivation[p]?.stage;
     if (e[p] && got !== e[p]) misses.push(`${p}: first activation moved ${got ?? 'none'}, expected ${e[p]}`);
@@ -54,11 +55,17 @@ export async function runWeights(rt: Runtime, s: Scenario, job: WeightsJob): Pro
   const layerB = uploadLayer(rt, other, job.heads, job.tokens);
   try {
     const across = await runAcross(rt, {
-      a: { layer: job.layer, pieces: job.pieces }, b: { layer: layerB, pieces: planB.pieces }, kernels: job.kernels, numSlots: job.numSlots,
+      a: { layer: job.layer, pieces: job.pieces },
+      b: { layer: layerB, pieces: planB.pieces },
+      kernels: job.kernels,
+      numSlots: job.numSlots,
     });
     const comparison = compareWeights(diffs, across);
     return {
-      primary, compare: { label: other.label, records: b.map((w) => w.record) }, heads: job.heads, comparison,
+      primary,
+      compare: { label: other.label, records: b.map((w) => w.record) },
+      heads: job.heads,
+      comparison,
       ...(s.expect?.weights ? { expectation: checkWeightsExpectation(s.expect.weights, comparison) } : {}),
     };
   } finally {

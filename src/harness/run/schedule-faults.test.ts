@@ -13,20 +13,32 @@ import { runScenario } from './run-scenario';
  * chunk 1 empty), decodes 3 through MQA, prefills 4 more; `hit` finds 7 tokens cached and prefills
  * 6 after them (2 context chunks). Every path computes every piece; MQA splits the KV in 3.
  */
-const schedule = (kernel: 'fa2' | 'fa3', reference: 'on' | 'off', path: FaultPath, fault: FaultName) => [
-  'name: schedule-fault', 'model: {preset: tiny}', 'weights: {synthetic: {seed: 3}}', `reference: ${reference}`,
-  `schedule: {block_size: 4, context_chunk: 5, kv_splits: 3, prefill_kernel: ${kernel}}`,
-  'requests:',
-  '  - {name: chat, steps: [{prefill: 12, chunk: 5}, {decode: 3}, {prefill: 4}]}',
-  '  - {name: hit, steps: [{cached: 7}, {prefill: 6}]}',
-  `faults: [{path: ${path}, fault: ${fault}}]`,
-].join('\n');
+const schedule = (kernel: 'fa2' | 'fa3', reference: 'on' | 'off', path: FaultPath, fault: FaultName) =>
+  [
+    'name: schedule-fault',
+    'model: {preset: tiny}',
+    'weights: {synthetic: {seed: 3}}',
+    `reference: ${reference}`,
+    `schedule: {block_size: 4, context_chunk: 5, kv_splits: 3, prefill_kernel: ${kernel}}`,
+    'requests:',
+    '  - {name: chat, steps: [{prefill: 12, chunk: 5}, {decode: 3}, {prefill: 4}]}',
+    '  - {name: hit, steps: [{cached: 7}, {prefill: 6}]}',
+    `faults: [{path: ${path}, fault: ${fault}}]`,
+  ].join('\n');
 
-interface Want { step: number; request: string; stage: string; chunk?: number; culprit: FaultPath }
+interface Want {
+  step: number;
+  request: string;
+  stage: string;
+  chunk?: number;
+  culprit: FaultPath;
+}
 
 describe('serving faults are localized on a schedule (tiny, wasm)', () => {
   let rt: Runtime;
-  beforeAll(async () => { rt = await testRuntime('wasm'); });
+  beforeAll(async () => {
+    rt = await testRuntime('wasm');
+  });
 
   it.each<[FaultPath, FaultName, 'fa2' | 'fa3', 'on' | 'off', Want]>([
     ['mha', 'lse-base-2', 'fa3', 'on', { step: 0, request: 'chat', stage: 'lse', culprit: 'mha' }],
@@ -43,7 +55,11 @@ describe('serving faults are localized on a schedule (tiny, wasm)', () => {
     ['mha', 'v-unpadded-before-merge', 'fa3', 'off', { step: 1, request: 'chat', stage: 'attn_out_heads', culprit: 'mha' }],
   ])('%s %s (%s, reference %s)', async (path, fault, kernel, reference, want) => {
     const before = rt.tf.memory().numTensors;
-    const r = await runScenario(parseScenario(schedule(kernel, reference, path, fault)), { runtime: rt, toolVersion: 'test', worker: false });
+    const r = await runScenario(parseScenario(schedule(kernel, reference, path, fault)), {
+      runtime: rt,
+      toolVersion: 'test',
+      worker: false,
+    });
     expect(rt.tf.memory().numTensors).toBe(before);
     expect(r.verdict).toBe('diverge');
     const f = r.cases[0]!.comparison.firstDivergence!;
@@ -51,7 +67,11 @@ describe('serving faults are localized on a schedule (tiny, wasm)', () => {
   });
 
   it('merge-inf-unhandled is silent under FA3, whose empty chunks already report −inf', async () => {
-    const r = await runScenario(parseScenario(schedule('fa3', 'on', 'mha', 'merge-inf-unhandled')), { runtime: rt, toolVersion: 'test', worker: false });
+    const r = await runScenario(parseScenario(schedule('fa3', 'on', 'mha', 'merge-inf-unhandled')), {
+      runtime: rt,
+      toolVersion: 'test',
+      worker: false,
+    });
     expect(r.verdict).toBe('agree');
   });
 });

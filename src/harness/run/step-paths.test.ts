@@ -19,18 +19,36 @@ import { stepPaths } from './step-paths';
  */
 const cfg = preset('tiny');
 const source = new SyntheticWeights(cfg, 5);
-const id = (i: number) => 2 + (i * 5) % 40;
+const id = (i: number) => 2 + ((i * 5) % 40);
 const pieces = (): PieceInput[] => [
   { ...prefillPiece(source, 0, 4, [], id), kind: 'cached' },
   { ...prefillPiece(source, 4, 7, [[0, 4]], id), step: 1 },
-  { ...prefillPiece(source, 11, 3, [[0, 6], [6, 11]], id), step: 2 },
+  {
+    ...prefillPiece(
+      source,
+      11,
+      3,
+      [
+        [0, 6],
+        [6, 11],
+      ],
+      id,
+    ),
+    step: 2,
+  },
 ];
 
 describe.each(['wasm', 'cpu'] as const)('stepPaths on %s', (device) => {
   const f = layerFixture(device, source);
 
-  const paths = (): MlaBackend<tf.Tensor>[] => [new MhaBackend(f.layer, new Set(), 16, DEFAULT_KERNELS), new MqaBackend(f.layer, new Set(), 16, DEFAULT_KERNELS), new ColdBackend(f.layer)];
-  const record = async (run: (ps: MlaBackend<tf.Tensor>[], recs: TensorRecorder[], piece: PieceInput) => Promise<void>): Promise<Recording[]> => {
+  const paths = (): MlaBackend<tf.Tensor>[] => [
+    new MhaBackend(f.layer, new Set(), 16, DEFAULT_KERNELS),
+    new MqaBackend(f.layer, new Set(), 16, DEFAULT_KERNELS),
+    new ColdBackend(f.layer),
+  ];
+  const record = async (
+    run: (ps: MlaBackend<tf.Tensor>[], recs: TensorRecorder[], piece: PieceInput) => Promise<void>,
+  ): Promise<Recording[]> => {
     const ps = paths();
     const recs = ps.map(() => new TensorRecorder(f.rt.tf, {}, () => null));
     for (const piece of pieces()) await run(ps, recs, piece);
@@ -43,11 +61,16 @@ describe.each(['wasm', 'cpu'] as const)('stepPaths on %s', (device) => {
   it('records what the paths record one after another, bit for bit, and leaks nothing', async () => {
     const before = f.rt.tf.memory().numTensors;
     const seconds: number[][] = [];
-    const piped = await record(async (ps, recs, piece) => { seconds.push(await stepPaths(ps, recs, piece)); });
+    const piped = await record(async (ps, recs, piece) => {
+      seconds.push(await stepPaths(ps, recs, piece));
+    });
     const serial = await record(async (ps, recs, piece) => {
       for (const [i, p] of ps.entries()) {
         if (piece.kind === 'cached') await p.fill(piece);
-        else { recs[i]!.at(piece); await p.step(piece, recs[i]!); }
+        else {
+          recs[i]!.at(piece);
+          await p.step(piece, recs[i]!);
+        }
       }
     });
     f.layer.rope?.clear();

@@ -13,7 +13,9 @@ import type { TensorRecorder } from '../../core/probes/tensor-recorder';
  * A `cached` piece only fills each path's cache; a null recorder records nothing.
  */
 export async function stepPaths(
-  paths: readonly MlaBackend<tfc.Tensor>[], recorders: readonly (TensorRecorder | null)[], piece: PieceInput,
+  paths: readonly MlaBackend<tfc.Tensor>[],
+  recorders: readonly (TensorRecorder | null)[],
+  piece: PieceInput,
 ): Promise<number[]> {
   const since = (t0: number) => () => (performance.now() - t0) / 1000;
   if (piece.kind === 'cached') {

@@ -4,7 +4,7 @@ import type { WeightValues } from '../../core/weights/records';
 const { sqrt, abs } = Math;
 
 /** Index → [row, col] for a row-major shape. */
-const unravel = (i: number, shape: readonly number[]): number[] => shape.length === 2 ? [Math.floor(i / shape[1]!), i % shape[1]!] : [i];
+const unravel = (i: number, shape: readonly number[]): number[] => (shape.length === 2 ? [Math.floor(i / shape[1]!), i % shape[1]!] : [i]);
 
 /** One weight of source a against the same weight of source b, in float64 over their float32 values. */
 export function diffWeight(a: WeightValues, b: WeightValues): WeightDiff {
@@ -16,20 +16,36 @@ export function diffWeight(a: WeightValues, b: WeightValues): WeightDiff {
   const y = b.values;
   const ba = a.bound;
   const bb = b.bound;
-  let dd = 0; let yy = 0; let mx = 0; let at = 0; let beyond = 0;
+  let dd = 0;
+  let yy = 0;
+  let mx = 0;
+  let at = 0;
+  let beyond = 0;
   for (let i = 0; i < x.length; i++) {
     const d = x[i]! - y[i]!;
     if (d !== d) continue; // NaN: counted in nonFinite
     dd += d * d;
     yy += y[i]! * y[i]!;
     const ad = abs(d);
-    if (ad > mx) { mx = ad; at = i; }
+    if (ad > mx) {
+      mx = ad;
+      at = i;
+    }
     const lim = (ba ? ba[i]! : 0) + (bb ? bb[i]! : 0);
     if (ad > lim * (1 + 1e-6) + 1e-30) beyond++;
   }
   const ny = sqrt(yy);
   const allowed = ny > 0 ? (a.record.boundNorm + b.record.boundNorm) / ny : 0;
-  return { name, relErr: ny > 0 ? sqrt(dd) / ny : sqrt(dd) > 0 ? Infinity : 0, maxAbsErr: mx, maxAbsErrAt: unravel(at, a.record.shape), allowed, beyond, nonFinite, shapeMatch };
+  return {
+    name,
+    relErr: ny > 0 ? sqrt(dd) / ny : sqrt(dd) > 0 ? Infinity : 0,
+    maxAbsErr: mx,
+    maxAbsErrAt: unravel(at, a.record.shape),
+    allowed,
+    beyond,
+    nonFinite,
+    shapeMatch,
+  };
 }
 
 /** Every weight of the W stage, a against b, by name. */

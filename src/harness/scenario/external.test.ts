@@ -13,8 +13,18 @@ const code = (text: string) => {
 
 describe('scenario external: and trace:', () => {
   it('reads external: with its defaults and trace: relative to the file', () => {
-    const s = parseScenario(`${base}external: {command: "python3 b.py", layouts: {lse: "t h"}, names: {attn_output: attn_out}}\nexpect: {outcome: diverge, culprit: external}\n`, '/x/y/s.yaml');
-    expect(s.external).toEqual({ command: 'python3 b.py', name: 'external', timeoutS: 600, stages: null, layouts: { lse: 't h' }, names: { attn_output: 'attn_out' } });
+    const s = parseScenario(
+      `${base}external: {command: "python3 b.py", layouts: {lse: "t h"}, names: {attn_output: attn_out}}\nexpect: {outcome: diverge, culprit: external}\n`,
+      '/x/y/s.yaml',
+    );
+    expect(s.external).toEqual({
+      command: 'python3 b.py',
+      name: 'external',
+      timeoutS: 600,
+      stages: null,
+      layouts: { lse: 't h' },
+      names: { attn_output: 'attn_out' },
+    });
     expect(s.expect?.culprit).toBe('external');
     expect(parseScenario(`${base}trace: {file: d.jsonl}\n`, '/x/y/s.yaml').trace?.file).toBe('/x/y/d.jsonl');
   });

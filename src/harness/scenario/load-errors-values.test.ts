@@ -3,14 +3,12 @@ import { preset } from '../../core/model/presets';
 import { parseScenario } from './load';
 import { failure } from '../../test-utils/errors';
 
-
 const parseError = (text: string) => failure(() => parseScenario(text, 'test.yaml'));
 
 /** A valid tiny scenario; `extra` is appended as more top-level YAML. */
 const base = (extra = '') => `name: t\nmodel:\n  preset: tiny\nprompt:\n  ids: [1, 2, 3]\n${extra}`;
 
 describe('parseScenario: bad values are an MlaDiffError with a code and a location', () => {
-
   it('tp size that does not divide the heads → invalid-value at cases[0].tp.size', () => {
     const e = parseError(base('cases:\n  - name: a\n    tp: {size: 3, rank: 0}\n'));
     expect(e.code).toBe('invalid-value');
@@ -88,13 +86,14 @@ describe('parseScenario: bad values are an MlaDiffError with a code and a locati
     expect(e.where).toMatchObject({ field: 'model.rope_theta', line: 4 });
   });
 
-  it.each([
-    ['both ids and length', 'name: t\nmodel: {preset: tiny}\nprompt:\n  ids: [1]\n  length: 3\n'],
-  ])('%s → invalid-value at prompt', (_what, text) => {
-    const e = parseError(text);
-    expect(e.code).toBe('invalid-value');
-    expect(e.where).toMatchObject({ field: 'prompt', line: 4 });
-  });
+  it.each([['both ids and length', 'name: t\nmodel: {preset: tiny}\nprompt:\n  ids: [1]\n  length: 3\n']])(
+    '%s → invalid-value at prompt',
+    (_what, text) => {
+      const e = parseError(text);
+      expect(e.code).toBe('invalid-value');
+      expect(e.where).toMatchObject({ field: 'prompt', line: 4 });
+    },
+  );
 
   it('text but neither ids nor length, and synthetic weights (no tokenizer) → invalid-value at prompt.text', () => {
     const e = parseError('name: t\nmodel: {preset: tiny}\nprompt:\n  text: hello\n');

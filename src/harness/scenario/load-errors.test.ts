@@ -3,7 +3,6 @@ import { preset } from '../../core/model/presets';
 import { parseScenario } from './load';
 import { failure } from '../../test-utils/errors';
 
-
 const parseError = (text: string) => failure(() => parseScenario(text, 'test.yaml'));
 
 /** A valid tiny scenario; `extra` is appended as more top-level YAML. */
@@ -52,7 +51,13 @@ describe('parseScenario: bad input is an MlaDiffError with a code and a location
   it.each([
     ['tolerances key', base('tolerances:\n  defualt: {rel: 1.0e-3}\n'), 'tolerances.defualt', 7, 'default'],
     ['expect key', base('expect:\n  outcome: agree\n  culpit: mqa\n'), 'expect.culpit', 8, 'culprit'],
-    ['prompt key', 'name: t\nmodel: {preset: tiny}\nprompt:\n  ids: [1]\n  start_postion: 2\n', 'prompt.start_postion', 5, 'start_position'],
+    [
+      'prompt key',
+      'name: t\nmodel: {preset: tiny}\nprompt:\n  ids: [1]\n  start_postion: 2\n',
+      'prompt.start_postion',
+      5,
+      'start_position',
+    ],
   ])('%s typo → unknown-key', (_what, text, field, line, suggestion) => {
     const e = parseError(text);
     expect(e.code).toBe('unknown-key');
@@ -67,8 +72,13 @@ describe('parseScenario: bad input is an MlaDiffError with a code and a location
     ['preset', 'name: t\nmodel:\n  presett: tiny\nprompt: {ids: [1]}\n', 'model.presett', 3, 'preset'],
     ['fault', base('faults:\n  - path: mqa\n    falt: rope-neox\n'), 'faults[0].falt', 8, 'fault'],
     ['seed', 'name: t\nmodel: {preset: tiny}\nweights:\n  synthetic: {sed: 1}\nprompt: {ids: [1]}\n', 'weights.synthetic.sed', 4, 'seed'],
-    ['yarn factor', 'name: t\nmodel:\n  preset: tiny\n  rope_scaling:\n    type: yarn\n    factr: 4\n    original_max_position_embeddings: 1024\nprompt: {ids: [1]}\n',
-      'model.rope_scaling.factr', 6, 'factor'],
+    [
+      'yarn factor',
+      'name: t\nmodel:\n  preset: tiny\n  rope_scaling:\n    type: yarn\n    factr: 4\n    original_max_position_embeddings: 1024\nprompt: {ids: [1]}\n',
+      'model.rope_scaling.factr',
+      6,
+      'factor',
+    ],
     ['tolerance rel', base('tolerances:\n  stages:\n    logits: {rell: 1.0e-3}\n'), 'tolerances.stages.logits.rell', 8, 'rel'],
   ])('misspelt required key (%s) → unknown-key', (_what, text, field, line, suggestion) => {
     const e = parseError(text);
@@ -83,7 +93,12 @@ describe('parseScenario: bad input is an MlaDiffError with a code and a location
     ['ids is a scalar', 'name: t\nmodel: {preset: tiny}\nprompt:\n  ids: 5\n', 'prompt.ids', 4],
     ['an id is fractional', 'name: t\nmodel: {preset: tiny}\nprompt:\n  ids: [1, 2.5]\n', 'prompt.ids[1]', 4],
     ['model is a list', 'name: t\nmodel: [tiny]\nprompt: {ids: [1]}\n', 'model', 2],
-    ['rope_interleave is a string', 'name: t\nmodel:\n  preset: tiny\n  rope_interleave: "yes"\nprompt: {ids: [1]}\n', 'model.rope_interleave', 4],
+    [
+      'rope_interleave is a string',
+      'name: t\nmodel:\n  preset: tiny\n  rope_interleave: "yes"\nprompt: {ids: [1]}\n',
+      'model.rope_interleave',
+      4,
+    ],
     ['a logits row is fractional', base('schedule: {logits_rows: [0, 1.5]}\n'), 'schedule.logits_rows[1]', 6],
     ['tp is a number', base('cases:\n  - name: a\n    tp: 2\n'), 'cases[0].tp', 8],
   ])('wrong type (%s) → invalid-type', (_what, text, field, line) => {

@@ -3,16 +3,23 @@ import { preset } from '../../core/model/presets';
 import { parseScenario } from './load';
 import { failure } from '../../test-utils/errors';
 
-
 const parseError = (text: string) => failure(() => parseScenario(text, 'test.yaml'));
 
 /** A valid tiny scenario; `extra` is appended as more top-level YAML. */
 
 describe('parseScenario: bad requests and schedules', () => {
   /** A tiny scenario with a schedule: `requests` and `more` are YAML lines (requests indented as list items). */
-  const sched = (requests: string[], more = '') => `name: t\nmodel: {preset: tiny}\nrequests:\n${requests.map((r) => `  - ${r}`).join('\n')}\n${more}`;
-  const DEFAULT_SCHEDULE = { blockSize: 16, decodeThreshold: 1, contextChunk: 65_536, kvSplits: 1, prefillKernel: 'fa3', cold: 'auto', attention: 'auto' };
-
+  const sched = (requests: string[], more = '') =>
+    `name: t\nmodel: {preset: tiny}\nrequests:\n${requests.map((r) => `  - ${r}`).join('\n')}\n${more}`;
+  const DEFAULT_SCHEDULE = {
+    blockSize: 16,
+    decodeThreshold: 1,
+    contextChunk: 65_536,
+    kvSplits: 1,
+    prefillKernel: 'fa3',
+    cold: 'auto',
+    attention: 'auto',
+  };
 
   it.each([
     ['chunk with a decode', '{name: a, steps: [{decode: 3, chunk: 2}]}', 'requests[0].steps[0].chunk', 4],
@@ -46,7 +53,9 @@ describe('parseScenario: bad requests and schedules', () => {
   });
 
   it('duplicate request names → invalid-value at the second one', () => {
-    const e = parseError(sched(['{name: a, steps: [{prefill: 2}]}', '{name: b, steps: [{prefill: 2}]}', '{name: a, steps: [{decode: 1}]}']));
+    const e = parseError(
+      sched(['{name: a, steps: [{prefill: 2}]}', '{name: b, steps: [{prefill: 2}]}', '{name: a, steps: [{decode: 1}]}']),
+    );
     expect(e.code).toBe('invalid-value');
     expect(e.where).toMatchObject({ field: 'requests[2].name', line: 6 });
     expect(e.message).toContain('"a"');
@@ -62,7 +71,12 @@ describe('parseScenario: bad requests and schedules', () => {
   });
 
   it('a request that just fits max_position_embeddings loads', () => {
-    const s = parseScenario(sched(['{name: a, position_offset: 4, steps: [{cached: 2}, {prefill: 1}, {decode: 1}]}']).replace('preset: tiny', 'preset: tiny, max_position_embeddings: 8'));
+    const s = parseScenario(
+      sched(['{name: a, position_offset: 4, steps: [{cached: 2}, {prefill: 1}, {decode: 1}]}']).replace(
+        'preset: tiny',
+        'preset: tiny, max_position_embeddings: 8',
+      ),
+    );
     expect(s.requests[0]!.ids).toHaveLength(4);
   });
 
@@ -107,7 +121,8 @@ describe('parseScenario: bad requests and schedules', () => {
     ['decode_threshold', 'schedule: {decode_threshold: 0}\n', 'schedule.decode_threshold'],
     ['an empty requests list', '', 'requests'],
   ])('a bad %s → invalid-value', (_what, more, field) => {
-    const text = field === 'requests' ? 'name: t\nmodel: {preset: tiny}\nrequests: []\n' : sched(['{name: a, steps: [{prefill: 4}]}'], more);
+    const text =
+      field === 'requests' ? 'name: t\nmodel: {preset: tiny}\nrequests: []\n' : sched(['{name: a, steps: [{prefill: 4}]}'], more);
     const e = parseError(text);
     expect(e.code).toBe('invalid-value');
     expect(e.where.field).toBe(field);
@@ -118,7 +133,8 @@ describe('parseScenario: bad requests and schedules', () => {
     ['kv_splits is fractional', 'schedule: {kv_splits: 1.5}\n', 'schedule.kv_splits'],
     ['steps is a mapping', '', 'requests[0].steps'],
   ])('wrong type (%s) → invalid-type', (_what, more, field) => {
-    const text = field === 'requests[0].steps' ? sched(['{name: a, steps: {prefill: 4}}']) : sched(['{name: a, steps: [{prefill: 4}]}'], more);
+    const text =
+      field === 'requests[0].steps' ? sched(['{name: a, steps: {prefill: 4}}']) : sched(['{name: a, steps: [{prefill: 4}]}'], more);
     const e = parseError(text);
     expect(e.code).toBe('invalid-type');
     expect(e.where.field).toBe(field);

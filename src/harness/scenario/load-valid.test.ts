@@ -4,8 +4,6 @@ import { parseScenario } from './load';
 import { syntheticIds } from './requests';
 import { failure } from '../../test-utils/errors';
 
-
-
 /** A valid tiny scenario; `extra` is appended as more top-level YAML. */
 const base = (extra = '') => `name: t\nmodel:\n  preset: tiny\nprompt:\n  ids: [1, 2, 3]\n${extra}`;
 
@@ -18,8 +16,18 @@ describe('parseScenario: valid input', () => {
     expect(s.config).toEqual(preset('tiny'));
     expect(s.reference).toBe('auto');
     expect(s.seed).toBe(0);
-    expect(s.requests).toEqual([{ name: 'prompt', ids: [1, 2, 3], startStep: 0, positionOffset: 0, phases: [{ kind: 'prefill', tokens: 3 }] }]);
-    expect(s.schedule).toEqual({ blockSize: 16, decodeThreshold: 1, contextChunk: 65_536, kvSplits: 1, prefillKernel: 'fa3', cold: 'auto', attention: 'auto' });
+    expect(s.requests).toEqual([
+      { name: 'prompt', ids: [1, 2, 3], startStep: 0, positionOffset: 0, phases: [{ kind: 'prefill', tokens: 3 }] },
+    ]);
+    expect(s.schedule).toEqual({
+      blockSize: 16,
+      decodeThreshold: 1,
+      contextChunk: 65_536,
+      kvSplits: 1,
+      prefillKernel: 'fa3',
+      cold: 'auto',
+      attention: 'auto',
+    });
     expect(s.text).toBeUndefined();
     expect(s.cases).toEqual([{ name: 'full', heads: { start: 0, count: 4 }, label: expect.any(String) }]);
     expect([...s.faults.mha]).toEqual([]);
@@ -37,28 +45,44 @@ describe('parseScenario: valid input', () => {
   });
 
   it('reads name, description, seed, text, start_position and reference', () => {
-    const s = parseScenario([
-      'name: full-example',
-      'description: a description',
-      'model: {preset: tiny}',
-      'weights:',
-      '  synthetic: {seed: 42}',
-      'prompt:',
-      '  text: hello there',
-      '  ids: [5, 6]',
-      '  start_position: 10',
-      'reference: off',
-      '',
-    ].join('\n'));
+    const s = parseScenario(
+      [
+        'name: full-example',
+        'description: a description',
+        'model: {preset: tiny}',
+        'weights:',
+        '  synthetic: {seed: 42}',
+        'prompt:',
+        '  text: hello there',
+        '  ids: [5, 6]',
+        '  start_position: 10',
+        'reference: off',
+        '',
+      ].join('\n'),
+    );
     expect(s).toMatchObject({ name: 'full-example', description: 'a description', seed: 42, text: 'hello there', reference: 'off' });
-    expect(s.requests).toEqual([{ name: 'prompt', ids: [5, 6], startStep: 0, positionOffset: 10, phases: [{ kind: 'prefill', tokens: 2 }] }]);
+    expect(s.requests).toEqual([
+      { name: 'prompt', ids: [5, 6], startStep: 0, positionOffset: 10, phases: [{ kind: 'prefill', tokens: 2 }] },
+    ]);
   });
 
   it.each([
-    [{ size: 2, rank: 0 }, { start: 0, count: 2 }],
-    [{ size: 2, rank: 1 }, { start: 2, count: 2 }],
-    [{ size: 4, rank: 3 }, { start: 3, count: 1 }],
-    [{ size: 1, rank: 0 }, { start: 0, count: 4 }],
+    [
+      { size: 2, rank: 0 },
+      { start: 0, count: 2 },
+    ],
+    [
+      { size: 2, rank: 1 },
+      { start: 2, count: 2 },
+    ],
+    [
+      { size: 4, rank: 3 },
+      { start: 3, count: 1 },
+    ],
+    [
+      { size: 1, rank: 0 },
+      { start: 0, count: 4 },
+    ],
   ])('tp %p selects heads %p', (tp, heads) => {
     const s = parseScenario(base(`cases:\n  - name: r\n    tp: {size: ${tp.size}, rank: ${tp.rank}}\n`));
     expect(s.cases).toHaveLength(1);
@@ -118,12 +142,27 @@ describe('parseScenario: valid input', () => {
   });
 
   it('a rope_scaling override gets the yarn defaults filled in', () => {
-    const s = parseScenario([
-      'name: t', 'model:', '  preset: tiny', '  rope_scaling:', '    type: yarn', '    factor: 4',
-      '    original_max_position_embeddings: 1024', 'prompt: {ids: [1]}', '',
-    ].join('\n'));
+    const s = parseScenario(
+      [
+        'name: t',
+        'model:',
+        '  preset: tiny',
+        '  rope_scaling:',
+        '    type: yarn',
+        '    factor: 4',
+        '    original_max_position_embeddings: 1024',
+        'prompt: {ids: [1]}',
+        '',
+      ].join('\n'),
+    );
     expect(s.config.rope_scaling).toEqual({
-      type: 'yarn', factor: 4, mscale: 1, mscale_all_dim: 1, original_max_position_embeddings: 1024, beta_fast: 32, beta_slow: 1,
+      type: 'yarn',
+      factor: 4,
+      mscale: 1,
+      mscale_all_dim: 1,
+      original_max_position_embeddings: 1024,
+      beta_fast: 32,
+      beta_slow: 1,
     });
   });
 
@@ -133,13 +172,17 @@ describe('parseScenario: valid input', () => {
   });
 
   it('faults land in faults.mha / faults.mqa', () => {
-    const s = parseScenario(base([
-      'faults:',
-      '  - {path: mqa, fault: softmax-scale-latent}',
-      '  - {path: mha, fault: rope-neox}',
-      '  - {path: mqa, fault: kv-norm-skipped}',
-      '',
-    ].join('\n')));
+    const s = parseScenario(
+      base(
+        [
+          'faults:',
+          '  - {path: mqa, fault: softmax-scale-latent}',
+          '  - {path: mha, fault: rope-neox}',
+          '  - {path: mqa, fault: kv-norm-skipped}',
+          '',
+        ].join('\n'),
+      ),
+    );
     expect([...s.faults.mha]).toEqual(['rope-neox']);
     expect([...s.faults.mqa].sort()).toEqual(['kv-norm-skipped', 'softmax-scale-latent']);
   });
@@ -157,11 +200,16 @@ describe('parseScenario: valid input', () => {
 
   it.each([
     ['expect: {outcome: agree}', { outcome: 'agree', first_divergence: undefined, culprit: undefined }],
-    ['expect: {outcome: diverge, first_divergence: logits, culprit: mqa}', { outcome: 'diverge', first_divergence: 'logits', culprit: 'mqa' }],
+    [
+      'expect: {outcome: diverge, first_divergence: logits, culprit: mqa}',
+      { outcome: 'diverge', first_divergence: 'logits', culprit: 'mqa' },
+    ],
     ['expect:\n  outcome: diverge\n  culprit: shared', { outcome: 'diverge', first_divergence: undefined, culprit: 'shared' }],
     ['expect: {outcome: diverge, culprit: cold}', { outcome: 'diverge', first_divergence: undefined, culprit: 'cold' }],
-    ['expect: {outcome: diverge, first_divergence: context_lse, step: 0, request: chat}',
-      { outcome: 'diverge', first_divergence: 'context_lse', culprit: undefined, step: 0, request: 'chat' }],
+    [
+      'expect: {outcome: diverge, first_divergence: context_lse, step: 0, request: chat}',
+      { outcome: 'diverge', first_divergence: 'context_lse', culprit: undefined, step: 0, request: 'chat' },
+    ],
   ])('expect is parsed: %s', (yaml, want) => {
     expect(parseScenario(base(`${yaml}\n`)).expect).toEqual(want);
   });

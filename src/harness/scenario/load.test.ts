@@ -6,8 +6,6 @@ import { preset } from '../../core/model/presets';
 import { loadScenario, parseScenario } from './load';
 import { failure } from '../../test-utils/errors';
 
-
-
 /** A valid tiny scenario; `extra` is appended as more top-level YAML. */
 const base = (extra = '') => `name: t\nmodel:\n  preset: tiny\nprompt:\n  ids: [1, 2, 3]\n${extra}`;
 
@@ -39,11 +37,15 @@ describe('loadScenario', () => {
   it.each<[string, ErrorCode, (d: string) => string]>([
     ['a missing file', 'file-not-found', (d) => join(d, 'does-not-exist.yaml')],
     ['a file under a missing directory', 'file-not-found', (d) => join(d, 'nope', 'x.yaml')],
-    ['a directory', 'file-unreadable', (d) => {
-      const sub = join(d, 'a-directory.yaml');
-      mkdirSync(sub, { recursive: true });
-      return sub;
-    }],
+    [
+      'a directory',
+      'file-unreadable',
+      (d) => {
+        const sub = join(d, 'a-directory.yaml');
+        mkdirSync(sub, { recursive: true });
+        return sub;
+      },
+    ],
   ])('%s → %s naming the file', (_what, code, make) => {
     const file = make(dir);
     const e = failure(() => loadScenario(file));
@@ -56,7 +58,9 @@ describe('the shipped scenarios', () => {
   const root = resolve(__dirname, '../../../scenarios');
   const files = [
     ...readdirSync(root).filter((f) => f.endsWith('.yaml')),
-    ...readdirSync(join(root, 'gpu')).filter((f) => f.endsWith('.yaml')).map((f) => join('gpu', f)),
+    ...readdirSync(join(root, 'gpu'))
+      .filter((f) => f.endsWith('.yaml'))
+      .map((f) => join('gpu', f)),
   ];
 
   it('there are scenarios to check', () => {

@@ -22,11 +22,14 @@ import { resolveWeights } from './weights';
 import { YamlSource } from './yaml-source';
 
 function expectWeights(f: ScenarioFile, src: YamlSource): WeightsExpectation {
-  if (!f.compare_weights) fail(src, 'invalid-value', ['expect', 'weights'], 'expects a comparison across weight sources, but there is no compare_weights:');
+  if (!f.compare_weights)
+    fail(src, 'invalid-value', ['expect', 'weights'], 'expects a comparison across weight sources, but there is no compare_weights:');
   const e = f.expect!.weights!;
   return {
-    outcome: e.outcome, ...(e.first_divergence ? { first_divergence: e.first_divergence as WeightName } : {}),
-    ...(e.mha ? { mha: e.mha as StageName } : {}), ...(e.mqa ? { mqa: e.mqa as StageName } : {}),
+    outcome: e.outcome,
+    ...(e.first_divergence ? { first_divergence: e.first_divergence as WeightName } : {}),
+    ...(e.mha ? { mha: e.mha as StageName } : {}),
+    ...(e.mqa ? { mqa: e.mqa as StageName } : {}),
   };
 }
 
@@ -61,7 +64,9 @@ export function issueError(src: YamlSource, issue: z.core.$ZodIssue, root?: unkn
     // Of the union's branches, report the one that got deepest into the value (e.g. the bad item of a list).
     const deepest = issue.errors.flat().reduce((a, b) => (b.path.length > a.path.length ? b : a));
     if (deepest.path.length) return issueError(src, { ...deepest, path: [...issue.path, ...deepest.path] } as z.core.$ZodIssue, root);
-    const words = issue.errors.flat().flatMap((e) => (e.code === 'invalid_value' ? e.values.filter((v): v is string => typeof v === 'string') : []));
+    const words = issue.errors
+      .flat()
+      .flatMap((e) => (e.code === 'invalid_value' ? e.values.filter((v): v is string => typeof v === 'string') : []));
     if (words.length) return issueError(src, { ...issue, code: 'invalid_value', values: words } as unknown as z.core.$ZodIssue, root);
   }
   const path = issue.path as PropertyKey[];
@@ -70,22 +75,31 @@ export function issueError(src: YamlSource, issue: z.core.$ZodIssue, root?: unkn
     const allowed = allowedKeys(path, root);
     const guess = allowed.length ? closest(key, allowed) : undefined;
     const at = src.locate([...path, key], true);
-    return new MlaDiffError('unknown-key', `unknown key "${key}"${guess ? ` (did you mean "${guess}"?)` : ''}`,
+    return new MlaDiffError(
+      'unknown-key',
+      `unknown key "${key}"${guess ? ` (did you mean "${guess}"?)` : ''}`,
       { file: src.file, line: at?.line, column: at?.column, field: fieldPath([...path, key]) },
-      allowed.length ? `allowed here: ${allowed.join(', ')}` : undefined);
+      allowed.length ? `allowed here: ${allowed.join(', ')}` : undefined,
+    );
   }
   const at = src.locate(path);
   const value = valueAt(src.toJS(), path);
   if (issue.code === 'invalid_value' && value === undefined) {
-    return new MlaDiffError('invalid-type', `missing required field (expected one of ${issue.values.map(String).join(', ')})`,
-      { file: src.file, line: at?.line, column: at?.column, field: fieldPath(path) });
+    return new MlaDiffError('invalid-type', `missing required field (expected one of ${issue.values.map(String).join(', ')})`, {
+      file: src.file,
+      line: at?.line,
+      column: at?.column,
+      field: fieldPath(path),
+    });
   }
   if (issue.code === 'invalid_value' && issue.values.every((v) => typeof v === 'string')) {
     const got = String(value);
     const options = issue.values as string[];
-    return new MlaDiffError(path[0] === 'model' && path[1] === 'preset' ? 'unknown-preset' : 'invalid-value',
+    return new MlaDiffError(
+      path[0] === 'model' && path[1] === 'preset' ? 'unknown-preset' : 'invalid-value',
       `"${got}" is not one of ${options.join(', ')} (did you mean "${closest(got, options)}"?)`,
-      { file: src.file, line: at?.line, column: at?.column, field: fieldPath(path) });
+      { file: src.file, line: at?.line, column: at?.column, field: fieldPath(path) },
+    );
   }
   const code: ErrorCode = issue.code === 'invalid_type' ? 'invalid-type' : 'invalid-value';
   const missing = issue.code === 'invalid_type' && issue.message.includes('received undefined');
@@ -114,18 +128,39 @@ function resolve(f: ScenarioFile, src: YamlSource, opts: LoadOptions): Scenario 
     if (c.tp) {
       const { size, rank } = c.tp;
       if (N % size !== 0) {
-        fail(src, 'invalid-value', ['cases', i, 'tp', 'size'], `tp size ${size} does not divide num_attention_heads ${N}`,
-          `divisors of ${N}: ${[...Array(N).keys()].map((k) => k + 1).filter((d) => N % d === 0).join(', ')}`);
+        fail(
+          src,
+          'invalid-value',
+          ['cases', i, 'tp', 'size'],
+          `tp size ${size} does not divide num_attention_heads ${N}`,
+          `divisors of ${N}: ${[...Array(N).keys()]
+            .map((k) => k + 1)
+            .filter((d) => N % d === 0)
+            .join(', ')}`,
+        );
       }
       if (rank >= size) fail(src, 'invalid-value', ['cases', i, 'tp', 'rank'], `tp rank ${rank} must be < size ${size}`);
       const count = N / size;
-      return { name: c.name, heads: { start: rank * count, count }, label: `tp rank ${rank} of ${size}: heads ${rank * count}–${(rank + 1) * count - 1}` };
+      return {
+        name: c.name,
+        heads: { start: rank * count, count },
+        label: `tp rank ${rank} of ${size}: heads ${rank * count}–${(rank + 1) * count - 1}`,
+      };
     }
     const heads = c.heads ?? { start: 0, count: N };
     if (heads.start + heads.count > N) {
-      fail(src, 'invalid-value', ['cases', i, 'heads'], `heads ${heads.start}–${heads.start + heads.count - 1} exceed the model's ${N} heads`);
+      fail(
+        src,
+        'invalid-value',
+        ['cases', i, 'heads'],
+        `heads ${heads.start}–${heads.start + heads.count - 1} exceed the model's ${N} heads`,
+      );
     }
-    return { name: c.name, heads, label: heads.count === N ? `all ${N} heads` : `heads ${heads.start}–${heads.start + heads.count - 1} of ${N}` };
+    return {
+      name: c.name,
+      heads,
+      label: heads.count === N ? `all ${N} heads` : `heads ${heads.start}–${heads.start + heads.count - 1} of ${N}`,
+    };
   });
   const seen = new Set<string>();
   cases.forEach((c, i) => {
@@ -136,27 +171,53 @@ function resolve(f: ScenarioFile, src: YamlSource, opts: LoadOptions): Scenario 
   f.faults.forEach(({ path, fault }, i) => {
     const def = FAULTS[fault as FaultName];
     if (!def.paths.includes(path)) {
-      fail(src, 'invalid-value', ['faults', i, 'path'], `${fault} breaks code that only the ${def.paths.join(' and ')} path has`, `plant it in path: ${def.paths[0]}`);
+      fail(
+        src,
+        'invalid-value',
+        ['faults', i, 'path'],
+        `${fault} breaks code that only the ${def.paths.join(' and ')} path has`,
+        `plant it in path: ${def.paths[0]}`,
+      );
     }
     faults[path].add(fault as FaultName);
   });
   const precision = resolvePrecision(f, config, src);
   return {
-    file: src.file, name: f.name, description: f.description, preset: w.presetLabel, config,
-    seed: w.seed, weights: w.weights, ...(w.compare ? { compareWeights: w.compare } : {}),
-    ...(f.prompt?.text !== undefined && f.prompt.ids === undefined && f.prompt.length === undefined ? { tokenizer: w.tokenizer()!.source } : {}),
-    ...(f.prompt?.text ? { text: f.prompt.text } : {}), requests,
+    file: src.file,
+    name: f.name,
+    description: f.description,
+    preset: w.presetLabel,
+    config,
+    seed: w.seed,
+    weights: w.weights,
+    ...(w.compare ? { compareWeights: w.compare } : {}),
+    ...(f.prompt?.text !== undefined && f.prompt.ids === undefined && f.prompt.length === undefined
+      ? { tokenizer: w.tokenizer()!.source }
+      : {}),
+    ...(f.prompt?.text ? { text: f.prompt.text } : {}),
+    requests,
     schedule: {
-      blockSize: f.schedule.block_size, decodeThreshold: f.schedule.decode_threshold, contextChunk: f.schedule.context_chunk,
-      kvSplits: f.schedule.kv_splits, prefillKernel: f.schedule.prefill_kernel, cold: f.schedule.cold, attention: f.schedule.attention,
+      blockSize: f.schedule.block_size,
+      decodeThreshold: f.schedule.decode_threshold,
+      contextChunk: f.schedule.context_chunk,
+      kvSplits: f.schedule.kv_splits,
+      prefillKernel: f.schedule.prefill_kernel,
+      cold: f.schedule.cold,
+      attention: f.schedule.attention,
       ...(f.schedule.logits_rows ? { logitsRows: f.schedule.logits_rows } : {}),
     },
-    reference: f.reference, replay: f.replay, cases, faults,
+    reference: f.reference,
+    replay: f.replay,
+    cases,
+    faults,
     precision,
     tolerances: precisionTolerances(resolveTolerances(f, src, opts), precision, f, src),
     expect: f.expect && {
-      outcome: f.expect.outcome, first_divergence: f.expect.first_divergence as StageName | undefined, culprit: f.expect.culprit as Culprit | undefined,
-      ...(f.expect.step === undefined ? {} : { step: f.expect.step }), ...(f.expect.request === undefined ? {} : { request: f.expect.request }),
+      outcome: f.expect.outcome,
+      first_divergence: f.expect.first_divergence as StageName | undefined,
+      culprit: f.expect.culprit as Culprit | undefined,
+      ...(f.expect.step === undefined ? {} : { step: f.expect.step }),
+      ...(f.expect.request === undefined ? {} : { request: f.expect.request }),
       ...(f.expect.weights ? { weights: expectWeights(f, src) } : {}),
     },
     ...resolveExternal(f, src),

@@ -17,12 +17,30 @@ export function syntheticIds(n: number, vocab: number, seed: number, name = 'pro
  * The scenario's requests: `prompt:` is one request prefilled in one engine step (the one-shot
  * case); `requests:` a serving schedule. Ids beyond the given ones are drawn from the seed.
  */
-export function resolveRequests(f: ScenarioFile, config: MlaConfig, src: YamlSource, seed: number, tokenizerOf: () => TextTokenizer | undefined = () => undefined): RequestPlan[] {
+export function resolveRequests(
+  f: ScenarioFile,
+  config: MlaConfig,
+  src: YamlSource,
+  seed: number,
+  tokenizerOf: () => TextTokenizer | undefined = () => undefined,
+): RequestPlan[] {
   if (f.prompt !== undefined && f.requests !== undefined) {
-    fail(src, 'invalid-value', ['requests'], 'give prompt: (one prefill) or requests: (a schedule), not both', 'move the prompt into requests: as its first request');
+    fail(
+      src,
+      'invalid-value',
+      ['requests'],
+      'give prompt: (one prefill) or requests: (a schedule), not both',
+      'move the prompt into requests: as its first request',
+    );
   }
   if (f.prompt === undefined && f.requests === undefined) {
-    fail(src, 'invalid-value', [], 'the scenario has neither prompt: nor requests:', 'add prompt: {ids: [...]} for one prefill, or requests: for a serving schedule');
+    fail(
+      src,
+      'invalid-value',
+      [],
+      'the scenario has neither prompt: nor requests:',
+      'add prompt: {ids: [...]} for one prefill, or requests: for a serving schedule',
+    );
   }
   let plans: { path: PropertyKey[]; plan: RequestPlan; offset: number }[];
   if (f.prompt) {
@@ -30,28 +48,51 @@ export function resolveRequests(f: ScenarioFile, config: MlaConfig, src: YamlSou
     const tokenize = p.ids === undefined && p.length === undefined && p.text !== undefined;
     const tokenizer = tokenize ? tokenizerOf() : undefined;
     if (tokenize && !tokenizer) {
-      fail(src, 'invalid-value', ['prompt', 'text'], 'prompt text needs a tokenizer, and these weights have none',
-        'give ids: [..], or weights from a GGUF with a vocabulary, or weights.tokenizer: path/to/tokenizer.json');
+      fail(
+        src,
+        'invalid-value',
+        ['prompt', 'text'],
+        'prompt text needs a tokenizer, and these weights have none',
+        'give ids: [..], or weights from a GGUF with a vocabulary, or weights.tokenizer: path/to/tokenizer.json',
+      );
     }
     if (!tokenize && (p.ids === undefined) === (p.length === undefined)) {
-      fail(src, 'invalid-value', ['prompt'], 'give exactly one of ids: [..] or length: N (or text: with a tokenizer)', 'ids for a real prompt, length for a long synthetic one');
+      fail(
+        src,
+        'invalid-value',
+        ['prompt'],
+        'give exactly one of ids: [..] or length: N (or text: with a tokenizer)',
+        'ids for a real prompt, length for a long synthetic one',
+      );
     }
-    const ids = tokenize ? tokenizer!.encode(p.text!) : p.ids ?? syntheticIds(p.length!, config.vocab_size, seed);
+    const ids = tokenize ? tokenizer!.encode(p.text!) : (p.ids ?? syntheticIds(p.length!, config.vocab_size, seed));
     if (!ids.length) fail(src, 'invalid-value', ['prompt', 'text'], 'the text tokenizes to no tokens');
-    plans = [{ path: ['prompt', 'ids'], offset: p.start_position, plan: { name: 'prompt', ids, startStep: 0, positionOffset: p.start_position, phases: [{ kind: 'prefill', tokens: ids.length }] } }];
+    plans = [
+      {
+        path: ['prompt', 'ids'],
+        offset: p.start_position,
+        plan: { name: 'prompt', ids, startStep: 0, positionOffset: p.start_position, phases: [{ kind: 'prefill', tokens: ids.length }] },
+      },
+    ];
   } else {
     plans = f.requests!.map((r, i) => {
       const phases = r.steps.map((st, j): Phase => {
         const kinds = (['prefill', 'decode', 'cached'] as const).filter((k) => st[k] !== undefined);
-        if (kinds.length !== 1) fail(src, 'invalid-value', ['requests', i, 'steps', j], 'a step is exactly one of prefill: N, decode: N, cached: N');
-        if (st.chunk !== undefined && kinds[0] !== 'prefill') fail(src, 'invalid-value', ['requests', i, 'steps', j, 'chunk'], 'chunk: splits a prefill; it has no meaning here');
+        if (kinds.length !== 1)
+          fail(src, 'invalid-value', ['requests', i, 'steps', j], 'a step is exactly one of prefill: N, decode: N, cached: N');
+        if (st.chunk !== undefined && kinds[0] !== 'prefill')
+          fail(src, 'invalid-value', ['requests', i, 'steps', j, 'chunk'], 'chunk: splits a prefill; it has no meaning here');
         const kind = kinds[0]!;
         return kind === 'prefill' ? { kind, tokens: st.prefill!, ...(st.chunk ? { chunk: st.chunk } : {}) } : { kind, tokens: st[kind]! };
       });
       const total = phases.reduce((a, ph) => a + ph.tokens, 0);
       if ((r.ids?.length ?? 0) > total) fail(src, 'invalid-value', ['requests', i, 'ids'], `${r.ids!.length} ids for ${total} tokens`);
       const ids = [...(r.ids ?? []), ...syntheticIds(total, config.vocab_size, seed, `request_ids:${r.name}`).slice(r.ids?.length ?? 0)];
-      return { path: ['requests', i, 'ids'], offset: r.position_offset, plan: { name: r.name, ids, startStep: r.start_step, positionOffset: r.position_offset, phases } };
+      return {
+        path: ['requests', i, 'ids'],
+        offset: r.position_offset,
+        plan: { name: r.name, ids, startStep: r.start_step, positionOffset: r.position_offset, phases },
+      };
     });
     const seen = new Set<string>();
     plans.forEach(({ plan }, i) => {
@@ -65,7 +106,12 @@ export function resolveRequests(f: ScenarioFile, config: MlaConfig, src: YamlSou
     });
     const last = offset + requestLength(plan) - 1;
     if (last >= config.max_position_embeddings) {
-      fail(src, 'invalid-value', path.slice(0, -1), `positions reach ${last}, beyond max_position_embeddings ${config.max_position_embeddings}`);
+      fail(
+        src,
+        'invalid-value',
+        path.slice(0, -1),
+        `positions reach ${last}, beyond max_position_embeddings ${config.max_position_embeddings}`,
+      );
     }
   }
   return plans.map((p) => p.plan);

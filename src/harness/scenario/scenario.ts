@@ -7,7 +7,14 @@ import type { HeadSlice, ScenarioEcho } from '../../trace';
  * trace:) with its cases and its fault sets.
  */
 export type {
-  Culprit, Expectation, ExternalSpec, ReferenceMode, ReplayMode, ScheduleOptions, TraceSpec, WeightsExpectation,
+  Culprit,
+  Expectation,
+  ExternalSpec,
+  ReferenceMode,
+  ReplayMode,
+  ScheduleOptions,
+  TraceSpec,
+  WeightsExpectation,
 } from '../../trace';
 export { CULPRITS } from '../../trace';
 

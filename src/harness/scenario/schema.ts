@@ -50,11 +50,13 @@ export const modelSchema = z.strictObject({
 
 /** Exactly one of synthetic:, gguf:, safetensors: (checked in resolve, with the line). */
 const weightsSchema = z.strictObject({
-  synthetic: z.strictObject({
-    seed: z.number().int().nonnegative(),
-    /** Multiplies named weights (a norm or a projection): activations large enough to reach a dtype's range. */
-    gain: z.partialRecord(z.enum([...LINEAR_NAMES, ...NORM_NAMES] as [string, ...string[]]), z.number().positive()).optional(),
-  }).optional(),
+  synthetic: z
+    .strictObject({
+      seed: z.number().int().nonnegative(),
+      /** Multiplies named weights (a norm or a projection): activations large enough to reach a dtype's range. */
+      gain: z.partialRecord(z.enum([...LINEAR_NAMES, ...NORM_NAMES] as [string, ...string[]]), z.number().positive()).optional(),
+    })
+    .optional(),
   /** A .gguf file or any shard of a split one, relative to the scenario file. */
   gguf: z.string().min(1).optional(),
   /** A .safetensors file, a model.safetensors.index.json, or their directory (config.json beside them). */
@@ -76,7 +78,10 @@ const externalSchema = z.strictObject({
   command: z.string().min(1).optional(),
   name: z.string().min(1).default('external'),
   timeout_s: z.number().positive().default(600),
-  stages: z.array(z.enum(STAGE_NAMES as [string, ...string[]])).min(1).optional(),
+  stages: z
+    .array(z.enum(STAGE_NAMES as [string, ...string[]]))
+    .min(1)
+    .optional(),
   layouts: layoutsSchema,
   names: namesSchema,
 });
@@ -105,50 +110,71 @@ export const scenarioSchema = z.strictObject({
   /** A second source of the same layer: every weight and every activation compared across the two. */
   compare_weights: weightsSchema.optional(),
   /** One request prefilled in one step; or give `requests:` for a serving schedule. */
-  prompt: z.strictObject({
-    /** The prompt: tokenized with the checkpoint's tokenizer when no ids are given, else a label for the ids. */
-    text: z.string().optional(),
-    ids: z.array(z.number().int().nonnegative()).min(1).optional(),
-    /** Instead of ids: this many token ids drawn from the weight seed (long-context runs). */
-    length: positiveInt.optional(),
-    /** Absolute position of the first token (default 0). */
-    start_position: z.number().int().nonnegative().default(0),
-  }).optional(),
+  prompt: z
+    .strictObject({
+      /** The prompt: tokenized with the checkpoint's tokenizer when no ids are given, else a label for the ids. */
+      text: z.string().optional(),
+      ids: z.array(z.number().int().nonnegative()).min(1).optional(),
+      /** Instead of ids: this many token ids drawn from the weight seed (long-context runs). */
+      length: positiveInt.optional(),
+      /** Absolute position of the first token (default 0). */
+      start_position: z.number().int().nonnegative().default(0),
+    })
+    .optional(),
   /** Engine behaviour for schedules (all optional). */
-  schedule: z.strictObject({
-    /** Slots per block of the paged latent cache. */
-    block_size: positiveInt.default(16),
-    /** vLLM reorder_batch_threshold: pieces of at most this many tokens take the decode (MQA) path; Triton MLA 1, FlashMLA 128. */
-    decode_threshold: positiveInt.default(1),
-    /** Tokens per context chunk gathered into the MHA workspace (vLLM max_context_chunk). */
-    context_chunk: positiveInt.default(65_536),
-    /** Triton MLA num_kv_splits for the MQA path. */
-    kv_splits: positiveInt.default(1),
-    /** Prefill kernel: fa3 reports −inf LSE for an empty context chunk, fa2 +inf. */
-    prefill_kernel: z.enum(['fa3', 'fa2']).default('fa3'),
-    /** The fp32 "cold" path (HF eager, one softmax over every key): auto = when some piece has context or a tolerance is `{floor: k}`. */
-    cold: z.enum(['auto', 'on', 'off']).default('auto'),
-    /** Attention without the score tensor (webgpu: fused WGSL kernels): auto = where the unfused scores would not fit; fused; unfused. */
-    attention: z.enum(['auto', 'fused', 'unfused']).default('auto'),
-    /** Query tokens whose logits rows every path records (index within each piece; negative from its end); absent: all, unfused only. */
-    logits_rows: z.array(z.number().int()).min(1).optional(),
-  }).default({ block_size: 16, decode_threshold: 1, context_chunk: 65_536, kv_splits: 1, prefill_kernel: 'fa3', cold: 'auto', attention: 'auto' }),
-  requests: z.array(z.strictObject({
-    name: z.string().regex(/^[A-Za-z0-9_.-]+$/, 'letters, digits, "_", "." and "-" only'),
-    /** Leading token ids; the rest are drawn from the weight seed. */
-    ids: z.array(z.number().int().nonnegative()).optional(),
-    start_step: z.number().int().nonnegative().default(0),
-    /** RoPE position of the request's first token. */
-    position_offset: z.number().int().nonnegative().default(0),
-    steps: z.array(z.strictObject({
-      prefill: positiveInt.optional(),
-      /** Split the prefill over engine steps of this many tokens (chunked prefill). */
-      chunk: positiveInt.optional(),
-      decode: positiveInt.optional(),
-      /** A prefix-cache hit: this many tokens' latent rows are already cached. */
-      cached: positiveInt.optional(),
-    })).min(1),
-  })).min(1).optional(),
+  schedule: z
+    .strictObject({
+      /** Slots per block of the paged latent cache. */
+      block_size: positiveInt.default(16),
+      /** vLLM reorder_batch_threshold: pieces of at most this many tokens take the decode (MQA) path; Triton MLA 1, FlashMLA 128. */
+      decode_threshold: positiveInt.default(1),
+      /** Tokens per context chunk gathered into the MHA workspace (vLLM max_context_chunk). */
+      context_chunk: positiveInt.default(65_536),
+      /** Triton MLA num_kv_splits for the MQA path. */
+      kv_splits: positiveInt.default(1),
+      /** Prefill kernel: fa3 reports −inf LSE for an empty context chunk, fa2 +inf. */
+      prefill_kernel: z.enum(['fa3', 'fa2']).default('fa3'),
+      /** The fp32 "cold" path (HF eager, one softmax over every key): auto = when some piece has context or a tolerance is `{floor: k}`. */
+      cold: z.enum(['auto', 'on', 'off']).default('auto'),
+      /** Attention without the score tensor (webgpu: fused WGSL kernels): auto = where the unfused scores would not fit; fused; unfused. */
+      attention: z.enum(['auto', 'fused', 'unfused']).default('auto'),
+      /** Query tokens whose logits rows every path records (index within each piece; negative from its end); absent: all, unfused only. */
+      logits_rows: z.array(z.number().int()).min(1).optional(),
+    })
+    .default({
+      block_size: 16,
+      decode_threshold: 1,
+      context_chunk: 65_536,
+      kv_splits: 1,
+      prefill_kernel: 'fa3',
+      cold: 'auto',
+      attention: 'auto',
+    }),
+  requests: z
+    .array(
+      z.strictObject({
+        name: z.string().regex(/^[A-Za-z0-9_.-]+$/, 'letters, digits, "_", "." and "-" only'),
+        /** Leading token ids; the rest are drawn from the weight seed. */
+        ids: z.array(z.number().int().nonnegative()).optional(),
+        start_step: z.number().int().nonnegative().default(0),
+        /** RoPE position of the request's first token. */
+        position_offset: z.number().int().nonnegative().default(0),
+        steps: z
+          .array(
+            z.strictObject({
+              prefill: positiveInt.optional(),
+              /** Split the prefill over engine steps of this many tokens (chunked prefill). */
+              chunk: positiveInt.optional(),
+              decode: positiveInt.optional(),
+              /** A prefix-cache hit: this many tokens' latent rows are already cached. */
+              cached: positiveInt.optional(),
+            }),
+          )
+          .min(1),
+      }),
+    )
+    .min(1)
+    .optional(),
   /** Storage dtype of activations and weights, as vLLM's --dtype; products accumulate in fp32 either way. */
   dtype: z.enum(ACTIVATION_DTYPES).default('float32'),
   /** As vLLM's --kv-cache-dtype: auto keeps the latent cache in dtype; fp8_e4m3 quantizes it. */
@@ -158,35 +184,51 @@ export const scenarioSchema = z.strictObject({
   /** Where each path rounds: a kernel preset (vllm-triton-mla, vllm-flashmla for mqa; vllm-fa3-prefill for mha) or {mha:, mqa:}. */
   rounding: z.union([z.enum(KERNEL_PRESETS), z.strictObject({ mha: pathRounding.optional(), mqa: pathRounding.optional() })]).optional(),
   reference: z.enum(['auto', 'on', 'off']).default('auto'),
-  /** Stage replay (teacher forcing) of divergent records: auto = the first divergent piece and the first record of each later one, capped; on = every one. */
+  /**
+   * Stage replay (teacher forcing) of divergent records: auto = the first divergent piece and the first record of each later one, capped;
+   * on = every one.
+   */
   replay: z.enum(['auto', 'on', 'off']).default('auto'),
-  cases: z.array(caseSchema).min(1).default([{ name: 'full' }]),
-  faults: z.array(z.strictObject({
-    path: z.enum(['mha', 'mqa']),
-    fault: z.enum(FAULT_NAMES),
-  })).default([]),
-  tolerances: z.strictObject({
-    /** A tolerances file (the ratchet, `--write-tolerances`), relative to the scenario file; inline stages override it. */
-    file: z.string().min(1).optional(),
-    default: tolerance.optional(),
-    stages: z.partialRecord(z.enum(STAGE_NAMES as [string, ...string[]]), tolerance).optional(),
-  }).default({}),
+  cases: z
+    .array(caseSchema)
+    .min(1)
+    .default([{ name: 'full' }]),
+  faults: z
+    .array(
+      z.strictObject({
+        path: z.enum(['mha', 'mqa']),
+        fault: z.enum(FAULT_NAMES),
+      }),
+    )
+    .default([]),
+  tolerances: z
+    .strictObject({
+      /** A tolerances file (the ratchet, `--write-tolerances`), relative to the scenario file; inline stages override it. */
+      file: z.string().min(1).optional(),
+      default: tolerance.optional(),
+      stages: z.partialRecord(z.enum(STAGE_NAMES as [string, ...string[]]), tolerance).optional(),
+    })
+    .default({}),
   external: externalSchema.optional(),
   trace: traceSchema.optional(),
-  expect: z.strictObject({
-    outcome: z.enum(['agree', 'diverge']),
-    /** With compare_weights: the outcome across the two sources, the first weight that differs, and where each path first moves. */
-    weights: z.strictObject({
+  expect: z
+    .strictObject({
       outcome: z.enum(['agree', 'diverge']),
-      first_divergence: z.enum(WEIGHT_NAMES as unknown as [string, ...string[]]).optional(),
-      mha: z.enum(STAGE_NAMES as [string, ...string[]]).optional(),
-      mqa: z.enum(STAGE_NAMES as [string, ...string[]]).optional(),
-    }).optional(),
-    first_divergence: z.enum(STAGE_NAMES as [string, ...string[]]).optional(),
-    culprit: z.enum(CULPRITS as unknown as [string, ...string[]]).optional(),
-    step: z.number().int().nonnegative().optional(),
-    request: z.string().optional(),
-  }).optional(),
+      /** With compare_weights: the outcome across the two sources, the first weight that differs, and where each path first moves. */
+      weights: z
+        .strictObject({
+          outcome: z.enum(['agree', 'diverge']),
+          first_divergence: z.enum(WEIGHT_NAMES as unknown as [string, ...string[]]).optional(),
+          mha: z.enum(STAGE_NAMES as [string, ...string[]]).optional(),
+          mqa: z.enum(STAGE_NAMES as [string, ...string[]]).optional(),
+        })
+        .optional(),
+      first_divergence: z.enum(STAGE_NAMES as [string, ...string[]]).optional(),
+      culprit: z.enum(CULPRITS as unknown as [string, ...string[]]).optional(),
+      step: z.number().int().nonnegative().optional(),
+      request: z.string().optional(),
+    })
+    .optional(),
 });
 
 export type ScenarioFile = z.infer<typeof scenarioSchema>;

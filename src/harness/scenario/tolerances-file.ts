@@ -14,8 +14,10 @@ const fileSchema = z.strictObject({
   scenario: z.string().optional(),
   device: z.string().optional(),
   margin: z.number().positive().optional(),
-  stages: z.partialRecord(z.enum(STAGE_NAMES as [string, ...string[]]),
-    z.strictObject({ rel: z.number().nonnegative().optional(), floor: z.number().positive().optional() })),
+  stages: z.partialRecord(
+    z.enum(STAGE_NAMES as [string, ...string[]]),
+    z.strictObject({ rel: z.number().nonnegative().optional(), floor: z.number().positive().optional() }),
+  ),
 });
 
 /** Reads a tolerances file: per stage its rule. Every failure names the file, line and field. */
@@ -25,20 +27,30 @@ export function readTolerancesFile(file: string): Partial<Record<StageName, Tole
     text = readFileSync(file, 'utf8');
   } catch (e) {
     const missing = (e as NodeJS.ErrnoException).code === 'ENOENT';
-    throw new MlaDiffError(missing ? 'file-not-found' : 'file-unreadable', missing ? 'no such tolerances file' : `cannot read: ${(e as Error).message}`,
-      { file }, 'write one with `mla-diff run SCENARIO --write-tolerances FILE`');
+    throw new MlaDiffError(
+      missing ? 'file-not-found' : 'file-unreadable',
+      missing ? 'no such tolerances file' : `cannot read: ${(e as Error).message}`,
+      { file },
+      'write one with `mla-diff run SCENARIO --write-tolerances FILE`',
+    );
   }
   const src = new YamlSource(text, file);
   const parsed = fileSchema.safeParse(src.toJS());
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
     const path = issue.code === 'unrecognized_keys' ? [...issue.path, issue.keys[0]!] : issue.path;
-    fail(src, issue.code === 'invalid_type' ? 'invalid-type' : issue.code === 'unrecognized_keys' ? 'unknown-key' : 'invalid-value',
-      path as PropertyKey[], issue.message.replace(/^Invalid input: /, ''), 'a tolerances file: format: mla-diff/tolerances, version: 1, stages: {STAGE: {rel: X}}');
+    fail(
+      src,
+      issue.code === 'invalid_type' ? 'invalid-type' : issue.code === 'unrecognized_keys' ? 'unknown-key' : 'invalid-value',
+      path as PropertyKey[],
+      issue.message.replace(/^Invalid input: /, ''),
+      'a tolerances file: format: mla-diff/tolerances, version: 1, stages: {STAGE: {rel: X}}',
+    );
   }
   const out: Partial<Record<StageName, ToleranceRule>> = {};
   for (const [k, v] of Object.entries(parsed.data.stages)) {
-    if ((v!.rel === undefined) === (v!.floor === undefined)) fail(src, 'invalid-value', ['stages', k], 'give exactly one of rel: and floor:');
+    if ((v!.rel === undefined) === (v!.floor === undefined))
+      fail(src, 'invalid-value', ['stages', k], 'give exactly one of rel: and floor:');
     out[k as StageName] = v!.rel ?? { floor: v!.floor! };
   }
   return out;

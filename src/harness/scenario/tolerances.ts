@@ -16,8 +16,13 @@ export interface LoadOptions {
 /** One `tolerances:` entry: exactly one of `rel:` and `floor:`. */
 function rule(e: Entry, src: YamlSource, path: PropertyKey[]): ToleranceRule {
   if (e.rel !== undefined && e.floor !== undefined) {
-    fail(src, 'invalid-value', path, 'give either rel: or floor:, not both',
-      'rel: x bounds the relative L2 error by x; floor: k bounds it by k × the noise floor of each record');
+    fail(
+      src,
+      'invalid-value',
+      path,
+      'give either rel: or floor:, not both',
+      'rel: x bounds the relative L2 error by x; floor: k bounds it by k × the noise floor of each record',
+    );
   }
   if (e.rel !== undefined) return e.rel;
   if (e.floor !== undefined) return { floor: e.floor };
@@ -31,14 +36,21 @@ function rule(e: Entry, src: YamlSource, path: PropertyKey[]): ToleranceRule {
  */
 export function resolveTolerances(f: ScenarioFile, src: YamlSource, opts: LoadOptions = {}): ToleranceSpec {
   const t = f.tolerances;
-  const inline = Object.fromEntries(Object.entries(t.stages ?? {}).map(([k, v]) => [k, rule(v!, src, ['tolerances', 'stages', k])])) as Partial<Record<StageName, ToleranceRule>>;
+  const inline = Object.fromEntries(
+    Object.entries(t.stages ?? {}).map(([k, v]) => [k, rule(v!, src, ['tolerances', 'stages', k])]),
+  ) as Partial<Record<StageName, ToleranceRule>>;
   const spec: ToleranceSpec = {
     default: t.default && rule(t.default, src, ['tolerances', 'default']),
     stages: t.file ? withTolerancesFile(t.file, inline, src, opts.allowLooser ?? false) : inline,
   };
   if (usesFloor(spec) && f.schedule.cold === 'off') {
-    fail(src, 'invalid-value', ['schedule', 'cold'], 'floor: tolerances measure the noise floor with the fp32 cold path, which cold: off switches off',
-      'use cold: auto (it then runs) or on, or give rel: tolerances');
+    fail(
+      src,
+      'invalid-value',
+      ['schedule', 'cold'],
+      'floor: tolerances measure the noise floor with the fp32 cold path, which cold: off switches off',
+      'use cold: auto (it then runs) or on, or give rel: tolerances',
+    );
   }
   return spec;
 }

@@ -44,18 +44,32 @@ describe('weights: from checkpoints', () => {
   });
   it('prompt text without a tokenizer; a loader fault on safetensors; layer: on synthetic weights', () => {
     err('model: {preset: tiny}\nprompt: {text: hello}', 'invalid-value', 'prompt.text');
-    err('model: {}\nweights: {safetensors: ck/tiny-bf16, loader_fault: k-b-wrong-axis}\nprompt: {ids: [1]}', 'invalid-value', 'weights.loader_fault');
+    err(
+      'model: {}\nweights: {safetensors: ck/tiny-bf16, loader_fault: k-b-wrong-axis}\nprompt: {ids: [1]}',
+      'invalid-value',
+      'weights.loader_fault',
+    );
     err('model: {preset: tiny}\nweights: {synthetic: {seed: 0}, layer: 2}\nprompt: {ids: [1]}', 'invalid-value', 'weights.layer');
   });
   it('compare_weights must be the same model; expect.weights needs compare_weights', () => {
-    err('model: {}\nweights: {gguf: ck/tiny-q8_0.gguf}\ncompare_weights: {safetensors: ck/small-fp8}\nprompt: {ids: [1]}', 'invalid-value', 'compare_weights');
-    err('model: {}\nweights: {gguf: ck/tiny-q8_0.gguf}\nprompt: {ids: [1]}\nexpect: {outcome: agree, weights: {outcome: agree}}', 'invalid-value', 'expect.weights');
+    err(
+      'model: {}\nweights: {gguf: ck/tiny-q8_0.gguf}\ncompare_weights: {safetensors: ck/small-fp8}\nprompt: {ids: [1]}',
+      'invalid-value',
+      'compare_weights',
+    );
+    err(
+      'model: {}\nweights: {gguf: ck/tiny-q8_0.gguf}\nprompt: {ids: [1]}\nexpect: {outcome: agree, weights: {outcome: agree}}',
+      'invalid-value',
+      'expect.weights',
+    );
     const s = load('model: {}\nweights: {gguf: ck/tiny-q8_0.gguf}\ncompare_weights: {synthetic: {seed: 0}}\nprompt: {ids: [1]}');
     expect(s.compareWeights).toEqual({ kind: 'synthetic', config: s.config, seed: 0 });
   });
-  it('a corrupt checkpoint fails with the reader\'s code, naming the checkpoint file', () => {
+  it("a corrupt checkpoint fails with the reader's code, naming the checkpoint file", () => {
     const bad = join(dir, 'ck', 'garbage.gguf');
     writeFileSync(bad, 'GGUF but not really');
-    expect(() => load('model: {}\nweights: {gguf: ck/garbage.gguf}\nprompt: {ids: [1]}')).toThrow(expect.objectContaining({ where: expect.objectContaining({ file: bad }) }));
+    expect(() => load('model: {}\nweights: {gguf: ck/garbage.gguf}\nprompt: {ids: [1]}')).toThrow(
+      expect.objectContaining({ where: expect.objectContaining({ file: bad }) }),
+    );
   });
 });

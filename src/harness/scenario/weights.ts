@@ -34,41 +34,71 @@ function sameValue(a: unknown, b: unknown): boolean {
   if (typeof a === 'number' && typeof b === 'number') return a === b || Math.abs(a - b) <= 1e-6 * Math.max(Math.abs(a), Math.abs(b));
   if (a && b && typeof a === 'object' && typeof b === 'object') {
     const ka = Object.keys(a);
-    return ka.length === Object.keys(b).length && ka.every((k) => sameValue((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k]));
+    return (
+      ka.length === Object.keys(b).length &&
+      ka.every((k) => sameValue((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k]))
+    );
   }
   return a === b;
 }
 
-const kindOf = (w: WeightsField): ('synthetic' | 'gguf' | 'safetensors')[] => (['synthetic', 'gguf', 'safetensors'] as const).filter((k) => w[k] !== undefined);
+const kindOf = (w: WeightsField): ('synthetic' | 'gguf' | 'safetensors')[] =>
+  (['synthetic', 'gguf', 'safetensors'] as const).filter((k) => w[k] !== undefined);
 
 /** A checkpoint path from the scenario, relative to the scenario file; a missing one is reported at its line. */
 function checkpointPath(src: YamlSource, path: PropertyKey[], rel: string): string {
   const base = src.file.startsWith('<') ? process.cwd() : dirname(resolvePath(src.file));
   const abs = resolvePath(base, rel);
   if (!existsSync(abs)) {
-    fail(src, 'file-not-found', path, `no such file: ${abs}`,
-      rel.includes('fixtures/checkpoints') ? 'the checkpoint fixtures are written by `npm run fixtures`' : 'paths are relative to the scenario file');
+    fail(
+      src,
+      'file-not-found',
+      path,
+      `no such file: ${abs}`,
+      rel.includes('fixtures/checkpoints')
+        ? 'the checkpoint fixtures are written by `npm run fixtures`'
+        : 'paths are relative to the scenario file',
+    );
   }
   return abs;
 }
 
-function spec(src: YamlSource, field: 'weights' | 'compare_weights', w: WeightsField, overrides: Overrides, synthConfig: () => MlaConfig): SourceSpec {
+function spec(
+  src: YamlSource,
+  field: 'weights' | 'compare_weights',
+  w: WeightsField,
+  overrides: Overrides,
+  synthConfig: () => MlaConfig,
+): SourceSpec {
   const kinds = kindOf(w);
   if (kinds.length !== 1) {
-    fail(src, 'invalid-value', [field], kinds.length ? `give one of ${kinds.join(', ')}, not ${kinds.length}` : 'give one of synthetic:, gguf:, safetensors:',
-      'synthetic: {seed: 0} for generated weights; gguf: FILE or safetensors: PATH for a checkpoint');
+    fail(
+      src,
+      'invalid-value',
+      [field],
+      kinds.length ? `give one of ${kinds.join(', ')}, not ${kinds.length}` : 'give one of synthetic:, gguf:, safetensors:',
+      'synthetic: {seed: 0} for generated weights; gguf: FILE or safetensors: PATH for a checkpoint',
+    );
   }
   const layer = w.layer ?? 0;
   const fault = w.loader_fault as LoaderFault | undefined;
   if (kinds[0] === 'synthetic') {
-    for (const k of ['layer', 'tokenizer', 'loader_fault'] as const) if (w[k] !== undefined) fail(src, 'invalid-value', [field, k], `${k} applies to a checkpoint, not to synthetic weights`);
+    for (const k of ['layer', 'tokenizer', 'loader_fault'] as const)
+      if (w[k] !== undefined) fail(src, 'invalid-value', [field, k], `${k} applies to a checkpoint, not to synthetic weights`);
     const gain = w.synthetic!.gain as Partial<Record<LayerTensor, number>> | undefined;
     return { kind: 'synthetic', config: synthConfig(), seed: w.synthetic!.seed, ...(gain ? { gain } : {}) };
   }
   if (kinds[0] === 'gguf') {
     return { kind: 'gguf', file: checkpointPath(src, [field, 'gguf'], w.gguf!), layer, overrides, ...(fault ? { fault } : {}) };
   }
-  if (fault) fail(src, 'invalid-value', [field, 'loader_fault'], `${fault} is a fault of the GGUF attn_k_b reassembly`, 'use it with gguf: weights that split attn_k_b / attn_v_b');
+  if (fault)
+    fail(
+      src,
+      'invalid-value',
+      [field, 'loader_fault'],
+      `${fault} is a fault of the GGUF attn_k_b reassembly`,
+      'use it with gguf: weights that split attn_k_b / attn_v_b',
+    );
   return { kind: 'safetensors', file: checkpointPath(src, [field, 'safetensors'], w.safetensors!), layer, overrides };
 }
 
@@ -97,10 +127,22 @@ export function resolveWeights(f: ScenarioFile, src: YamlSource): ResolvedWeight
   const { preset: presetName, ...overrides } = f.model;
   const checkpoint = f.weights.synthetic === undefined;
   if (checkpoint && presetName !== undefined) {
-    fail(src, 'invalid-value', ['model', 'preset'], 'a checkpoint brings its own config; preset: applies to synthetic weights',
-      'remove preset:, keep model: fields only to override the checkpoint config');
+    fail(
+      src,
+      'invalid-value',
+      ['model', 'preset'],
+      'a checkpoint brings its own config; preset: applies to synthetic weights',
+      'remove preset:, keep model: fields only to override the checkpoint config',
+    );
   }
-  if (!checkpoint && presetName === undefined) fail(src, 'invalid-type', ['model', 'preset'], 'missing required field (a preset for synthetic weights)', 'presets: glm-5, deepseek-v3, tiny');
+  if (!checkpoint && presetName === undefined)
+    fail(
+      src,
+      'invalid-type',
+      ['model', 'preset'],
+      'missing required field (a preset for synthetic weights)',
+      'presets: glm-5, deepseek-v3, tiny',
+    );
   const synth = () => ({ ...preset(presetName!), ...overrides }) as MlaConfig;
   const weights = spec(src, 'weights', f.weights, overrides as Overrides, synth);
   const config = configOf(weights);
@@ -109,7 +151,13 @@ export function resolveWeights(f: ScenarioFile, src: YamlSource): ResolvedWeight
     const other = configOf(compare);
     const differ = CONFIG_KEYS.filter((k) => !sameValue(other[k], config[k]));
     if (differ.length) {
-      fail(src, 'invalid-value', ['compare_weights'], `its config differs from weights: in ${differ.join(', ')}`, 'compare two sources of the same layer of the same model');
+      fail(
+        src,
+        'invalid-value',
+        ['compare_weights'],
+        `its config differs from weights: in ${differ.join(', ')}`,
+        'compare two sources of the same layer of the same model',
+      );
     }
   }
   let built: { t: TextTokenizer | undefined } | undefined;

@@ -12,14 +12,21 @@ export class YamlSource {
   readonly doc: Document;
   private readonly lines = new LineCounter();
 
-  constructor(readonly text: string, readonly file: string) {
+  constructor(
+    readonly text: string,
+    readonly file: string,
+  ) {
     this.doc = parseDocument(text, { lineCounter: this.lines, prettyErrors: false, uniqueKeys: true });
     const err = this.doc.errors[0];
     if (err) {
       const at = this.lines.linePos(err.pos[0]);
       const msg = err.message.split('\n')[0] ?? 'invalid YAML';
-      throw new MlaDiffError('yaml-syntax', `YAML syntax error: ${msg.replace(/ at line \d+, column \d+:?$/, '')}`,
-        { file, line: at.line, column: at.col }, 'check indentation, colons and quoting on that line');
+      throw new MlaDiffError(
+        'yaml-syntax',
+        `YAML syntax error: ${msg.replace(/ at line \d+, column \d+:?$/, '')}`,
+        { file, line: at.line, column: at.col },
+        'check indentation, colons and quoting on that line',
+      );
     }
   }
 

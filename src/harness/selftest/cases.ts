@@ -51,18 +51,32 @@ export type { SelftestOptions } from '../../trace';
 /** The shape as the fault needs it: W_UK and W_UV of one shape for p-eq-v (v_head_dim = qk_nope_head_dim). */
 function model(shape: string, pEqV: boolean): string {
   const m = { ...SHAPES[shape], ...(pEqV ? { v_head_dim: TINY.qk_nope_head_dim } : {}) };
-  return Object.entries(m).map(([k, v]) => `${k}: ${v}`).join(', ');
+  return Object.entries(m)
+    .map(([k, v]) => `${k}: ${v}`)
+    .join(', ');
 }
 
 /** Shapes where a fault can act: context-v-lt-d needs v_head_dim < qk_head_dim. */
-const actsOn = (f: FaultName, shape: string) => FAULTS[f].needs !== 'context-v-lt-d' || ((SHAPES[shape]!.v_head_dim as number | undefined) ?? TINY.v_head_dim) < qkHeadDim(TINY);
+const actsOn = (f: FaultName, shape: string) =>
+  FAULTS[f].needs !== 'context-v-lt-d' || ((SHAPES[shape]!.v_head_dim as number | undefined) ?? TINY.v_head_dim) < qkHeadDim(TINY);
 
 function scenario(
-  name: string, shape: string, yarn: boolean, seed: number, schedule: SelftestSchedule, fault: SelftestCase['fault'], floor: number | undefined, pEqV = false,
+  name: string,
+  shape: string,
+  yarn: boolean,
+  seed: number,
+  schedule: SelftestSchedule,
+  fault: SelftestCase['fault'],
+  floor: number | undefined,
+  pEqV = false,
 ): SelftestCase {
   const yaml = [
-    `name: ${name}`, `model: {${model(shape, pEqV || (fault !== null && FAULTS[fault.fault].needs === 'p-eq-v'))}${yarn ? `, ${YARN}` : ''}}`, `weights: {synthetic: {seed: ${seed}}}`,
-    ...scheduleYaml(schedule), 'reference: on', fault ? `faults: [{path: ${fault.path}, fault: ${fault.fault}}]` : 'faults: []',
+    `name: ${name}`,
+    `model: {${model(shape, pEqV || (fault !== null && FAULTS[fault.fault].needs === 'p-eq-v'))}${yarn ? `, ${YARN}` : ''}}`,
+    `weights: {synthetic: {seed: ${seed}}}`,
+    ...scheduleYaml(schedule),
+    'reference: on',
+    fault ? `faults: [{path: ${fault.path}, fault: ${fault.fault}}]` : 'faults: []',
     ...(floor === undefined ? [] : [`tolerances: {default: {floor: ${floor}}}`]),
   ].join('\n');
   return { name, yaml, fault, expect: fault && { stage: FAULTS[fault.fault].enters, culprit: fault.path } };
@@ -71,9 +85,14 @@ function scenario(
 /** The schedules a fault can act in: a prefill suffices for most; merges need context; the +inf one FA2. */
 function schedulesFor(f: FaultName): SelftestSchedule[] {
   switch (FAULTS[f].needs) {
-    case 'context': case 'kv-splits': case 'context-v-lt-d': return ['schedule'];
-    case 'context-fa2': return ['schedule-fa2'];
-    default: return ['prefill', 'schedule'];
+    case 'context':
+    case 'kv-splits':
+    case 'context-v-lt-d':
+      return ['schedule'];
+    case 'context-fa2':
+      return ['schedule-fa2'];
+    default:
+      return ['prefill', 'schedule'];
   }
 }
 
@@ -84,11 +103,13 @@ export function selftestCases(opts: SelftestOptions): SelftestCase[] {
       for (const f of FAULT_NAMES.filter((x) => actsOn(x, shape))) {
         const yarn = FAULTS[f].needs === 'yarn';
         for (const schedule of schedulesFor(f)) {
-          for (const path of FAULTS[f].paths) out.push(scenario(`${f}.${path}.${shape}.s${seed}.${schedule}`, shape, yarn, seed, schedule, { path, fault: f }, opts.floor));
+          for (const path of FAULTS[f].paths)
+            out.push(scenario(`${f}.${path}.${shape}.s${seed}.${schedule}`, shape, yarn, seed, schedule, { path, fault: f }, opts.floor));
         }
       }
       for (const schedule of ['prefill', 'schedule', 'schedule-fa2'] as const) {
-        for (const yarn of [false, true]) out.push(scenario(`clean.${shape}.s${seed}.${schedule}${yarn ? '.yarn' : ''}`, shape, yarn, seed, schedule, null, opts.floor));
+        for (const yarn of [false, true])
+          out.push(scenario(`clean.${shape}.s${seed}.${schedule}${yarn ? '.yarn' : ''}`, shape, yarn, seed, schedule, null, opts.floor));
       }
       out.push(scenario(`clean.${shape}.s${seed}.prefill.p-eq-v`, shape, false, seed, 'prefill', null, opts.floor, true));
     }

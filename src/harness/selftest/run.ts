@@ -32,23 +32,35 @@ async function score(rt: Runtime, options: SelftestOptions, log: Log): Promise<S
     const top = r.cases[0]!.diagnosis[0];
     const origin = Boolean(c.fault && f && originScored(r.cases[0]!, FAULTS[c.fault.fault]));
     rows.push({
-      name: c.name, fault: c.fault?.fault ?? null, path: c.fault?.path ?? null, detected,
-      localized: Boolean(c.expect && first?.stage === c.expect.stage), attributed: Boolean(c.expect && first?.culprit === c.expect.culprit),
-      diagnosed: Boolean(c.fault && top?.matches === c.fault.fault), origin, cause: top ? `${top.cause}${top.matches ? ` (${top.matches})` : ''}` : null,
-      first, seconds: (performance.now() - t) / 1000,
+      name: c.name,
+      fault: c.fault?.fault ?? null,
+      path: c.fault?.path ?? null,
+      detected,
+      localized: Boolean(c.expect && first?.stage === c.expect.stage),
+      attributed: Boolean(c.expect && first?.culprit === c.expect.culprit),
+      diagnosed: Boolean(c.fault && top?.matches === c.fault.fault),
+      origin,
+      cause: top ? `${top.cause}${top.matches ? ` (${top.matches})` : ''}` : null,
+      first,
+      seconds: (performance.now() - t) / 1000,
     });
     log(`${tolerance}: ${c.name}: ${detected ? `diverge at ${first?.stage} (${first?.culprit})` : 'agree'}`);
   }
   const rate = (rs: SelftestRow[]): FaultRates => ({
-    runs: rs.length, detected: rs.filter((x) => x.detected).length, localized: rs.filter((x) => x.localized).length,
-    attributed: rs.filter((x) => x.attributed).length, diagnosed: rs.filter((x) => x.diagnosed).length, origin: rs.filter((x) => x.origin).length,
+    runs: rs.length,
+    detected: rs.filter((x) => x.detected).length,
+    localized: rs.filter((x) => x.localized).length,
+    attributed: rs.filter((x) => x.attributed).length,
+    diagnosed: rs.filter((x) => x.diagnosed).length,
+    origin: rs.filter((x) => x.origin).length,
   });
   const faultRows = rows.filter((x) => x.fault);
   const perFault = Object.fromEntries(FAULT_NAMES.map((n) => [n, rate(faultRows.filter((x) => x.fault === n))]));
   const total = rate(faultRows);
   const cleanRows = rows.filter((x) => !x.fault);
   const clean = { runs: cleanRows.length, falsePositives: cleanRows.filter((x) => x.detected).length };
-  const goalMet = total.detected === total.runs && total.localized === total.runs && total.attributed === total.runs && clean.falsePositives === 0;
+  const goalMet =
+    total.detected === total.runs && total.localized === total.runs && total.attributed === total.runs && clean.falsePositives === 0;
   return { tolerance, rows, perFault, total, clean, goalMet, seconds: (performance.now() - t0) / 1000 };
 }
 
@@ -58,8 +70,15 @@ function originScored(c: CaseResult, def: FaultDef): boolean {
   if (!f || !c.replay) return false;
   const entry = new Set([def.enters, ...(def.alsoEnters ?? [])]);
   const piece = c.comparison.stages.filter((v) => v.verdict !== 'ok' && v.step === f.step && v.request === f.request);
-  return f.stage === def.enters && piece.every((v) => {
-    const o = originOf(c.replay, v);
-    return v.stage === f.stage && v.chunk === f.chunk ? o === 'introduced' : entry.has(v.stage) ? o !== null && o !== 'undetermined' && o !== 'not-replayed' : o === 'inherited';
-  });
+  return (
+    f.stage === def.enters &&
+    piece.every((v) => {
+      const o = originOf(c.replay, v);
+      return v.stage === f.stage && v.chunk === f.chunk
+        ? o === 'introduced'
+        : entry.has(v.stage)
+          ? o !== null && o !== 'undetermined' && o !== 'not-replayed'
+          : o === 'inherited';
+    })
+  );
 }

@@ -25,14 +25,34 @@ export interface PointSpec {
 
 /** Where the axis' values enter the scenario (an error in such a field is reported at the axis). */
 export const AXIS_FIELDS: Record<AxisName, readonly string[]> = {
-  seed: ['weights'], tokens: ['prompt', 'requests'], heads: ['model', 'cases'], tp: ['cases'], chunk: ['requests', 'prompt'], device: [], faults: ['faults', 'expect'],
+  seed: ['weights'],
+  tokens: ['prompt', 'requests'],
+  heads: ['model', 'cases'],
+  tp: ['cases'],
+  chunk: ['requests', 'prompt'],
+  device: [],
+  faults: ['faults', 'expect'],
 };
 
-const LABEL: Record<AxisName, string> = { seed: 'seed', tokens: 'tokens', heads: 'heads', tp: 'tp', chunk: 'chunk', device: 'device', faults: 'fault' };
+const LABEL: Record<AxisName, string> = {
+  seed: 'seed',
+  tokens: 'tokens',
+  heads: 'heads',
+  tp: 'tp',
+  chunk: 'chunk',
+  device: 'device',
+  faults: 'fault',
+};
 
 function valueText(axis: AxisName, v: AxisValue): string {
-  if (axis === 'tp') { const t = v as { size: number; rank: number }; return `${t.rank}/${t.size}`; }
-  if (axis === 'faults' && typeof v === 'object') { const f = v as FaultEntry; return `${f.path}:${f.fault}`; }
+  if (axis === 'tp') {
+    const t = v as { size: number; rank: number };
+    return `${t.rank}/${t.size}`;
+  }
+  if (axis === 'faults' && typeof v === 'object') {
+    const f = v as FaultEntry;
+    return `${f.path}:${f.fault}`;
+  }
   return String(v);
 }
 
@@ -48,26 +68,40 @@ export function derivedExpect(faults: readonly { path: string; fault: string }[]
 function apply(axis: AxisName, v: AxisValue, s: Raw, fail: (axis: AxisName, msg: string) => never): void {
   const prompt = (s.prompt ?? {}) as Raw;
   switch (axis) {
-    case 'seed': s.weights = { ...((s.weights ?? {}) as Raw), synthetic: { seed: v } }; return;
+    case 'seed':
+      s.weights = { ...((s.weights ?? {}) as Raw), synthetic: { seed: v } };
+      return;
     case 'tokens': {
       const { ids: _ids, text: _text, ...rest } = prompt;
       s.prompt = { ...rest, length: v };
       return;
     }
-    case 'heads': s.model = { ...((s.model ?? {}) as Raw), num_attention_heads: v }; return;
-    case 'tp': { const t = v as { size: number; rank: number }; s.cases = [{ name: `tp${t.rank}-of-${t.size}`, tp: t }]; return; }
+    case 'heads':
+      s.model = { ...((s.model ?? {}) as Raw), num_attention_heads: v };
+      return;
+    case 'tp': {
+      const t = v as { size: number; rank: number };
+      s.cases = [{ name: `tp${t.rank}-of-${t.size}`, tp: t }];
+      return;
+    }
     case 'chunk': {
       if (v === 'none') return;
       const T = (prompt.length as number | undefined) ?? (prompt.ids as unknown[] | undefined)?.length;
-      if (T === undefined) fail('chunk', 'a chunked prefill needs the prompt\'s length: give the base a prompt (length: or ids:) or a tokens: axis');
-      s.requests = [{
-        name: 'chunked', ...(prompt.ids && prompt.length === undefined ? { ids: prompt.ids } : {}),
-        position_offset: (prompt.start_position as number | undefined) ?? 0, steps: [{ prefill: T, chunk: v }],
-      }];
+      if (T === undefined)
+        fail('chunk', "a chunked prefill needs the prompt's length: give the base a prompt (length: or ids:) or a tokens: axis");
+      s.requests = [
+        {
+          name: 'chunked',
+          ...(prompt.ids && prompt.length === undefined ? { ids: prompt.ids } : {}),
+          position_offset: (prompt.start_position as number | undefined) ?? 0,
+          steps: [{ prefill: T, chunk: v }],
+        },
+      ];
       delete s.prompt;
       return;
     }
-    case 'device': return;
+    case 'device':
+      return;
     case 'faults': {
       const f = v === 'none' ? [] : [{ path: (v as FaultEntry).path, fault: (v as FaultEntry).fault }];
       s.faults = f;

@@ -6,7 +6,6 @@ import { FAULTS } from '../../core/faults/catalogue';
 import { loadMatrix, parseMatrixText, scenarioOf } from './matrix';
 import { failure } from '../../test-utils/errors';
 
-
 /** A valid matrix (lines 1–7) with `axes` as YAML lines under `axes:` (line 8 on). */
 const matrix = (axes: string, head = 'format: mla-diff/sweep\nversion: 1\nname: m') =>
   `${head}\nbase:\n  model: {preset: tiny}\n  prompt: {length: 6}\n  reference: off\naxes:\n${axes}`;
@@ -14,19 +13,36 @@ const parseError = (text: string) => failure(() => parseMatrixText(text, 'm.yaml
 
 describe('sweep matrix: expansion', () => {
   it('crosses the axes in a fixed order, the last fastest, with stable ids', () => {
-    const m = parseMatrixText(matrix('  faults: [none, {path: mqa, fault: softmax-scale-latent}]\n  seed: [0, 1, 2]\n  tokens: [4, 9]'), 'm.yaml');
+    const m = parseMatrixText(
+      matrix('  faults: [none, {path: mqa, fault: softmax-scale-latent}]\n  seed: [0, 1, 2]\n  tokens: [4, 9]'),
+      'm.yaml',
+    );
     expect(m.points).toHaveLength(12);
     expect(m.points.map((p) => p.index)).toEqual([...Array(12).keys()]);
-    expect(m.points.slice(0, 3).map((p) => p.id)).toEqual(['seed=0,tokens=4,fault=none', 'seed=0,tokens=4,fault=mqa:softmax-scale-latent', 'seed=0,tokens=9,fault=none']);
+    expect(m.points.slice(0, 3).map((p) => p.id)).toEqual([
+      'seed=0,tokens=4,fault=none',
+      'seed=0,tokens=4,fault=mqa:softmax-scale-latent',
+      'seed=0,tokens=9,fault=none',
+    ]);
     expect(new Set(m.points.map((p) => p.id)).size).toBe(12);
-    const again = parseMatrixText(matrix('  faults: [none, {path: mqa, fault: softmax-scale-latent}]\n  seed: [0, 1, 2]\n  tokens: [4, 9]'), 'm.yaml');
+    const again = parseMatrixText(
+      matrix('  faults: [none, {path: mqa, fault: softmax-scale-latent}]\n  seed: [0, 1, 2]\n  tokens: [4, 9]'),
+      'm.yaml',
+    );
     expect(again.points.map((p) => p.id)).toEqual(m.points.map((p) => p.id));
     expect(again.hash).toBe(m.hash);
-    expect(parseMatrixText(matrix('  seed: [0, 1, 3]'), 'm.yaml').hash).not.toBe(parseMatrixText(matrix('  seed: [0, 1, 2]'), 'm.yaml').hash);
+    expect(parseMatrixText(matrix('  seed: [0, 1, 3]'), 'm.yaml').hash).not.toBe(
+      parseMatrixText(matrix('  seed: [0, 1, 2]'), 'm.yaml').hash,
+    );
   });
 
   it('writes each axis value into a scenario and derives the expectation from the fault', () => {
-    const m = parseMatrixText(matrix('  seed: [5]\n  tokens: [10]\n  tp: [{size: 2, rank: 1}]\n  chunk: [none, 4]\n  device: [cpu]\n  faults: [none, {path: mha, fault: rope-neox}]'), 'm.yaml');
+    const m = parseMatrixText(
+      matrix(
+        '  seed: [5]\n  tokens: [10]\n  tp: [{size: 2, rank: 1}]\n  chunk: [none, 4]\n  device: [cpu]\n  faults: [none, {path: mha, fault: rope-neox}]',
+      ),
+      'm.yaml',
+    );
     expect(m.points).toHaveLength(4);
     const chunked = scenarioOf(m, 3);
     expect(m.points[3]!.id).toBe('seed=5,tokens=10,tp=1/2,chunk=4,device=cpu,fault=mha:rope-neox');
@@ -41,11 +57,14 @@ describe('sweep matrix: expansion', () => {
     expect(plain.expect).toEqual({ outcome: 'agree' });
   });
 
-  it('takes a fault entry\'s own expect: and a base_file relative to the matrix', () => {
+  it("takes a fault entry's own expect: and a base_file relative to the matrix", () => {
     const dir = mkdtempSync(join(tmpdir(), 'mla-sweep-'));
     try {
       writeFileSync(join(dir, 'base.yaml'), 'name: b\nmodel: {preset: tiny}\nprompt: {ids: [1, 2, 3]}\n');
-      writeFileSync(join(dir, 'm.yaml'), 'format: mla-diff/sweep\nversion: 1\nname: f\nbase_file: base.yaml\naxes:\n  heads: [2, 4]\n  faults: [{path: mqa, fault: kv-norm-skipped, expect: {outcome: diverge}}]\n');
+      writeFileSync(
+        join(dir, 'm.yaml'),
+        'format: mla-diff/sweep\nversion: 1\nname: f\nbase_file: base.yaml\naxes:\n  heads: [2, 4]\n  faults: [{path: mqa, fault: kv-norm-skipped, expect: {outcome: diverge}}]\n',
+      );
       const m = loadMatrix(join(dir, 'm.yaml'));
       expect(m.points.map((p) => p.id)).toEqual(['heads=2,fault=mqa:kv-norm-skipped', 'heads=4,fault=mqa:kv-norm-skipped']);
       expect(scenarioOf(m, 0).config.num_attention_heads).toBe(2);
@@ -85,7 +104,9 @@ describe('sweep matrix: errors name the line', () => {
   });
 
   it('a chunk axis without a prompt length', () => {
-    const e = parseError('format: mla-diff/sweep\nversion: 1\nname: m\nbase:\n  model: {preset: tiny}\n  requests: [{name: r, steps: [{prefill: 4}]}]\naxes:\n  chunk: [2]');
+    const e = parseError(
+      'format: mla-diff/sweep\nversion: 1\nname: m\nbase:\n  model: {preset: tiny}\n  requests: [{name: r, steps: [{prefill: 4}]}]\naxes:\n  chunk: [2]',
+    );
     expect([e.code, e.where.line, e.where.field]).toEqual(['invalid-value', 8, 'axes.chunk']);
   });
 

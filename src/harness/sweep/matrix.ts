@@ -23,14 +23,20 @@ export interface Matrix {
   base: BaseSource;
 }
 
-interface BaseSource { text: string; file: string; prefix: PropertyKey[] }
-
+interface BaseSource {
+  text: string;
+  file: string;
+  prefix: PropertyKey[];
+}
 
 /** Parses the matrix; a fault entry's issue inside the `none | {path, fault}` union is reported as the mapping's own. */
 function parseMatrix(src: YamlSource): MatrixFile {
   const raw = src.toJS();
   if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) {
-    throw new MlaDiffError('invalid-type', 'a sweep matrix must be a YAML mapping (format:, version:, name:, base:, axes:)', { file: src.file, line: 1 });
+    throw new MlaDiffError('invalid-type', 'a sweep matrix must be a YAML mapping (format:, version:, name:, base:, axes:)', {
+      file: src.file,
+      line: 1,
+    });
   }
   const parsed = matrixSchema.safeParse(raw);
   if (parsed.success) return parsed.data;
@@ -47,7 +53,9 @@ function parseMatrix(src: YamlSource): MatrixFile {
 /** An expanded point that is not a valid scenario: reported at the axis that wrote the field, else in the base. */
 function pointError(e: MlaDiffError, p: PointSpec, src: YamlSource): MlaDiffError {
   const field = e.where.field ?? '';
-  const axis = (Object.keys(p.axes) as AxisName[]).find((a) => AXIS_FIELDS[a].some((f) => field === f || field.startsWith(`${f}.`) || field.startsWith(`${f}[`)));
+  const axis = (Object.keys(p.axes) as AxisName[]).find((a) =>
+    AXIS_FIELDS[a].some((f) => field === f || field.startsWith(`${f}.`) || field.startsWith(`${f}[`)),
+  );
   const where = axis ? { ...src.locate(['axes', axis]), file: src.file, field: fieldPath(['axes', axis]) } : e.where;
   const at = where as { file?: string; line?: number; column?: number; field?: string };
   return new MlaDiffError(e.code, `point ${p.id}: ${axis && field ? `${field}: ` : ''}${e.message}`, at, e.hint);
@@ -64,7 +72,8 @@ export function parseMatrixText(text: string, file = '<matrix>', opts: { validat
   const fail = (path: PropertyKey[], message: string): never => {
     throw new MlaDiffError('invalid-value', message, { ...src.locate(path), file, field: fieldPath(path) });
   };
-  if ((m.base === undefined) === (m.base_file === undefined)) fail(m.base ? ['base_file'] : [], 'give the base scenario as base: (inline) or base_file:, exactly one');
+  if ((m.base === undefined) === (m.base_file === undefined))
+    fail(m.base ? ['base_file'] : [], 'give the base scenario as base: (inline) or base_file:, exactly one');
   let baseSrc: BaseSource & { raw: Record<string, unknown> };
   if (m.base) {
     baseSrc = { text, file, prefix: ['base'], raw: m.base };
@@ -72,7 +81,8 @@ export function parseMatrixText(text: string, file = '<matrix>', opts: { validat
     const path = file.startsWith('<') ? resolve(m.base_file!) : resolve(dirname(file), m.base_file!);
     const baseText = readTextFile(path, 'a base scenario');
     const raw = new YamlSource(baseText, path).toJS();
-    if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) throw new MlaDiffError('invalid-type', 'a scenario must be a YAML mapping', { file: path, line: 1 });
+    if (raw === null || typeof raw !== 'object' || Array.isArray(raw))
+      throw new MlaDiffError('invalid-type', 'a scenario must be a YAML mapping', { file: path, line: 1 });
     baseSrc = { text: baseText, file: path, prefix: [], raw: raw as Record<string, unknown> };
   }
   const points = expandMatrix(m, baseSrc.raw, (axis, msg) => fail(['axes', axis], msg));
@@ -83,8 +93,17 @@ export function parseMatrixText(text: string, file = '<matrix>', opts: { validat
       throw e instanceof MlaDiffError ? pointError(e, p, src) : e;
     }
   }
-  const hash = createHash('sha256').update(JSON.stringify([m.name, points.map((p) => [p.id, p.device, p.scenario])])).digest('hex');
-  return { file, name: m.name, ...(m.description ? { description: m.description } : {}), hash, points, base: { text: baseSrc.text, file: baseSrc.file, prefix: baseSrc.prefix } };
+  const hash = createHash('sha256')
+    .update(JSON.stringify([m.name, points.map((p) => [p.id, p.device, p.scenario])]))
+    .digest('hex');
+  return {
+    file,
+    name: m.name,
+    ...(m.description ? { description: m.description } : {}),
+    hash,
+    points,
+    base: { text: baseSrc.text, file: baseSrc.file, prefix: baseSrc.prefix },
+  };
 }
 
 function pointScenario(base: BaseSource, p: PointSpec): Scenario {

@@ -7,14 +7,33 @@ import { thrownCode } from '../../test-utils/errors';
 
 /** Shard reports of a 5-point matrix: points agree and meet `agree`, except those in `unmet`. */
 const point = (index: number, met = true): SweepPoint => ({
-  index, id: `seed=${index}`, axes: { seed: index }, device: 'cpu', verdict: met ? 'agree' : 'diverge', firstDivergence: null, culprit: null,
-  expect: { outcome: 'agree' }, met, misses: met ? [] : ['outcome diverge, expected agree'], cases: [], error: null, seconds: 1,
+  index,
+  id: `seed=${index}`,
+  axes: { seed: index },
+  device: 'cpu',
+  verdict: met ? 'agree' : 'diverge',
+  firstDivergence: null,
+  culprit: null,
+  expect: { outcome: 'agree' },
+  met,
+  misses: met ? [] : ['outcome diverge, expected agree'],
+  cases: [],
+  error: null,
+  seconds: 1,
 });
 function shard(spec: ShardSpec | null, hash = 'h1', unmet: number[] = []): SweepReport {
   const points = [0, 1, 2, 3, 4].filter((i) => inShard(i, spec)).map((i) => point(i, !unmet.includes(i)));
   return {
-    format: SWEEP_FORMAT, version: SWEEP_VERSION, tool: { name: 'mla-diff', version: 't' }, created: 'now', matrix: { name: 'm', file: 'm.yaml', hash, points: 5 },
-    shard: spec, missing: [], points, summary: summarize(points), seconds: points.length,
+    format: SWEEP_FORMAT,
+    version: SWEEP_VERSION,
+    tool: { name: 'mla-diff', version: 't' },
+    created: 'now',
+    matrix: { name: 'm', file: 'm.yaml', hash, points: 5 },
+    shard: spec,
+    missing: [],
+    points,
+    summary: summarize(points),
+    seconds: points.length,
   };
 }
 const files = (...rs: unknown[]) => rs.map((report, i) => ({ file: `s${i}.json`, report }));
@@ -27,7 +46,11 @@ describe('merge', () => {
     const m = mergeReports(files(shard({ index: 2, count: 3 }), shard({ index: 1, count: 3 }), shard({ index: 3, count: 3 })), opts);
     expect(m.points).toEqual(whole.points);
     expect(m.summary).toEqual(whole.summary);
-    expect(m.merged).toEqual([{ index: 2, count: 3 }, { index: 1, count: 3 }, { index: 3, count: 3 }]);
+    expect(m.merged).toEqual([
+      { index: 2, count: 3 },
+      { index: 1, count: 3 },
+      { index: 3, count: 3 },
+    ]);
     expect(m.shard).toBeNull();
     expect(sweepExit(m)).toBe(0);
   });
@@ -39,8 +62,12 @@ describe('merge', () => {
   });
 
   it('refuses shards of another matrix, a point twice, and files that are no sweep report', () => {
-    expect(code(() => mergeReports(files(shard({ index: 1, count: 2 }), shard({ index: 2, count: 2 }, 'h2')), opts))).toBe('sweep-mismatch');
-    expect(code(() => mergeReports(files(shard({ index: 1, count: 2 }), shard({ index: 1, count: 2 }), shard({ index: 2, count: 2 })), opts))).toBe('sweep-mismatch');
+    expect(code(() => mergeReports(files(shard({ index: 1, count: 2 }), shard({ index: 2, count: 2 }, 'h2')), opts))).toBe(
+      'sweep-mismatch',
+    );
+    expect(
+      code(() => mergeReports(files(shard({ index: 1, count: 2 }), shard({ index: 1, count: 2 }), shard({ index: 2, count: 2 })), opts)),
+    ).toBe('sweep-mismatch');
     expect(code(() => mergeReports(files({ format: 'mla-diff/run', version: 4 }), opts))).toBe('sweep-mismatch');
     expect(code(() => mergeReports(files(null), opts))).toBe('sweep-mismatch');
     expect(code(() => mergeReports(files({ ...shard(null), version: 99 }), opts))).toBe('sweep-mismatch');

@@ -6,7 +6,12 @@ import { YamlSource } from '../scenario/yaml-source';
  * lines those of the base (the `base:` mapping of the matrix file, or the base_file).
  */
 export class PointSource extends YamlSource {
-  constructor(text: string, file: string, private readonly prefix: readonly PropertyKey[], private readonly value: unknown) {
+  constructor(
+    text: string,
+    file: string,
+    private readonly prefix: readonly PropertyKey[],
+    private readonly value: unknown,
+  ) {
     super(text, file);
   }
 

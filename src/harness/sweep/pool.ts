@@ -27,11 +27,19 @@ async function runOne(m: Matrix, spec: PointSpec, dir: string, o: PoolOptions): 
   const out = join(dir, `point-${spec.index}.json`);
   const base = { index: spec.index, id: spec.id, axes: spec.axes };
   const t = performance.now();
-  const r = await execa(process.execPath, [WORKER, resolve(m.file), String(spec.index), m.hash, spec.device ?? o.device, out], { reject: false, all: true });
+  const r = await execa(process.execPath, [WORKER, resolve(m.file), String(spec.index), m.hash, spec.device ?? o.device, out], {
+    reject: false,
+    all: true,
+  });
   const seconds = (performance.now() - t) / 1000;
   if (r.exitCode === 0) return pointFromRun(base, JSON.parse(readFileSync(out, 'utf8')) as RunReport, seconds, o.full);
   const last = (r.stderr || r.all || '').trim().split('\n').filter(Boolean).pop() ?? `exit ${r.exitCode}`;
-  return pointFromError(base, (spec.scenario.expect as Expectation | undefined) ?? null, { exit: r.exitCode === 2 ? 2 : 3, message: last }, seconds);
+  return pointFromError(
+    base,
+    (spec.scenario.expect as Expectation | undefined) ?? null,
+    { exit: r.exitCode === 2 ? 2 : 3, message: last },
+    seconds,
+  );
 }
 
 /** Runs the points in `jobs` worker processes at a time; the rows come back in point order. */

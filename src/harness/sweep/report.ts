@@ -66,15 +66,26 @@ export interface SweepReport {
 }
 
 const first = (d: Divergence | null): FirstDivergence | null =>
-  d && { step: d.step, request: d.request, stage: d.stage, ...(d.chunk === undefined ? {} : { chunk: d.chunk }), culprit: d.culprit, relErr: d.relErr };
+  d && {
+    step: d.step,
+    request: d.request,
+    stage: d.stage,
+    ...(d.chunk === undefined ? {} : { chunk: d.chunk }),
+    culprit: d.culprit,
+    relErr: d.relErr,
+  };
 
 /** A point's row from its run report. */
 export function pointFromRun(base: Pick<SweepPoint, 'index' | 'id' | 'axes'>, r: RunReport, seconds: number, full: boolean): SweepPoint {
   const cases: SweepCase[] = r.cases.map((c) => {
     const top = c.diagnosis[0];
     return {
-      name: c.trace.name, label: c.trace.label, verdict: c.comparison.verdict, firstDivergence: first(c.comparison.firstDivergence),
-      cause: top ? `${top.cause}${top.matches ? ` (${top.matches})` : ''}` : null, expectation: c.expectation ?? null,
+      name: c.trace.name,
+      label: c.trace.label,
+      verdict: c.comparison.verdict,
+      firstDivergence: first(c.comparison.firstDivergence),
+      cause: top ? `${top.cause}${top.matches ? ` (${top.matches})` : ''}` : null,
+      expectation: c.expectation ?? null,
     };
   });
   const misses = [
@@ -83,14 +94,40 @@ export function pointFromRun(base: Pick<SweepPoint, 'index' | 'id' | 'axes'>, r:
   ];
   const fd = cases.find((c) => c.firstDivergence)?.firstDivergence ?? null;
   return {
-    ...base, device: r.device.name, verdict: r.verdict, firstDivergence: fd, culprit: fd?.culprit ?? null,
-    expect: r.scenario.expect ?? null, met: r.cases.every((c) => c.expectation?.met ?? true) && (r.weights?.expectation?.met ?? true), misses, cases,
-    error: null, seconds, ...(full ? { report: r } : {}),
+    ...base,
+    device: r.device.name,
+    verdict: r.verdict,
+    firstDivergence: fd,
+    culprit: fd?.culprit ?? null,
+    expect: r.scenario.expect ?? null,
+    met: r.cases.every((c) => c.expectation?.met ?? true) && (r.weights?.expectation?.met ?? true),
+    misses,
+    cases,
+    error: null,
+    seconds,
+    ...(full ? { report: r } : {}),
   };
 }
 
-export function pointFromError(base: Pick<SweepPoint, 'index' | 'id' | 'axes'>, expect: Expectation | null, error: { exit: number; message: string }, seconds: number): SweepPoint {
-  return { ...base, device: null, verdict: 'error', firstDivergence: null, culprit: null, expect, met: false, misses: [error.message], cases: [], error, seconds };
+export function pointFromError(
+  base: Pick<SweepPoint, 'index' | 'id' | 'axes'>,
+  expect: Expectation | null,
+  error: { exit: number; message: string },
+  seconds: number,
+): SweepPoint {
+  return {
+    ...base,
+    device: null,
+    verdict: 'error',
+    firstDivergence: null,
+    culprit: null,
+    expect,
+    met: false,
+    misses: [error.message],
+    cases: [],
+    error,
+    seconds,
+  };
 }
 
 export function summarize(points: readonly SweepPoint[]): SweepReport['summary'] {

@@ -35,12 +35,24 @@ export const axesSchema = z.strictObject({
   /** model.num_attention_heads */
   heads: z.array(positiveInt).min(1).optional(),
   /** one case per value: tensor-parallel rank `rank` of `size` */
-  tp: z.array(z.strictObject({ size: positiveInt, rank: z.number().int().nonnegative() })).min(1).optional(),
+  tp: z
+    .array(z.strictObject({ size: positiveInt, rank: z.number().int().nonnegative() }))
+    .min(1)
+    .optional(),
   /** a chunked prefill: one request with steps [{prefill: T, chunk: c}]; none = the plain prompt */
-  chunk: z.array(z.union([z.literal('none'), positiveInt])).min(1).optional(),
-  device: z.array(z.enum(DEVICE_REQUESTS as unknown as [string, ...string[]])).min(1).optional(),
+  chunk: z
+    .array(z.union([z.literal('none'), positiveInt]))
+    .min(1)
+    .optional(),
+  device: z
+    .array(z.enum(DEVICE_REQUESTS as unknown as [string, ...string[]]))
+    .min(1)
+    .optional(),
   /** none, or a fault of the catalogue planted in a path */
-  faults: z.array(z.union([z.literal('none'), faultEntrySchema])).min(1).optional(),
+  faults: z
+    .array(z.union([z.literal('none'), faultEntrySchema]))
+    .min(1)
+    .optional(),
 });
 
 export const matrixSchema = z.strictObject({

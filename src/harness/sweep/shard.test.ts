@@ -15,10 +15,15 @@ describe('--shard i/n', () => {
   });
 
   it('the shards i/n for i = 1..n are disjoint and together the whole matrix', () => {
-    const m = parseMatrixText('format: mla-diff/sweep\nversion: 1\nname: s\nbase: {model: {preset: tiny}, prompt: {length: 3}, reference: off}\naxes:\n  seed: [0, 1, 2, 3, 4, 5, 6]\n  tokens: [2, 3, 5]', 's.yaml');
+    const m = parseMatrixText(
+      'format: mla-diff/sweep\nversion: 1\nname: s\nbase: {model: {preset: tiny}, prompt: {length: 3}, reference: off}\naxes:\n  seed: [0, 1, 2, 3, 4, 5, 6]\n  tokens: [2, 3, 5]',
+      's.yaml',
+    );
     expect(m.points).toHaveLength(21);
     for (let n = 1; n <= 8; n++) {
-      const shards = Array.from({ length: n }, (_, i) => m.points.filter((p) => inShard(p.index, { index: i + 1, count: n })).map((p) => p.id));
+      const shards = Array.from({ length: n }, (_, i) =>
+        m.points.filter((p) => inShard(p.index, { index: i + 1, count: n })).map((p) => p.id),
+      );
       const all = shards.flat();
       expect(all).toHaveLength(m.points.length);
       expect(new Set(all)).toEqual(new Set(m.points.map((p) => p.id)));

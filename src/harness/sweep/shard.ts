@@ -16,8 +16,12 @@ export function parseShard(text: string): ShardSpec {
   const index = m ? Number(m[1]) : NaN;
   const count = m ? Number(m[2]) : NaN;
   if (!m || !(count >= 1) || !(index >= 1) || index > count) {
-    throw new MlaDiffError('usage', `expected i/n with 1 ≤ i ≤ n (1-based), got "${text}"`, { field: '--shard' },
-      'e.g. --shard 1/4 … --shard 4/4; in GitHub Actions --shard ${{ matrix.shard }}/4, in a Kubernetes indexed job $((JOB_COMPLETION_INDEX + 1))/N');
+    throw new MlaDiffError(
+      'usage',
+      `expected i/n with 1 ≤ i ≤ n (1-based), got "${text}"`,
+      { field: '--shard' },
+      'e.g. --shard 1/4 … --shard 4/4; in GitHub Actions --shard ${{ matrix.shard }}/4, in a Kubernetes indexed job $((JOB_COMPLETION_INDEX + 1))/N',
+    );
   }
   return { index, count };
 }

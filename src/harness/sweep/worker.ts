@@ -23,8 +23,13 @@ export async function runPoint(argv: readonly string[]): Promise<void> {
 }
 
 if (require.main === module) {
-  runPoint(process.argv.slice(2)).then(() => process.exit(0), (e: unknown) => {
-    process.stderr.write(`${isMlaDiffError(e) ? `[${e.code}] ${e.headline()}` : `internal error: ${e instanceof Error ? e.message : String(e)}`}\n`);
-    process.exit(isMlaDiffError(e) ? 2 : 3);
-  });
+  runPoint(process.argv.slice(2)).then(
+    () => process.exit(0),
+    (e: unknown) => {
+      process.stderr.write(
+        `${isMlaDiffError(e) ? `[${e.code}] ${e.headline()}` : `internal error: ${e instanceof Error ? e.message : String(e)}`}\n`,
+      );
+      process.exit(isMlaDiffError(e) ? 2 : 3);
+    },
+  );
 }

@@ -18,13 +18,15 @@ export function faultsTable(s: Style): string {
 /** Faults of the checkpoint loaders (scenario weights: {gguf: FILE, loader_fault: NAME}). */
 export function loaderFaultsTable(s: Style): string {
   const t = new Table({ ...compact, head: ['loader fault', 'enters at', 'models'].map((h) => s.bold(h)) });
-  for (const name of LOADER_FAULTS) t.push([name, LOADER_FAULT_DOCS[name].enters, `${LOADER_FAULT_DOCS[name].summary} — ${LOADER_FAULT_DOCS[name].bug}`]);
+  for (const name of LOADER_FAULTS)
+    t.push([name, LOADER_FAULT_DOCS[name].enters, `${LOADER_FAULT_DOCS[name].summary} — ${LOADER_FAULT_DOCS[name].bug}`]);
   return t.toString();
 }
 
 /** `mla-diff faults`. */
 export function renderFaults(format: 'table' | 'json', s: Style): string {
-  if (format === 'json') return JSON.stringify({ format: 'mla-diff/faults', version: 1, faults: FAULTS, loaderFaults: LOADER_FAULT_DOCS }, null, 2);
+  if (format === 'json')
+    return JSON.stringify({ format: 'mla-diff/faults', version: 1, faults: FAULTS, loaderFaults: LOADER_FAULT_DOCS }, null, 2);
   return [
     `Plantable faults (scenario faults: [{path: mha|mqa, fault: NAME}]), ${FAULT_NAMES.length}, each modelled on a real MLA bug:`,
     faultsTable(s),

@@ -6,7 +6,13 @@ import { renderCase } from './summary';
 import { normTraceTable } from './table';
 
 const plain = makeStyle(false);
-const header = (table: string) => table.split('\n').find((l) => l.startsWith('│'))!.split('│').slice(1, -1).map((c) => c.trim());
+const header = (table: string) =>
+  table
+    .split('\n')
+    .find((l) => l.startsWith('│'))!
+    .split('│')
+    .slice(1, -1)
+    .map((c) => c.trim());
 
 describe('noise floors in the report', () => {
   const floor = { value: 2e-7, source: 'upstream' as const };
@@ -35,7 +41,11 @@ describe('noise floors in the report', () => {
   });
 
   it('a failing case names the tolerance and err/floor at its first divergence', () => {
-    const c = caseResult({ withCold: true, tolerances: { default: { floor: 8 } }, rel: { logits: { engine: 1e-6, mqa: 1e-6, mqaCold: 1e-6 } } });
+    const c = caseResult({
+      withCold: true,
+      tolerances: { default: { floor: 8 } },
+      rel: { logits: { engine: 1e-6, mqa: 1e-6, mqaCold: 1e-6 } },
+    });
     const text = renderCase(runReport([c]), c, plain);
     expect(text).toContain('FAIL all-heads: first divergence at logits');
     expect(text).toContain('tolerance 8×floor = 8.0e-7; floor 1.0e-7, err/floor 10');

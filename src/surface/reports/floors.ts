@@ -5,10 +5,12 @@ import { err, num } from './format';
 /** Where a floor came from, as a mark after its value: cold vs reference unmarked. */
 export const FLOOR_MARK: Record<FloorSource, string> = { reference: '', paths: 'ᵖ', 'best-path': 'ᵇ', upstream: '↑', minimum: 'ᵐ' };
 
-export const FLOOR_LEGEND = 'floor: relErr(cold, float64 reference); ᵇ best fp32 path vs reference, ᵖ smallest pairwise difference of three fp32 paths, ↑ largest floor upstream in the piece, ᵐ fp32 unit roundoff, ˢ with one rounding of a stage a path stores narrower than cold (docs/noise-floors.md)';
+export const FLOOR_LEGEND =
+  'floor: relErr(cold, float64 reference); ᵇ best fp32 path vs reference, ᵖ smallest pairwise difference of three fp32 paths, ↑ largest floor upstream in the piece, ᵐ fp32 unit roundoff, ˢ with one rounding of a stage a path stores narrower than cold (docs/noise-floors.md)';
 
 /** `2.1e-7` or `3.4e-7↑`. */
-export const floorText = (v: Pick<StageVerdict, 'floor'>): string => `${err(v.floor.value)}${FLOOR_MARK[v.floor.source]}${v.floor.storage ? 'ˢ' : ''}`;
+export const floorText = (v: Pick<StageVerdict, 'floor'>): string =>
+  `${err(v.floor.value)}${FLOOR_MARK[v.floor.source]}${v.floor.storage ? 'ˢ' : ''}`;
 
 /** Whether any record of the case is judged by a floor-based tolerance. */
 export const floorBased = (stages: readonly StageVerdict[]): boolean => stages.some((v) => v.floorMultiple !== undefined);

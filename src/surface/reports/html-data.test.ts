@@ -39,23 +39,50 @@ describe('HTML report data', () => {
 
   it('maps per-head errors to absolute head indices and per-token errors to positions', () => {
     expect(headRows(c)).toBeNull(); // no detail
-    const d = { ...c, trace: { ...c.trace, heads: { start: 8, count: 2 } },
-      detail: { records: [{ step: 0, request: 'prompt', stage: 'lse' as const, a: 'mqa' as const, b: 'reference' as const, positions: [4, 5, 6], perToken: [0.1, 0.2, NaN], perHead: [0.3, 0.4] }], entropy: [] } };
+    const d = {
+      ...c,
+      trace: { ...c.trace, heads: { start: 8, count: 2 } },
+      detail: {
+        records: [
+          {
+            step: 0,
+            request: 'prompt',
+            stage: 'lse' as const,
+            a: 'mqa' as const,
+            b: 'reference' as const,
+            positions: [4, 5, 6],
+            perToken: [0.1, 0.2, NaN],
+            perHead: [0.3, 0.4],
+          },
+        ],
+        entropy: [],
+      },
+    };
     const h = headRows(d)!;
     expect(h.rows).toEqual([
-      { axis: 'head', index: 8, relErr: 0.3 }, { axis: 'head', index: 9, relErr: 0.4 },
-      { axis: 'token (position)', index: 4, relErr: 0.1 }, { axis: 'token (position)', index: 5, relErr: 0.2 },
+      { axis: 'head', index: 8, relErr: 0.3 },
+      { axis: 'head', index: 9, relErr: 0.4 },
+      { axis: 'token (position)', index: 4, relErr: 0.1 },
+      { axis: 'token (position)', index: 5, relErr: 0.2 },
     ]);
     expect(h.dropped).toBe(1);
     expect(h.title).toMatch(/^lse, step 0, request prompt: mqa against reference$/);
   });
 
   it('builds specs with log scales over the rows', () => {
-    const n = normSpec(normRows(c, PIECE0).rows, { text: 'norms' }) as { data: { values: unknown[] }; encoding: { y: { scale: { type: string } } } };
+    const n = normSpec(normRows(c, PIECE0).rows, { text: 'norms' }) as {
+      data: { values: unknown[] };
+      encoding: { y: { scale: { type: string } } };
+    };
     expect(n.encoding.y.scale.type).toBe('log');
     expect(n.data.values).toHaveLength(normRows(c, PIECE0).rows.length);
-    const e = errSpec(errRows(c, PIECE0).rows, { text: 'errors' }) as { layer: { encoding: { y: { field: string; scale: { type: string } } } }[] };
-    expect(e.layer.map((l) => [l.encoding.y.field, l.encoding.y.scale.type])).toEqual([['tolerance', 'log'], ['relErr', 'log']]);
+    const e = errSpec(errRows(c, PIECE0).rows, { text: 'errors' }) as {
+      layer: { encoding: { y: { field: string; scale: { type: string } } } }[];
+    };
+    expect(e.layer.map((l) => [l.encoding.y.field, l.encoding.y.scale.type])).toEqual([
+      ['tolerance', 'log'],
+      ['relErr', 'log'],
+    ]);
     const h = headSpec([{ axis: 'head', index: 0, relErr: 1 }], { text: 'heads' }) as { layer: { mark: { type: string } }[] };
     expect(h.layer[0]!.mark.type).toBe('rect');
   });

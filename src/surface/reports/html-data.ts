@@ -11,7 +11,8 @@ import { pathLabel, samePiece } from './table';
  */
 
 /** `context_lse[chunk 1]`: a record's stage, with its chunk when it has one. */
-export const recordLabel = (f: { stage: string; chunk?: number }): string => `${f.stage}${f.chunk === undefined ? '' : `[chunk ${f.chunk}]`}`;
+export const recordLabel = (f: { stage: string; chunk?: number }): string =>
+  `${f.stage}${f.chunk === undefined ? '' : `[chunk ${f.chunk}]`}`;
 
 /** The piece the plots show: the first divergent one, else the last piece that ran. */
 export function focusPiece(c: CaseResult): PieceInfo | null {
@@ -20,12 +21,31 @@ export function focusPiece(c: CaseResult): PieceInfo | null {
   return (f && run.find((p) => samePiece(p, f))) ?? run[run.length - 1] ?? null;
 }
 
-export interface NormRow { stage: string; order: number; path: string; norm: number }
-export interface ErrRow { stage: string; order: number; pair: string; relErr: number; tolerance: number; verdict: Verdict }
-export interface HeadRow { axis: string; index: number; relErr: number }
+export interface NormRow {
+  stage: string;
+  order: number;
+  path: string;
+  norm: number;
+}
+export interface ErrRow {
+  stage: string;
+  order: number;
+  pair: string;
+  relErr: number;
+  tolerance: number;
+  verdict: Verdict;
+}
+export interface HeadRow {
+  axis: string;
+  index: number;
+  relErr: number;
+}
 
 /** What a plot dropped because a log scale cannot draw it (0, NaN, ±Infinity, no measure). */
-export interface Plotted<T> { rows: T[]; dropped: number }
+export interface Plotted<T> {
+  rows: T[];
+  dropped: number;
+}
 
 const drawable = (x: number | null | undefined): x is number => x !== null && x !== undefined && Number.isFinite(x) && x > 0;
 
@@ -36,7 +56,10 @@ export function normRows(c: CaseResult, piece: PieceInfo): Plotted<NormRow> {
   for (const [p, t] of Object.entries(c.trace.paths)) {
     for (const r of t?.stages ?? []) {
       if (!samePiece(r, piece)) continue;
-      if (!drawable(r.stats.l2)) { dropped++; continue; }
+      if (!drawable(r.stats.l2)) {
+        dropped++;
+        continue;
+      }
       rows.push({ stage: recordLabel(r), order: stageOrder(r.stage, r.chunk), path: pathLabel(c, p as PathName), norm: r.stats.l2 });
     }
   }
@@ -62,10 +85,17 @@ export function errRows(c: CaseResult, piece: PieceInfo): Plotted<ErrRow> {
   for (const v of c.comparison.stages) {
     if (!samePiece(v, piece) || !v.pairs.length) continue;
     const x = plottedPair(v);
-    if (!x || !drawable(x.relErr)) { dropped++; continue; }
+    if (!x || !drawable(x.relErr)) {
+      dropped++;
+      continue;
+    }
     rows.push({
-      stage: recordLabel(v), order: stageOrder(v.stage, v.chunk), pair: `${pathLabel(c, x.a)}↔${pathLabel(c, x.b)}`,
-      relErr: x.relErr, tolerance: v.tolerance, verdict: v.verdict,
+      stage: recordLabel(v),
+      order: stageOrder(v.stage, v.chunk),
+      pair: `${pathLabel(c, x.a)}↔${pathLabel(c, x.b)}`,
+      relErr: x.relErr,
+      tolerance: v.tolerance,
+      verdict: v.verdict,
     });
   }
   return { rows: rows.sort((a, b) => a.order - b.order), dropped };
@@ -76,7 +106,8 @@ export function errRows(c: CaseResult, piece: PieceInfo): Plotted<ErrRow> {
  * plotted pair: −Infinity where exact, NaN where unmeasured (the sparkline's input).
  */
 export function errOverTolerance(c: CaseResult, piece: PieceInfo): number[] {
-  return c.comparison.stages.filter((v) => samePiece(v, piece) && v.pairs.length)
+  return c.comparison.stages
+    .filter((v) => samePiece(v, piece) && v.pairs.length)
     .sort((a, b) => stageOrder(a.stage, a.chunk) - stageOrder(b.stage, b.chunk))
     .map((v) => {
       const x = plottedPair(v)?.relErr;
@@ -85,16 +116,21 @@ export function errOverTolerance(c: CaseResult, piece: PieceInfo): number[] {
 }
 
 /** Per-head (absolute head index) and per-query-token (RoPE position) error of the first divergent record. */
-export function headRows(c: CaseResult): Plotted<HeadRow> & { title: string } | null {
+export function headRows(c: CaseResult): (Plotted<HeadRow> & { title: string }) | null {
   const d = c.detail?.records[0];
   if (!d || (!d.perHead && !d.perToken)) return null;
   const rows: HeadRow[] = [];
   let dropped = 0;
-  const add = (axis: string, values: number[], index: (i: number) => number) => values.forEach((x, i) => {
-    if (Number.isFinite(x) && x >= 0) rows.push({ axis, index: index(i), relErr: x });
-    else dropped++;
-  });
+  const add = (axis: string, values: number[], index: (i: number) => number) =>
+    values.forEach((x, i) => {
+      if (Number.isFinite(x) && x >= 0) rows.push({ axis, index: index(i), relErr: x });
+      else dropped++;
+    });
   if (d.perHead) add('head', d.perHead, (i) => c.trace.heads.start + i);
   if (d.perToken) add('token (position)', d.perToken, (i) => d.positions[i] ?? i);
-  return { rows, dropped, title: `${recordLabel(d)}, step ${d.step}, request ${d.request}: ${pathLabel(c, d.a)} against ${pathLabel(c, d.b)}` };
+  return {
+    rows,
+    dropped,
+    title: `${recordLabel(d)}, step ${d.step}, request ${d.request}: ${pathLabel(c, d.a)} against ${pathLabel(c, d.b)}`,
+  };
 }

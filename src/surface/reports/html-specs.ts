@@ -9,11 +9,24 @@ import type { ErrRow, HeadRow, NormRow } from './html-data';
 
 const WIDTH = 760;
 /** A plot's title and the line under it. */
-export interface Title { text: string; subtitle?: string }
+export interface Title {
+  text: string;
+  subtitle?: string;
+}
 const SCHEMA = 'https://vega.github.io/schema/vega-lite/v5.json';
 const FONT = { font: 'system-ui, sans-serif', labelFont: 'system-ui, sans-serif', titleFont: 'system-ui, sans-serif' };
-const CONFIG = { axis: { labelFont: FONT.labelFont, titleFont: FONT.titleFont }, legend: { labelFont: FONT.labelFont, titleFont: FONT.titleFont }, title: { font: FONT.font, subtitleFont: FONT.font, anchor: 'start' as const } };
-const STAGE_AXIS = { field: 'stage', type: 'ordinal' as const, sort: { field: 'order', op: 'min' as const }, title: 'stage (pipeline order)', axis: { labelAngle: -45 } };
+const CONFIG = {
+  axis: { labelFont: FONT.labelFont, titleFont: FONT.titleFont },
+  legend: { labelFont: FONT.labelFont, titleFont: FONT.titleFont },
+  title: { font: FONT.font, subtitleFont: FONT.font, anchor: 'start' as const },
+};
+const STAGE_AXIS = {
+  field: 'stage',
+  type: 'ordinal' as const,
+  sort: { field: 'order', op: 'min' as const },
+  title: 'stage (pipeline order)',
+  axis: { labelAngle: -45 },
+};
 
 /** Verdict colours: ok green, out of tolerance orange, broken invariants, NaN and shapes red. */
 export const VERDICT_COLOURS: Record<Verdict, string> = {
@@ -27,7 +40,11 @@ export const VERDICT_COLOURS: Record<Verdict, string> = {
 /** Plot 1: ‖x‖ of every path per stage, log y; paths that agree lie on one another. */
 export function normSpec(rows: NormRow[], title: Title): TopLevelSpec {
   return {
-    $schema: SCHEMA, title, width: WIDTH, height: 220, config: CONFIG,
+    $schema: SCHEMA,
+    title,
+    width: WIDTH,
+    height: 220,
+    config: CONFIG,
     data: { values: rows },
     mark: { type: 'line', point: { filled: true, size: 40 }, strokeWidth: 1.5 },
     encoding: {
@@ -44,7 +61,11 @@ export function normSpec(rows: NormRow[], title: Title): TopLevelSpec {
 export function errSpec(rows: ErrRow[], title: Title): TopLevelSpec {
   const verdicts = Object.keys(VERDICT_COLOURS) as Verdict[];
   return {
-    $schema: SCHEMA, title, width: WIDTH, height: 200, config: CONFIG,
+    $schema: SCHEMA,
+    title,
+    width: WIDTH,
+    height: 200,
+    config: CONFIG,
     data: { values: rows },
     encoding: { x: STAGE_AXIS },
     layer: [
@@ -56,8 +77,19 @@ export function errSpec(rows: ErrRow[], title: Title): TopLevelSpec {
         mark: { type: 'point', filled: true, size: 70 },
         encoding: {
           y: { field: 'relErr', type: 'quantitative', scale: { type: 'log' } },
-          color: { field: 'verdict', type: 'nominal', scale: { domain: verdicts, range: verdicts.map((v) => VERDICT_COLOURS[v]) }, title: 'verdict' },
-          tooltip: [{ field: 'stage' }, { field: 'pair' }, { field: 'relErr', format: '.2e' }, { field: 'tolerance', format: '.2e' }, { field: 'verdict' }],
+          color: {
+            field: 'verdict',
+            type: 'nominal',
+            scale: { domain: verdicts, range: verdicts.map((v) => VERDICT_COLOURS[v]) },
+            title: 'verdict',
+          },
+          tooltip: [
+            { field: 'stage' },
+            { field: 'pair' },
+            { field: 'relErr', format: '.2e' },
+            { field: 'tolerance', format: '.2e' },
+            { field: 'verdict' },
+          ],
         },
       },
     ],
@@ -68,7 +100,11 @@ export function errSpec(rows: ErrRow[], title: Title): TopLevelSpec {
 export function headSpec(rows: HeadRow[], title: Title): TopLevelSpec {
   const columns = new Set(rows.map((r) => r.index)).size;
   return {
-    $schema: SCHEMA, title, width: Math.min(WIDTH, Math.max(240, 26 * columns)), height: { step: 34 }, config: CONFIG,
+    $schema: SCHEMA,
+    title,
+    width: Math.min(WIDTH, Math.max(240, 26 * columns)),
+    height: { step: 34 },
+    config: CONFIG,
     data: { values: rows },
     layer: [
       {

@@ -39,7 +39,12 @@ function header(r: RunReport, c: CaseResult): string {
     row('device', r.device.description),
     row('tool', `${r.tool.name} ${r.tool.version}, ${r.created}`),
     row('planted faults', faults.join(', ')),
-    row('first divergence', f ? `${recordLabel(f)}, step ${f.step}, request ${f.request} (${f.verdict}; rel err ${err(f.relErr)}, norm ratio ${num(f.normRatio)})` : 'none'),
+    row(
+      'first divergence',
+      f
+        ? `${recordLabel(f)}, step ${f.step}, request ${f.request} (${f.verdict}; rel err ${err(f.relErr)}, norm ratio ${num(f.normRatio)})`
+        : 'none',
+    ),
     row('culprit', f?.culprit),
     row('likely cause', top ? `${top.summary} (${top.evidence})` : null),
     row('replay', origin ? `the first divergence is ${origin} (${c.replay!.runs} re-run(s))` : null),
@@ -50,12 +55,16 @@ function header(r: RunReport, c: CaseResult): string {
 function recordTable(c: CaseResult): string {
   const piece = focusPiece(c);
   if (!piece) return '';
-  const rows = c.comparison.stages.filter((v) => samePiece(v, piece) && v.pairs.length).map((v) => {
-    const x = plottedPair(v);
-    const colour = VERDICT_COLOURS[v.verdict];
-    return `<tr><td>${escapeHtml(recordLabel(v))}</td><td style="color:${colour}">${escapeHtml(v.verdict)}</td>` +
-      `<td>${escapeHtml(x ? `${x.a}↔${x.b}` : '—')}</td><td class="n">${escapeHtml(err(x?.relErr))}</td><td class="n">${escapeHtml(err(v.tolerance))}</td><td>${escapeHtml(v.culprit ?? '')}</td></tr>`;
-  });
+  const rows = c.comparison.stages
+    .filter((v) => samePiece(v, piece) && v.pairs.length)
+    .map((v) => {
+      const x = plottedPair(v);
+      const colour = VERDICT_COLOURS[v.verdict];
+      return (
+        `<tr><td>${escapeHtml(recordLabel(v))}</td><td style="color:${colour}">${escapeHtml(v.verdict)}</td>` +
+        `<td>${escapeHtml(x ? `${x.a}↔${x.b}` : '—')}</td><td class="n">${escapeHtml(err(x?.relErr))}</td><td class="n">${escapeHtml(err(v.tolerance))}</td><td>${escapeHtml(v.culprit ?? '')}</td></tr>`
+      );
+    });
   return `<table><tr><th>record</th><th>verdict</th><th>worst pair</th><th>rel err</th><th>tolerance</th><th>culprit</th></tr>${rows.join('')}</table>`;
 }
 
@@ -65,18 +74,37 @@ const droppedNote = (n: number, what: string) => (n ? ` ${n} ${what} not drawn (
 async function caseSection(r: RunReport, c: CaseResult): Promise<string> {
   const piece = focusPiece(c);
   const verdict = c.comparison.verdict;
-  const parts = [`<h2>${escapeHtml(`${r.scenario.name} · case ${c.trace.name}`)} <span class="${verdict}">${verdict === 'agree' ? 'PASS' : 'FAIL'}</span></h2>`, header(r, c)];
+  const parts = [
+    `<h2>${escapeHtml(`${r.scenario.name} · case ${c.trace.name}`)} <span class="${verdict}">${verdict === 'agree' ? 'PASS' : 'FAIL'}</span></h2>`,
+    header(r, c),
+  ];
   if (piece) {
     const which = `step ${piece.step}, request ${piece.request} (${pieceLabel(piece)}, ${c.comparison.firstDivergence ? 'the first divergent piece' : 'the last piece'})`;
     const norms = normRows(c, piece);
-    parts.push(figure(await renderSvg(normSpec(norms.rows, { text: '‖x‖ per stage of each path', subtitle: which })), `L2 norm of each path's tensor at each stage.${droppedNote(norms.dropped, 'record(s)')}`));
+    parts.push(
+      figure(
+        await renderSvg(normSpec(norms.rows, { text: '‖x‖ per stage of each path', subtitle: which })),
+        `L2 norm of each path's tensor at each stage.${droppedNote(norms.dropped, 'record(s)')}`,
+      ),
+    );
     const errs = errRows(c, piece);
-    parts.push(figure(await renderSvg(errSpec(errs.rows, { text: 'Relative error per stage against its tolerance', subtitle: which })), `Each record's worst pair of paths (points, coloured by verdict) against the record's tolerance (dashed).${droppedNote(errs.dropped, 'exact or unmeasured record(s)')}`));
+    parts.push(
+      figure(
+        await renderSvg(errSpec(errs.rows, { text: 'Relative error per stage against its tolerance', subtitle: which })),
+        `Each record's worst pair of paths (points, coloured by verdict) against the record's tolerance (dashed).${droppedNote(errs.dropped, 'exact or unmeasured record(s)')}`,
+      ),
+    );
   }
   const heads = headRows(c);
   if (heads) {
-    parts.push(figure(await renderSvg(headSpec(heads.rows, { text: 'Per-head and per-token error at the first divergent record', subtitle: heads.title })),
-      `‖a − b‖ / max(‖a‖, ‖b‖) per head and per query token.${droppedNote(heads.dropped, 'value(s)')}`));
+    parts.push(
+      figure(
+        await renderSvg(
+          headSpec(heads.rows, { text: 'Per-head and per-token error at the first divergent record', subtitle: heads.title }),
+        ),
+        `‖a − b‖ / max(‖a‖, ‖b‖) per head and per query token.${droppedNote(heads.dropped, 'value(s)')}`,
+      ),
+    );
   }
   parts.push(recordTable(c));
   return `<section>${parts.join('\n')}</section>`;
@@ -88,6 +116,8 @@ export async function renderHtml(reports: RunReport[]): Promise<string> {
   for (const r of reports) for (const c of r.cases) sections.push(await caseSection(r, c));
   const verdict = reports.every((r) => r.verdict === 'agree') ? 'agree' : 'diverge';
   const title = `mla-diff report: ${reports.map((r) => r.scenario.name).join(', ')}`;
-  return `${HTML_MARKER}\n<html lang="en"><head><meta charset="utf-8"><title>${escapeHtml(title)}</title><style>${CSS}</style></head>\n` +
-    `<body><h1>${escapeHtml(title)} <span class="${verdict}">${verdict}</span></h1>\n${sections.join('\n')}\n</body></html>\n`;
+  return (
+    `${HTML_MARKER}\n<html lang="en"><head><meta charset="utf-8"><title>${escapeHtml(title)}</title><style>${CSS}</style></head>\n` +
+    `<body><h1>${escapeHtml(title)} <span class="${verdict}">${verdict}</span></h1>\n${sections.join('\n')}\n</body></html>\n`
+  );
 }

@@ -23,24 +23,39 @@ describe('renderInspect (table)', () => {
   it('the facts of tiny-q8_0: container, architecture, dims, kv_b, layers, tokenizer', () => {
     const out = renderInspect(tiny, 'table', PLAIN);
     expect(out).not.toMatch(/\u001b\[/);
-    expect(lines(out)).toEqual(expect.arrayContaining([
-      'format       GGUF v3, alignment 32, 26 metadata keys, 19 tensors',
-      'architecture deepseek2 (MLA)',
-      'layers       2 declared; 2 with attention tensors: 0–1',
-      'tokenizer    GGUF metadata: gpt2, pre gpt-2; 393 tokens, 136 merges',
-      '  hidden 96 · heads 4 · q_lora_rank 48 · kv_lora_rank 32',
-      '  qk_nope 16 · qk_rope 8 · v_head_dim 12 · qk_head_dim 24 · latent L+R 32+8 = 40',
-    ]));
+    expect(lines(out)).toEqual(
+      expect.arrayContaining([
+        'format       GGUF v3, alignment 32, 26 metadata keys, 19 tensors',
+        'architecture deepseek2 (MLA)',
+        'layers       2 declared; 2 with attention tensors: 0–1',
+        'tokenizer    GGUF metadata: gpt2, pre gpt-2; 393 tokens, 136 merges',
+        '  hidden 96 · heads 4 · q_lora_rank 48 · kv_lora_rank 32',
+        '  qk_nope 16 · qk_rope 8 · v_head_dim 12 · qk_head_dim 24 · latent L+R 32+8 = 40',
+      ]),
+    );
     expect(out).toMatch(/^kv_b {9}split: attn_k_b \[H, L, P\]/m);
     expect(out).toMatch(/^ {2}softmax scale 0\.2041 \(24\^-0\.5\) · rope theta 10000, interleaved pairs, no scaling$/m);
     expect(out).toMatch(/│ blk\.0\.attn_k_b\.weight\s+│ F16\s+│ \[4, 32, 16\]\s+│ 4\.0 KiB\s+│/);
-    expect(lines(out)).toContain('  layers 0–1: attn_norm F32, attn_q_a Q8_0, attn_q_a_norm F32, attn_q_b F16, attn_kv_a_mqa Q8_0, ' +
-      'attn_kv_a_norm F32, attn_k_b F16, attn_v_b Q8_0, attn_output F16');
+    expect(lines(out)).toContain(
+      '  layers 0–1: attn_norm F32, attn_q_a Q8_0, attn_q_a_norm F32, attn_q_b F16, attn_kv_a_mqa Q8_0, ' +
+        'attn_kv_a_norm F32, attn_k_b F16, attn_v_b Q8_0, attn_output F16',
+    );
   });
 
   it('a pattern line shows shapes only where they differ from the tabulated layer', () => {
-    const r: InspectReport = { ...tiny, patterns: [...tiny.patterns, { layers: [5, 6, 7, 9], tensors: [
-      { short: 'attn_k_b', type: 'Q4_K', shape: [4, 16, 32] }, { short: 'attn_v_b', type: 'Q8_0', shape: [4, 12, 32] }] }] };
+    const r: InspectReport = {
+      ...tiny,
+      patterns: [
+        ...tiny.patterns,
+        {
+          layers: [5, 6, 7, 9],
+          tensors: [
+            { short: 'attn_k_b', type: 'Q4_K', shape: [4, 16, 32] },
+            { short: 'attn_v_b', type: 'Q8_0', shape: [4, 12, 32] },
+          ],
+        },
+      ],
+    };
     expect(lines(renderInspect(r, 'table', PLAIN))).toContain('  layers 5–7, 9: attn_k_b Q4_K [4, 16, 32], attn_v_b Q8_0');
   });
 
@@ -79,6 +94,13 @@ describe('renderInspect (json) and formatBytes', () => {
   });
 
   it('formatBytes', () => {
-    expect([0, 1023, 1024, 117_600, 3 * 2 ** 30, 400e9].map(formatBytes)).toEqual(['0 B', '1023 B', '1.0 KiB', '114.8 KiB', '3.0 GiB', '372.5 GiB']);
+    expect([0, 1023, 1024, 117_600, 3 * 2 ** 30, 400e9].map(formatBytes)).toEqual([
+      '0 B',
+      '1023 B',
+      '1.0 KiB',
+      '114.8 KiB',
+      '3.0 GiB',
+      '372.5 GiB',
+    ]);
   });
 });

@@ -13,13 +13,17 @@ export function formatBytes(n: number): string {
   const units = ['B', 'KiB', 'MiB', 'GiB', 'TiB', 'PiB'];
   let i = 0;
   let x = n;
-  while (x >= 1024 && i < units.length - 1) { x /= 1024; i++; }
+  while (x >= 1024 && i < units.length - 1) {
+    x /= 1024;
+    i++;
+  }
   return i === 0 ? `${n} B` : `${x.toFixed(1)} ${units[i]}`;
 }
 
 function containerLine(r: InspectReport): string {
   const c = r.container;
-  if (c.kind === 'gguf') return `GGUF v${c.version}, alignment ${c.alignment}, ${plural(c.metadataKeys, 'metadata key')}, ${plural(r.tensorCount, 'tensor')}`;
+  if (c.kind === 'gguf')
+    return `GGUF v${c.version}, alignment ${c.alignment}, ${plural(c.metadataKeys, 'metadata key')}, ${plural(r.tensorCount, 'tensor')}`;
   const how = c.index ? `index ${c.index}` : r.files.length > 1 ? 'files without an index' : 'one file';
   return `safetensors (${how}), ${plural(r.tensorCount, 'tensor')}${c.fp8Block ? `, FP8 block scales ${c.fp8Block.join('×')}` : ''}`;
 }
@@ -27,28 +31,42 @@ function containerLine(r: InspectReport): string {
 function tokenizerLine(t: TokenizerFacts): string {
   if (!t.present) return 'none (no tokenizer.ggml.* metadata / no tokenizer.json)';
   const what = [t.model ?? 'unknown model', ...(t.pre ? [`pre ${t.pre}`] : [])].join(', ');
-  const sizes = [t.tokens !== undefined ? `${t.tokens} tokens` : '', t.merges !== undefined ? `${t.merges} merges` : '', t.added ? `${t.added} added` : '']
-    .filter(Boolean).join(', ');
+  const sizes = [
+    t.tokens !== undefined ? `${t.tokens} tokens` : '',
+    t.merges !== undefined ? `${t.merges} merges` : '',
+    t.added ? `${t.added} added` : '',
+  ]
+    .filter(Boolean)
+    .join(', ');
   return `${t.source === 'gguf' ? 'GGUF metadata' : t.file}: ${what}${sizes ? `; ${sizes}` : ''}`;
 }
 
 function kvBLine(r: InspectReport): string {
   const hf = r.container.kind === 'safetensors';
   switch (r.kvB) {
-    case 'split': return 'split: attn_k_b [H, L, P] (W_UK transposed per head) + attn_v_b [H, V, L] (current llama.cpp converters)';
-    case 'merged': return hf ? 'merged: kv_b_proj [H·(P+V), L] (the Hugging Face layout)' : 'merged: attn_kv_b [H·(P+V), L] (a legacy conversion, no attn_k_b / attn_v_b)';
-    case 'both': return 'both the merged attn_kv_b and the split attn_k_b / attn_v_b';
-    case 'none': return 'no kv_b_proj tensor found';
-    case 'mixed': return 'differs between layers (see the per-layer types)';
+    case 'split':
+      return 'split: attn_k_b [H, L, P] (W_UK transposed per head) + attn_v_b [H, V, L] (current llama.cpp converters)';
+    case 'merged':
+      return hf
+        ? 'merged: kv_b_proj [H·(P+V), L] (the Hugging Face layout)'
+        : 'merged: attn_kv_b [H·(P+V), L] (a legacy conversion, no attn_k_b / attn_v_b)';
+    case 'both':
+      return 'both the merged attn_kv_b and the split attn_k_b / attn_v_b';
+    case 'none':
+      return 'no kv_b_proj tensor found';
+    case 'mixed':
+      return 'differs between layers (see the per-layer types)';
   }
 }
 
 function mlaLines(m: MlaFacts): string[] {
   const c = m.config;
   const y = c.rope_scaling;
-  const rope = `rope theta ${c.rope_theta}, ${c.rope_interleave ? 'interleaved pairs' : 'NeoX halves'}, ${y
-    ? `yarn factor ${y.factor} over ${y.original_max_position_embeddings}, mscale ${y.mscale}/${y.mscale_all_dim}, beta ${y.beta_fast}/${y.beta_slow}`
-    : 'no scaling'}`;
+  const rope = `rope theta ${c.rope_theta}, ${c.rope_interleave ? 'interleaved pairs' : 'NeoX halves'}, ${
+    y
+      ? `yarn factor ${y.factor} over ${y.original_max_position_embeddings}, mscale ${y.mscale}/${y.mscale_all_dim}, beta ${y.beta_fast}/${y.beta_slow}`
+      : 'no scaling'
+  }`;
   return [
     `  hidden ${c.hidden_size} · heads ${c.num_attention_heads} · q_lora_rank ${c.q_lora_rank} · kv_lora_rank ${c.kv_lora_rank}`,
     `  qk_nope ${c.qk_nope_head_dim} · qk_rope ${c.qk_rope_head_dim} · v_head_dim ${c.v_head_dim} · qk_head_dim ${m.qkHeadDim} · ` +
@@ -63,11 +81,13 @@ const SCALE = '.weight_scale_inv';
 /** `layers 0–77: attn_q_a Q4_K, …`; FP8 scales folded into their weight; shapes only where they differ from the tabulated layer. */
 function patternLine(p: LayerPattern, base: ReadonlyMap<string, number[]>): string {
   const names = new Set(p.tensors.map((t) => t.short));
-  const parts = p.tensors.filter((t) => !(t.short.endsWith(SCALE) && names.has(t.short.slice(0, -SCALE.length)))).map((t) => {
-    const b = base.get(t.short);
-    const scaled = names.has(`${t.short}${SCALE}`) ? ' (+scale_inv)' : '';
-    return `${t.short} ${t.type}${scaled}${b && dims(b) === dims(t.shape) ? '' : ` ${dims(t.shape)}`}`;
-  });
+  const parts = p.tensors
+    .filter((t) => !(t.short.endsWith(SCALE) && names.has(t.short.slice(0, -SCALE.length))))
+    .map((t) => {
+      const b = base.get(t.short);
+      const scaled = names.has(`${t.short}${SCALE}`) ? ' (+scale_inv)' : '';
+      return `${t.short} ${t.type}${scaled}${b && dims(b) === dims(t.shape) ? '' : ` ${dims(t.shape)}`}`;
+    });
   return `  layers ${layerRanges(p.layers)}: ${parts.join(', ')}`;
 }
 
@@ -80,9 +100,21 @@ function issueLine(i: InspectIssue, s: Style): string {
 function weightsBlock(r: InspectReport, s: Style): string[] {
   const w = r.weights;
   if (!w) return [];
-  const t = new Table({ ...TABLE, head: ['W', 'tensors', 'dtype', 'shape', 'norm', 'max|x|', 'non-finite', 'checksum'].map((h) => s.bold(h)) });
+  const t = new Table({
+    ...TABLE,
+    head: ['W', 'tensors', 'dtype', 'shape', 'norm', 'max|x|', 'non-finite', 'checksum'].map((h) => s.bold(h)),
+  });
   for (const x of w.records) {
-    t.push([x.name, x.tensors.join(' + '), x.dtype, dims(x.shape), num(x.norm), num(x.maxAbs), x.nonFinite ? s.bad(String(x.nonFinite)) : '0', x.checksum]);
+    t.push([
+      x.name,
+      x.tensors.join(' + '),
+      x.dtype,
+      dims(x.shape),
+      num(x.norm),
+      num(x.maxAbs),
+      x.nonFinite ? s.bad(String(x.nonFinite)) : '0',
+      x.checksum,
+    ]);
   }
   return ['', s.bold(`layer ${w.layer} weights, read and dequantized (embedding rows of token ids ${w.ids.join(', ')})`), t.toString()];
 }
@@ -95,10 +127,16 @@ export function renderInspect(r: InspectReport, format: 'table' | 'json', s: Sty
   const lines = [
     s.bold(`mla-diff inspect ${r.path}`),
     kv('format', containerLine(r)),
-    kv('files', `${plural(r.files.length, 'file')}, ${formatBytes(r.totalBytes)}${r.files.length > 1 ? ` (${r.files.map((f) => formatBytes(f.bytes)).join(' + ')})` : ''}`),
+    kv(
+      'files',
+      `${plural(r.files.length, 'file')}, ${formatBytes(r.totalBytes)}${r.files.length > 1 ? ` (${r.files.map((f) => formatBytes(f.bytes)).join(' + ')})` : ''}`,
+    ),
     kv('architecture', r.architecture === null ? s.warn('unknown') : `${r.architecture} ${r.isMla ? '(MLA)' : s.warn('(not MLA)')}`),
-    kv('layers', `${l.declared ?? '?'} declared; ${l.attention.length} with attention tensors: ${layerRanges(l.attention) || 'none'}` +
-      (l.present.length !== l.attention.length ? ` (tensors in ${layerRanges(l.present)})` : '')),
+    kv(
+      'layers',
+      `${l.declared ?? '?'} declared; ${l.attention.length} with attention tensors: ${layerRanges(l.attention) || 'none'}` +
+        (l.present.length !== l.attention.length ? ` (tensors in ${layerRanges(l.present)})` : ''),
+    ),
     kv('kv_b', kvBLine(r)),
     kv('tokenizer', tokenizerLine(r.tokenizer)),
   ];

@@ -10,11 +10,22 @@ const load = (name: string) => JSON.parse(readFileSync(join(__dirname, '../../..
 const LSE = load('tiny-schedule-lse-layout.report.json');
 const SMOKE = load('tiny-smoke.report.json');
 const SCALE = load('fault-mqa-scale-576.tp0.report.json');
-const noExpect = (r: RunReport): RunReport => ({ ...r, scenario: { ...r.scenario, expect: undefined }, cases: r.cases.map((c) => ({ ...c, expectation: undefined })) });
+const noExpect = (r: RunReport): RunReport => ({
+  ...r,
+  scenario: { ...r.scenario, expect: undefined },
+  cases: r.cases.map((c) => ({ ...c, expectation: undefined })),
+});
 /** Two steps, step 1's logits diverging, markup in the names. */
-const twoSteps = (): RunReport => runReport(
-  [caseResult({ pieces: [piece(0, 'a<&>"x"'), piece(1, 'a<&>"x"')], rel: (w) => (w.step === 1 && w.stage === 'logits' ? { engine: 0.3, mqa: 0.3, mha: 1e-7 } : undefined) })],
-  { scenario: { ...runReport([]).scenario, name: 'syn & <"quoted">' } });
+const twoSteps = (): RunReport =>
+  runReport(
+    [
+      caseResult({
+        pieces: [piece(0, 'a<&>"x"'), piece(1, 'a<&>"x"')],
+        rel: (w) => (w.step === 1 && w.stage === 'logits' ? { engine: 0.3, mqa: 0.3, mha: 1e-7 } : undefined),
+      }),
+    ],
+    { scenario: { ...runReport([]).scenario, name: 'syn & <"quoted">' } },
+  );
 
 /**
  * The content model of Jenkins' junit-4.xsd (dtkit-junit-model), checked on the parsed tree: each
@@ -22,7 +33,11 @@ const twoSteps = (): RunReport => runReport(
  */
 const MODEL: Record<string, { children: string[]; once: string[]; required: string[] }> = {
   testsuites: { children: ['testsuite'], once: [], required: [] },
-  testsuite: { children: ['properties', 'testcase', 'system-out', 'system-err'], once: ['properties', 'system-out', 'system-err'], required: ['name', 'tests'] },
+  testsuite: {
+    children: ['properties', 'testcase', 'system-out', 'system-err'],
+    once: ['properties', 'system-out', 'system-err'],
+    required: ['name', 'tests'],
+  },
   properties: { children: ['property'], once: [], required: [] },
   property: { children: [], once: [], required: ['name', 'value'] },
   testcase: { children: ['skipped', 'error', 'failure', 'system-out', 'system-err'], once: ['skipped'], required: ['name'] },
@@ -38,7 +53,8 @@ function conforms(name: string, node: Node, problems: string[]): void {
   for (const a of m.required) if (node[':@']?.[`@_${a}`] === undefined) problems.push(`${name} lacks ${a}`);
   const kids = (node[name] as Node[]).map((k) => Object.keys(k).find((x) => x !== ':@')!);
   const order = kids.map((k) => m.children.indexOf(k));
-  if (order.some((i, j) => i < 0 || (j > 0 && i < order[j - 1]!))) problems.push(`${name} children out of the schema's order: ${kids.join(',')}`);
+  if (order.some((i, j) => i < 0 || (j > 0 && i < order[j - 1]!)))
+    problems.push(`${name} children out of the schema's order: ${kids.join(',')}`);
   for (const o of m.once) if (kids.filter((k) => k === o).length > 1) problems.push(`${name} has ${o} more than once`);
   if (name === 'properties' && !kids.length) problems.push('properties without a property');
   for (const k of node[name] as Node[]) {
@@ -61,10 +77,15 @@ describe('JUnit schema (Jenkins junit-4.xsd content model)', () => {
   });
 
   it('the check itself catches order and attribute violations', () => {
-    const bad = '<testsuites><testsuite tests="1"><testcase name="a"><system-out>x</system-out><failure message="m">b</failure></testcase><properties/></testsuite></testsuites>';
+    const bad =
+      '<testsuites><testsuite tests="1"><testcase name="a"><system-out>x</system-out><failure message="m">b</failure></testcase><properties/></testsuite></testsuites>';
     const problems: string[] = [];
     conforms('testsuites', (new XMLParser({ ignoreAttributes: false, preserveOrder: true }).parse(bad) as Node[])[0]!, problems);
-    expect(problems).toEqual(['testsuite lacks name', 'testsuite children out of the schema\'s order: testcase,properties',
-      'testcase children out of the schema\'s order: system-out,failure', 'properties without a property']);
+    expect(problems).toEqual([
+      'testsuite lacks name',
+      "testsuite children out of the schema's order: testcase,properties",
+      "testcase children out of the schema's order: system-out,failure",
+      'properties without a property',
+    ]);
   });
 });

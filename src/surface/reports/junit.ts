@@ -44,7 +44,11 @@ function properties(r: RunReport, c: CaseResult | null): string {
     ['faults', faults.length ? faults.join(', ') : undefined],
     ['expect', e ? JSON.stringify(e) : undefined],
   ];
-  return xmlElement('properties', {}, props.filter(([, v]) => v !== undefined).map(([name, value]) => xmlElement('property', { name, value })));
+  return xmlElement(
+    'properties',
+    {},
+    props.filter(([, v]) => v !== undefined).map(([name, value]) => xmlElement('property', { name, value })),
+  );
 }
 
 function stepCase(r: RunReport, c: CaseResult, s: StepOutcome, raw: string): string {
@@ -52,9 +56,13 @@ function stepCase(r: RunReport, c: CaseResult, s: StepOutcome, raw: string): str
   const body = s.divergent.map((v) => recordLine(c, v)).join('\n');
   const first = s.divergent[0];
   const expectation = c.expectation ? [`expectation ${c.expectation.met ? 'met' : `not met: ${c.expectation.misses.join('; ')}`}`] : [];
-  const out = [`pieces: ${pieces}`, s.message ?? 'agree', ...(s.message === raw ? [] : [`case verdict: ${raw}`]), ...expectation].join('\n');
+  const out = [`pieces: ${pieces}`, s.message ?? 'agree', ...(s.message === raw ? [] : [`case verdict: ${raw}`]), ...expectation].join(
+    '\n',
+  );
   const children = [
-    ...(s.failed ? [xmlElement('failure', { message: s.message ?? '', type: first?.verdict ?? 'expectation' }, body || (s.message ?? ''))] : []),
+    ...(s.failed
+      ? [xmlElement('failure', { message: s.message ?? '', type: first?.verdict ?? 'expectation' }, body || (s.message ?? ''))]
+      : []),
     xmlElement('system-out', {}, s.failed || !body ? out : `${out}\n${body}`),
   ];
   return xmlElement('testcase', { name: `${c.trace.name} step ${s.step}`, classname: r.scenario.name }, children);
@@ -64,27 +72,72 @@ function caseSuite(r: RunReport, c: CaseResult): Suite {
   const o = caseOutcome(r, c);
   const time = Object.values(c.trace.seconds).reduce((a, x) => a + (x ?? 0), 0);
   const failures = o.steps.filter((s) => s.failed).length;
-  const attrs: Attrs = { name: `${r.scenario.name} · ${c.trace.name}`, tests: o.steps.length, failures, errors: 0, skipped: 0, time: secs(time), timestamp: stamp(r.created) };
-  return { xml: xmlElement('testsuite', attrs, [properties(r, c), ...o.steps.map((s) => stepCase(r, c, s, o.raw))]), tests: o.steps.length, failures, errors: 0, time };
+  const attrs: Attrs = {
+    name: `${r.scenario.name} · ${c.trace.name}`,
+    tests: o.steps.length,
+    failures,
+    errors: 0,
+    skipped: 0,
+    time: secs(time),
+    timestamp: stamp(r.created),
+  };
+  return {
+    xml: xmlElement('testsuite', attrs, [properties(r, c), ...o.steps.map((s) => stepCase(r, c, s, o.raw))]),
+    tests: o.steps.length,
+    failures,
+    errors: 0,
+    time,
+  };
 }
 
 function weightsSuite(r: RunReport): Suite | null {
   const w = r.weights;
   const wc = w?.comparison;
   if (!w || !wc) return null;
-  const raw = wc.verdict === 'agree' ? `weights agree with ${w.compare?.label ?? 'the second source'}` :
-    `weights differ from ${w.compare?.label ?? 'the second source'} at ${wc.firstWeight ?? 'no single weight'}${(['mha', 'mqa'] as const).filter((p) => wc.firstActivation[p]).map((p) => `; ${p} first moves at ${wc.firstActivation[p]!.stage}`).join('')}`;
+  const raw =
+    wc.verdict === 'agree'
+      ? `weights agree with ${w.compare?.label ?? 'the second source'}`
+      : `weights differ from ${w.compare?.label ?? 'the second source'} at ${wc.firstWeight ?? 'no single weight'}${(
+          ['mha', 'mqa'] as const
+        )
+          .filter((p) => wc.firstActivation[p])
+          .map((p) => `; ${p} first moves at ${wc.firstActivation[p]!.stage}`)
+          .join('')}`;
   const failed = w.expectation ? !w.expectation.met : wc.verdict === 'diverge';
   const message = w.expectation && !w.expectation.met ? `expectation not met (${w.expectation.misses.join('; ')}): ${raw}` : raw;
-  const tc = xmlElement('testcase', { name: 'weights across sources', classname: r.scenario.name },
-    [...(failed ? [xmlElement('failure', { message, type: 'weights' }, message)] : []), xmlElement('system-out', {}, raw)]);
-  const attrs: Attrs = { name: `${r.scenario.name} · weights`, tests: 1, failures: failed ? 1 : 0, errors: 0, skipped: 0, time: secs(r.seconds.weights), timestamp: stamp(r.created) };
-  return { xml: xmlElement('testsuite', attrs, [properties(r, null), tc]), tests: 1, failures: failed ? 1 : 0, errors: 0, time: r.seconds.weights };
+  const tc = xmlElement('testcase', { name: 'weights across sources', classname: r.scenario.name }, [
+    ...(failed ? [xmlElement('failure', { message, type: 'weights' }, message)] : []),
+    xmlElement('system-out', {}, raw),
+  ]);
+  const attrs: Attrs = {
+    name: `${r.scenario.name} · weights`,
+    tests: 1,
+    failures: failed ? 1 : 0,
+    errors: 0,
+    skipped: 0,
+    time: secs(r.seconds.weights),
+    timestamp: stamp(r.created),
+  };
+  return {
+    xml: xmlElement('testsuite', attrs, [properties(r, null), tc]),
+    tests: 1,
+    failures: failed ? 1 : 0,
+    errors: 0,
+    time: r.seconds.weights,
+  };
 }
 
 function errorSuite(e: RunError): Suite {
-  const tc = xmlElement('testcase', { name: 'run', classname: e.scenario }, [xmlElement('error', { message: e.message, type: 'no-report' }, e.message)]);
-  return { xml: xmlElement('testsuite', { name: e.scenario, tests: 1, failures: 0, errors: 1, skipped: 0, time: secs(0) }, [tc]), tests: 1, failures: 0, errors: 1, time: 0 };
+  const tc = xmlElement('testcase', { name: 'run', classname: e.scenario }, [
+    xmlElement('error', { message: e.message, type: 'no-report' }, e.message),
+  ]);
+  return {
+    xml: xmlElement('testsuite', { name: e.scenario, tests: 1, failures: 0, errors: 1, skipped: 0, time: secs(0) }, [tc]),
+    tests: 1,
+    failures: 0,
+    errors: 1,
+    time: 0,
+  };
 }
 
 /** The whole JUnit document for a set of runs (and runs that failed to report). */
@@ -94,7 +147,16 @@ export function renderJUnit(reports: readonly RunReport[], errors: readonly RunE
     ...errors.map(errorSuite),
   ];
   const sum = (f: (s: Suite) => number) => suites.reduce((a, s) => a + f(s), 0);
-  const root = xmlElement('testsuites', { name: 'mla-diff', tests: sum((s) => s.tests), failures: sum((s) => s.failures), errors: sum((s) => s.errors), time: secs(sum((s) => s.time)) },
-    suites.map((s) => s.xml));
+  const root = xmlElement(
+    'testsuites',
+    {
+      name: 'mla-diff',
+      tests: sum((s) => s.tests),
+      failures: sum((s) => s.failures),
+      errors: sum((s) => s.errors),
+      time: secs(sum((s) => s.time)),
+    },
+    suites.map((s) => s.xml),
+  );
   return `${JUNIT_MARKER} report -->\n${root}\n`;
 }

@@ -9,7 +9,11 @@ const load = (name: string) => JSON.parse(readFileSync(join(__dirname, '../../..
 const LSE = load('tiny-schedule-lse-layout.report.json');
 const SMOKE = load('tiny-smoke.report.json');
 const SCALE = load('fault-mqa-scale-576.tp0.report.json');
-const noExpect = (r: RunReport): RunReport => ({ ...r, scenario: { ...r.scenario, expect: undefined }, cases: r.cases.map((c) => ({ ...c, expectation: undefined })) });
+const noExpect = (r: RunReport): RunReport => ({
+  ...r,
+  scenario: { ...r.scenario, expect: undefined },
+  cases: r.cases.map((c) => ({ ...c, expectation: undefined })),
+});
 const rowsOf = (md: string) => md.split('\n').filter((l) => /^\| (✅|❌) \|/.test(l));
 
 describe('renderMarkdown', () => {
@@ -27,7 +31,9 @@ describe('renderMarkdown', () => {
   it('a divergence without expect: is ❌ with the first divergence, culprit, likely cause and the divergent records of its piece', () => {
     const md = renderMarkdown([noExpect(SCALE)]);
     const [row] = rowsOf(md);
-    expect(row).toMatch(/^\| ❌ \| fault-mqa-scale-576 \| tp0-of-8 .*first divergence at logits \(step 0, prompt\): out-of-tolerance, culprit mqa \|/);
+    expect(row).toMatch(
+      /^\| ❌ \| fault-mqa-scale-576 \| tp0-of-8 .*first divergence at logits \(step 0, prompt\): out-of-tolerance, culprit mqa \|/,
+    );
     expect(row).toContain(mdText(SCALE.cases[0]!.diagnosis[0]!.summary));
     const c = SCALE.cases[0]!;
     const divergent = c.comparison.stages.filter((v) => v.verdict !== 'ok' && v.step === 0);
@@ -38,8 +44,15 @@ describe('renderMarkdown', () => {
   });
 
   it('caps the record table and counts the rest; escapes table-breaking characters', () => {
-    const c = caseResult({ name: 'a|b', pieces: [piece(0, 'r')], rel: (w) => (w.stage.startsWith('w') || w.stage === 'hidden_in' ? undefined : { engine: 0.5, mqa: 0.5 }) });
-    const md = renderMarkdown([runReport([c], { scenario: { ...runReport([]).scenario, name: 'x_<b>*' } })], [{ scenario: 'gone.yaml', message: 'exit 2 | boom' }]);
+    const c = caseResult({
+      name: 'a|b',
+      pieces: [piece(0, 'r')],
+      rel: (w) => (w.stage.startsWith('w') || w.stage === 'hidden_in' ? undefined : { engine: 0.5, mqa: 0.5 }),
+    });
+    const md = renderMarkdown(
+      [runReport([c], { scenario: { ...runReport([]).scenario, name: 'x_<b>*' } })],
+      [{ scenario: 'gone.yaml', message: 'exit 2 | boom' }],
+    );
     const divergent = c.comparison.stages.filter((v) => v.verdict !== 'ok').length;
     expect(divergent).toBeGreaterThan(MAX_ROWS);
     expect(md).toContain(`… and ${divergent - MAX_ROWS} more divergent record(s) in this piece`);

@@ -15,7 +15,11 @@ export const MAX_ROWS = 12;
 
 /** Inline text made inert: Markdown punctuation backslash-escaped, HTML brackets as entities, one line. */
 export const mdText = (s: string): string =>
-  s.replace(/[\\`*_[\]|#~]/g, (c) => `\\${c}`).replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/\r?\n/g, ' ');
+  s
+    .replace(/[\\`*_[\]|#~]/g, (c) => `\\${c}`)
+    .replace(/</g, '&lt;')
+    .replace(/>/g, '&gt;')
+    .replace(/\r?\n/g, ' ');
 
 const row = (cells: string[]) => `| ${cells.join(' | ')} |`;
 const header = (cells: string[]) => [row(cells), row(cells.map(() => '---'))];
@@ -33,8 +37,14 @@ function caseLine(r: RunReport, c: CaseResult): Line {
   const expectText = !e ? '' : e.met ? (f ? ' — as declared' : '') : ` — expectation not met: ${e.misses.join('; ')}`;
   return {
     ok: o.passed,
-    cells: [o.passed ? '✅' : '❌', mdText(r.scenario.name), mdText(`${c.trace.name} (${c.trace.label})`), mdText(r.device.name),
-      mdText(verdict + expectText), mdText(c.diagnosis[0]?.summary ?? '')],
+    cells: [
+      o.passed ? '✅' : '❌',
+      mdText(r.scenario.name),
+      mdText(`${c.trace.name} (${c.trace.label})`),
+      mdText(r.device.name),
+      mdText(verdict + expectText),
+      mdText(c.diagnosis[0]?.summary ?? ''),
+    ],
   };
 }
 
@@ -45,7 +55,17 @@ function weightsLine(r: RunReport): Line | null {
   const ok = w.expectation ? w.expectation.met : wc.verdict === 'agree';
   const verdict = wc.verdict === 'agree' ? 'weights agree' : `weights differ at ${wc.firstWeight ?? 'no single weight'}`;
   const misses = w.expectation && !w.expectation.met ? ` — expectation not met: ${w.expectation.misses.join('; ')}` : '';
-  return { ok, cells: [ok ? '✅' : '❌', mdText(r.scenario.name), mdText(`weights vs ${w.compare?.label ?? 'second source'}`), mdText(r.device.name), mdText(verdict + misses), ''] };
+  return {
+    ok,
+    cells: [
+      ok ? '✅' : '❌',
+      mdText(r.scenario.name),
+      mdText(`weights vs ${w.compare?.label ?? 'second source'}`),
+      mdText(r.device.name),
+      mdText(verdict + misses),
+      '',
+    ],
+  };
 }
 
 /** The first divergent piece's divergent records as a table. */
@@ -55,12 +75,32 @@ function detail(r: RunReport, c: CaseResult): string[] {
   const recs = c.comparison.stages.filter((v) => v.verdict !== 'ok' && v.step === f.step && v.request === f.request);
   const rows = recs.slice(0, MAX_ROWS).map((v) => {
     const p = failingPair(v);
-    return row([mdText(recordLabel(v)), mdText(v.verdict), p ? err(p.relErr) : '—', p ? mdText(`${p.a}↔${p.b}`) : mdText(v.checks.filter((x) => x.violations).map((x) => `${x.name} on ${x.path}`).join(', ')),
-      err(v.tolerance), mdText(v.culprit ?? 'unknown'), mdText(originText(c, v) ?? '')]);
+    return row([
+      mdText(recordLabel(v)),
+      mdText(v.verdict),
+      p ? err(p.relErr) : '—',
+      p
+        ? mdText(`${p.a}↔${p.b}`)
+        : mdText(
+            v.checks
+              .filter((x) => x.violations)
+              .map((x) => `${x.name} on ${x.path}`)
+              .join(', '),
+          ),
+      err(v.tolerance),
+      mdText(v.culprit ?? 'unknown'),
+      mdText(originText(c, v) ?? ''),
+    ]);
   });
   const more = recs.length > MAX_ROWS ? [`… and ${recs.length - MAX_ROWS} more divergent record(s) in this piece`] : [];
-  return [`#### ${mdText(`${r.scenario.name} · ${c.trace.name}: step ${f.step}, request ${f.request}`)}`, '',
-    ...header(['record', 'verdict', 'rel err', 'pair', 'tolerance', 'culprit', 'origin']), ...rows, ...more, ''];
+  return [
+    `#### ${mdText(`${r.scenario.name} · ${c.trace.name}: step ${f.step}, request ${f.request}`)}`,
+    '',
+    ...header(['record', 'verdict', 'rel err', 'pair', 'tolerance', 'culprit', 'origin']),
+    ...rows,
+    ...more,
+    '',
+  ];
 }
 
 /** The summary of a set of runs (and runs that gave no report). */
@@ -72,8 +112,11 @@ export function renderMarkdown(reports: readonly RunReport[], errors: readonly R
   const passed = lines.filter((l) => l.ok).length;
   return [
     `${MARKDOWN_MARKER} report -->`,
-    `### mla-diff: ${passed}/${lines.length} ${passed === lines.length ? 'pass' : 'pass, ' + (lines.length - passed) + ' fail'}`, '',
-    ...header(['', 'scenario', 'case', 'device', 'verdict', 'likely cause']), ...lines.map((l) => row(l.cells)), '',
+    `### mla-diff: ${passed}/${lines.length} ${passed === lines.length ? 'pass' : 'pass, ' + (lines.length - passed) + ' fail'}`,
+    '',
+    ...header(['', 'scenario', 'case', 'device', 'verdict', 'likely cause']),
+    ...lines.map((l) => row(l.cells)),
+    '',
     ...reports.flatMap((r) => r.cases.flatMap((c) => detail(r, c))),
   ].join('\n');
 }

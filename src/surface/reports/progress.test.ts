@@ -5,7 +5,12 @@ import { progressBar } from './progress';
 /** A writable that records what the bar writes; `tty` decides whether it claims to be a terminal. */
 function sink(tty: boolean): BarStream & { text: () => string } {
   const chunks: string[] = [];
-  const w = new Writable({ write(c, _e, done) { chunks.push(String(c)); done(); } }) as Writable & BarStream & { text: () => string };
+  const w = new Writable({
+    write(c, _e, done) {
+      chunks.push(String(c));
+      done();
+    },
+  }) as Writable & BarStream & { text: () => string };
   w.isTTY = tty;
   w.columns = 120;
   w.text = () => chunks.join('');

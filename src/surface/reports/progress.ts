@@ -20,7 +20,12 @@ export interface ProgressBar {
 export function progressBar(stream: BarStream): ProgressBar | null {
   if (!stream.isTTY) return null;
   const bar = new SingleBar({
-    stream, format: '{phase} [{bar}] {value}/{total} · {label}', barsize: 24, hideCursor: true, clearOnComplete: true, fps: 10,
+    stream,
+    format: '{phase} [{bar}] {value}/{total} · {label}',
+    barsize: 24,
+    hideCursor: true,
+    clearOnComplete: true,
+    fps: 10,
   });
   let shown: { phase: ProgressEvent['phase']; total: number } | null = null;
   return {

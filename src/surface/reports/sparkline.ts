@@ -16,13 +16,15 @@ export function sparkline(values: readonly number[]): string {
   const lo = finite.length ? min(...finite) : 0;
   const hi = finite.length ? max(...finite) : 0;
   const top = SPARKS.length - 1;
-  return values.map((x) => {
-    if (Number.isNaN(x)) return '·';
-    if (x === -Infinity) return SPARKS[0];
-    if (x === Infinity) return SPARKS[top];
-    if (hi === lo) return SPARKS[top >> 1];
-    return SPARKS[min(top, floor(((x - lo) / (hi - lo)) * (top + 1)))];
-  }).join('');
+  return values
+    .map((x) => {
+      if (Number.isNaN(x)) return '·';
+      if (x === -Infinity) return SPARKS[0];
+      if (x === Infinity) return SPARKS[top];
+      if (hi === lo) return SPARKS[top >> 1];
+      return SPARKS[min(top, floor(((x - lo) / (hi - lo)) * (top + 1)))];
+    })
+    .join('');
 }
 
 /**
@@ -35,5 +37,7 @@ export function divergenceLine(c: CaseResult, s: Style): string | null {
   const finite = values.filter((x) => Number.isFinite(x));
   if (!piece || !finite.length) return null;
   const span = `${err(10 ** min(...finite))}–${err(10 ** max(...finite))} × tolerance`;
-  return s.dim(`err/tolerance by stage (log): ${sparkline(values)}  ${span}, ${values.length} records of step ${piece.step}, request ${piece.request}`);
+  return s.dim(
+    `err/tolerance by stage (log): ${sparkline(values)}  ${span}, ${values.length} records of step ${piece.step}, request ${piece.request}`,
+  );
 }

@@ -8,8 +8,12 @@ import type { Style } from './style';
 
 /** The stage ontology for `mla-diff stages`. */
 export function renderStages(format: 'table' | 'json', s: Style): string {
-  if (format === 'json') return JSON.stringify({ stages: STAGES, faults: FAULTS, weights: WEIGHT_NAMES, loaderFaults: LOADER_FAULT_DOCS }, null, 2);
-  const t = new Table({ head: ['stage', 'shape', 'layout', 'paths', 'compared', 'definition'].map((h) => s.bold(h)), style: { head: [], border: [], compact: true } });
+  if (format === 'json')
+    return JSON.stringify({ stages: STAGES, faults: FAULTS, weights: WEIGHT_NAMES, loaderFaults: LOADER_FAULT_DOCS }, null, 2);
+  const t = new Table({
+    head: ['stage', 'shape', 'layout', 'paths', 'compared', 'definition'].map((h) => s.bold(h)),
+    style: { head: [], border: [], compact: true },
+  });
   for (const name of STAGE_NAMES) {
     const d = STAGES[name];
     t.push([name, d.shape, d.layout, d.paths.join(','), d.compare, d.doc]);

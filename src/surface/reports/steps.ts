@@ -29,8 +29,10 @@ export interface CaseOutcome {
 }
 
 /** `context_lse[chunk 0]`. */
-export const recordLabel = (v: { stage: string; chunk?: number }): string => `${v.stage}${v.chunk === undefined ? '' : `[chunk ${v.chunk}]`}`;
-const at = (v: { stage: string; chunk?: number; step: number; request: string }) => `${recordLabel(v)} (step ${v.step}, request ${v.request})`;
+export const recordLabel = (v: { stage: string; chunk?: number }): string =>
+  `${v.stage}${v.chunk === undefined ? '' : `[chunk ${v.chunk}]`}`;
+const at = (v: { stage: string; chunk?: number; step: number; request: string }) =>
+  `${recordLabel(v)} (step ${v.step}, request ${v.request})`;
 
 /** The pair a divergent record is measured by: the mha↔mqa pair when it fails, else the first failing pair. */
 export function failingPair(v: StageVerdict): PairVerdict | null {
@@ -86,8 +88,10 @@ function divergentMessage(c: CaseResult, s: Omit<StepOutcome, 'failed' | 'messag
   if (f && f.step === s.step) return firstDivergenceText(c)!;
   const v = s.divergent[0]!;
   const origin = originText(c, v);
-  return `diverges at ${at(v)}: ${v.verdict}, culprit ${v.culprit ?? 'unknown'}${origin ? ` (${origin})` : ''}` +
-    (f ? `; the case first diverges at ${at(f)}` : '');
+  return (
+    `diverges at ${at(v)}: ${v.verdict}, culprit ${v.culprit ?? 'unknown'}${origin ? ` (${origin})` : ''}` +
+    (f ? `; the case first diverges at ${at(f)}` : '')
+  );
 }
 
 export function caseOutcome(r: RunReport, c: CaseResult): CaseOutcome {

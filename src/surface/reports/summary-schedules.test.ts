@@ -30,7 +30,10 @@ function summaryRows(text: string): string[][] {
   let inSummary = false;
   for (const l of text.split('\n')) {
     if (!l.startsWith('│')) continue;
-    const cells = l.split('│').slice(1, -1).map((c) => c.trim());
+    const cells = l
+      .split('│')
+      .slice(1, -1)
+      .map((c) => c.trim());
     if (cells[0] === 'step' || cells[0] === 'stage') inSummary = cells[0] === 'step';
     else if (inSummary) out.push(cells);
   }
@@ -48,8 +51,8 @@ describe('schedules', () => {
     piece(3, 'a', { kind: 'decode', count: 1, start: 11, chunks: 2 }),
   ];
   const runs = PIECES.filter((p) => p.kind !== 'cached');
-  const failAt = (step: number, request: string, stage: Where['stage'], chunk: number | undefined, rel: Rel) =>
-    (w: Where) => (w.step === step && w.request === request && w.stage === stage && w.chunk === chunk ? rel : undefined);
+  const failAt = (step: number, request: string, stage: Where['stage'], chunk: number | undefined, rel: Rel) => (w: Where) =>
+    w.step === step && w.request === request && w.stage === stage && w.chunk === chunk ? rel : undefined;
   const diverge = caseResult({ pieces: PIECES, withCold: true, rel: failAt(1, 'b', 'context_lse', 1, { mha: 0.3 }) });
   const report = runReport([diverge]);
 
@@ -68,17 +71,28 @@ describe('schedules', () => {
     expect(text.indexOf('◀ first')).toBeLessThan(text.indexOf('step 1 · request b'));
     expect(printedStages(text)).toContain('context_lse[1]');
     expect(text.split('\n').filter((l) => l.includes('◀ first'))).toHaveLength(2); // summary row, table row
-    expect(text).toMatch(/^FAIL all-heads: first divergence at context_lse\[chunk 1\], step 1, request b \(out-of-tolerance\) — mha is the wrong path/m);
+    expect(text).toMatch(
+      /^FAIL all-heads: first divergence at context_lse\[chunk 1\], step 1, request b \(out-of-tolerance\) — mha is the wrong path/m,
+    );
   });
 
   it('the piece shown is the first divergent one even when a later piece diverges earlier in the pipeline', () => {
     const c = caseResult({
       pieces: PIECES,
-      rel: (w) => failAt(1, 'a', 'o_proj_out', undefined, { engine: 0.2, mqa: 0.2 })(w) ?? failAt(3, 'a', 'hidden_in', undefined, { engine: 0.2, mha: 0.2 })(w),
+      rel: (w) =>
+        failAt(1, 'a', 'o_proj_out', undefined, { engine: 0.2, mqa: 0.2 })(w) ??
+        failAt(3, 'a', 'hidden_in', undefined, { engine: 0.2, mha: 0.2 })(w),
     });
     const text = renderCase(runReport([c]), c, plain);
     expect(pieceHeaders(text)).toEqual(['1/a']);
-    expect(summaryRows(text).filter((r) => r[4]!.includes('diverge')).map((r) => [r[0], r[4]])).toEqual([['1', '1 diverge ◀ first'], ['3', '1 diverge']]);
+    expect(
+      summaryRows(text)
+        .filter((r) => r[4]!.includes('diverge'))
+        .map((r) => [r[0], r[4]]),
+    ).toEqual([
+      ['1', '1 diverge ◀ first'],
+      ['3', '1 diverge'],
+    ]);
   });
 
   it('an agreeing schedule shows the summary and its last piece', () => {
@@ -107,9 +121,19 @@ describe('schedules', () => {
     expect(pieceHeaders(text)).toEqual(['0/a', '1/a', '1/b']);
     // The chunked stages of both pieces with context, labelled by chunk, in order.
     const labels = printedStages(text);
-    expect(labels.filter((l) => l.startsWith('context_lse'))).toEqual(['context_lse[0]', 'context_lse[1]', 'context_lse[0]', 'context_lse[1]']);
+    expect(labels.filter((l) => l.startsWith('context_lse'))).toEqual([
+      'context_lse[0]',
+      'context_lse[1]',
+      'context_lse[0]',
+      'context_lse[1]',
+    ]);
     expect(labels.filter((l) => l === 'hidden_in')).toHaveLength(3);
-    expect(text.split('\n').filter((l) => l.includes('◀ first')).map((l) => l.split('│')[1]!.trim())).toEqual(['chunk_lse[0]']);
+    expect(
+      text
+        .split('\n')
+        .filter((l) => l.includes('◀ first'))
+        .map((l) => l.split('│')[1]!.trim()),
+    ).toEqual(['chunk_lse[0]']);
   });
 
   it('scalars are printed per piece', () => {
@@ -122,11 +146,23 @@ describe('schedules', () => {
     const c = caseResult({
       pieces: PIECES,
       withReference: false,
-      records: (path, w) => (path === 'mha' && w.step === 1 && w.request === 'a' && w.stage === 'context_output' && w.chunk === 1 ? { stats: stats(3, { nanCount: 5 }) } : undefined),
+      records: (path, w) =>
+        path === 'mha' && w.step === 1 && w.request === 'a' && w.stage === 'context_output' && w.chunk === 1
+          ? { stats: stats(3, { nanCount: 5 }) }
+          : undefined,
     });
-    expect(c.comparison.firstDivergence).toMatchObject({ step: 1, request: 'a', stage: 'context_output', chunk: 1, verdict: 'nan-introduced', culprit: 'mha' });
+    expect(c.comparison.firstDivergence).toMatchObject({
+      step: 1,
+      request: 'a',
+      stage: 'context_output',
+      chunk: 1,
+      verdict: 'nan-introduced',
+      culprit: 'mha',
+    });
     const text = renderCase(runReport([c]), c, plain);
-    expect(text).toMatch(/^FAIL all-heads: first divergence at context_output\[chunk 1\], step 1, request a \(nan-introduced\) — mha is the wrong path; NaN first appears here$/m);
+    expect(text).toMatch(
+      /^FAIL all-heads: first divergence at context_output\[chunk 1\], step 1, request a \(nan-introduced\) — mha is the wrong path; NaN first appears here$/m,
+    );
     const row = text.split('\n').find((l) => l.split('│')[1]?.trim() === 'context_output[1]')!;
     expect(row.split('│')[2]!.trim()).toBe('NaN');
   });

@@ -31,7 +31,10 @@ function summaryRows(text: string): string[][] {
   let inSummary = false;
   for (const l of text.split('\n')) {
     if (!l.startsWith('│')) continue;
-    const cells = l.split('│').slice(1, -1).map((c) => c.trim());
+    const cells = l
+      .split('│')
+      .slice(1, -1)
+      .map((c) => c.trim());
     if (cells[0] === 'step' || cells[0] === 'stage') inSummary = cells[0] === 'step';
     else if (inSummary) out.push(cells);
   }
@@ -76,7 +79,9 @@ describe('renderRun / renderCase', () => {
   });
 
   it('shows — for a path that lacks a stage', () => {
-    const row = renderCase(report, agree, plain).split('\n').find((l) => l.split('│')[1]?.trim() === 'ql_nope')!;
+    const row = renderCase(report, agree, plain)
+      .split('\n')
+      .find((l) => l.split('│')[1]?.trim() === 'ql_nope')!;
     expect(row.split('│')[2]!.trim()).toBe('—');
   });
 
@@ -114,7 +119,12 @@ describe('renderRun / renderCase', () => {
     expect(printedStages(text)).toEqual(c.comparison.stages.map((s) => s.stage));
     expect(printedStages(text)).toContain('logits');
     const row = text.split('\n').find((l) => l.split('│')[1]?.trim() === 'ql_nope')!;
-    expect(row.split('│').slice(2, 5).map((x) => x.trim())).toEqual(['—', String(10 + STAGE_NAMES.indexOf('ql_nope')), '—']); // ‖mha‖ ‖mqa‖ rel err
+    expect(
+      row
+        .split('│')
+        .slice(2, 5)
+        .map((x) => x.trim()),
+    ).toEqual(['—', String(10 + STAGE_NAMES.indexOf('ql_nope')), '—']); // ‖mha‖ ‖mqa‖ rel err
     // The PASS line counts only the records some pair compared.
     const compared = c.comparison.stages.filter((s) => s.pairs.length).length;
     expect(compared).toBeLessThan(c.comparison.stages.length);
@@ -142,7 +152,11 @@ describe('renderRun / renderCase', () => {
 
   it.each([
     ['every case agrees', [caseResult()], /^PASS synthetic/],
-    ['a case diverges', [caseResult(), caseResult({ name: 'bad', rel: { lse: { engine: 1, mqa: 1 } } })], /^FAIL synthetic: bad .*lse \(step 0, prompt; culprit mqa\)/],
+    [
+      'a case diverges',
+      [caseResult(), caseResult({ name: 'bad', rel: { lse: { engine: 1, mqa: 1 } } })],
+      /^FAIL synthetic: bad .*lse \(step 0, prompt; culprit mqa\)/,
+    ],
   ])('oneLine: %s', (_what, cases, want) => {
     const line = oneLine(runReport(cases));
     expect(line).not.toContain('\n');

@@ -48,21 +48,40 @@ function normOnlyNote(c: CaseResult): string {
 
 function verdictLine(c: CaseResult, s: Style): string {
   const cmp = c.comparison;
-  const paths = pathsOf(c).map((p) => pathLabel(c, p)).join(' ≡ ');
+  const paths = pathsOf(c)
+    .map((p) => pathLabel(c, p))
+    .join(' ≡ ');
   const compared = cmp.stages.filter((v) => v.pairs.length).length;
   if (cmp.verdict === 'agree') {
     const w = cmp.worstEngine;
-    return s.ok(`PASS ${c.trace.name}: ${paths} at ${compared} records of ${c.trace.pieces.filter((p) => p.kind !== 'cached').length} piece(s)`) +
-      (w ? `; largest mha↔mqa error ${err(w.relErr)} at ${w.stage} (step ${w.step}, ${w.request})` : '') + worstRatio(c) + normOnlyNote(c);
+    return (
+      s.ok(
+        `PASS ${c.trace.name}: ${paths} at ${compared} records of ${c.trace.pieces.filter((p) => p.kind !== 'cached').length} piece(s)`,
+      ) +
+      (w ? `; largest mha↔mqa error ${err(w.relErr)} at ${w.stage} (step ${w.step}, ${w.request})` : '') +
+      worstRatio(c) +
+      normOnlyNote(c)
+    );
   }
   const f = cmp.firstDivergence!;
   const at = `${stageLabel(f)}, step ${f.step}, request ${f.request}`;
   if (f.culprit === 'external') {
-    const how = c.trace.diffs.find((d) => d.a === 'external' && d.step === f.step && d.request === f.request && d.stage === f.stage && d.chunk === f.chunk)?.normOnly ? ' (norms only: the error is at least this)' : '';
-    return s.bad(`FAIL ${c.trace.name}: first divergence at ${at} (${f.verdict}) — ${pathLabel(c, 'external')} departs from paths that agree`) +
-      (f.relErr === null ? '' : `; rel err ${err(f.relErr)}${how}, norm ratio ${num(f.normRatio)}`);
+    const how = c.trace.diffs.find(
+      (d) => d.a === 'external' && d.step === f.step && d.request === f.request && d.stage === f.stage && d.chunk === f.chunk,
+    )?.normOnly
+      ? ' (norms only: the error is at least this)'
+      : '';
+    return (
+      s.bad(`FAIL ${c.trace.name}: first divergence at ${at} (${f.verdict}) — ${pathLabel(c, 'external')} departs from paths that agree`) +
+      (f.relErr === null ? '' : `; rel err ${err(f.relErr)}${how}, norm ratio ${num(f.normRatio)}`)
+    );
   }
-  const measure = f.verdict === 'nan-introduced' ? '; NaN first appears here' : f.verdict === 'shape-mismatch' ? '' : `; rel err ${err(f.relErr)}, norm ratio ${num(f.normRatio)}`;
+  const measure =
+    f.verdict === 'nan-introduced'
+      ? '; NaN first appears here'
+      : f.verdict === 'shape-mismatch'
+        ? ''
+        : `; rel err ${err(f.relErr)}, norm ratio ${num(f.normRatio)}`;
   const v = cmp.stages.find((x) => recordKey(x) === recordKey(f));
   const floor = v && f.verdict === 'out-of-tolerance' ? `; ${floorClause(v)}` : '';
   return s.bad(`FAIL ${c.trace.name}: first divergence at ${at} (${f.verdict}) — ${WHO[f.culprit]}`) + measure + floor + introducedText(c);
@@ -93,23 +112,43 @@ function introducedText(c: CaseResult): string {
 function replayLine(c: CaseResult, s: Style): string | null {
   const r = c.replay;
   if (!r) return null;
-  const marked = c.comparison.stages.filter((v) => v.verdict !== 'ok').map((v) => [v, originOf(r, v)] as const).filter(([, o]) => o);
+  const marked = c.comparison.stages
+    .filter((v) => v.verdict !== 'ok')
+    .map((v) => [v, originOf(r, v)] as const)
+    .filter(([, o]) => o);
   const count = (o: string) => marked.filter(([, x]) => x === o).length;
-  const intro = marked.filter(([, o]) => o === 'introduced').map(([v]) => `${stageLabel(v)}${v.step === c.comparison.firstDivergence?.step && v.request === c.comparison.firstDivergence?.request ? '' : ` (step ${v.step})`}`);
-  const rest = [`${count('inherited')} inherited`, ...(count('undetermined') ? [`${count('undetermined')} undetermined`] : []), ...(count('not-replayed') ? [`${count('not-replayed')} not replayed`] : [])];
-  return s.dim(`stage replay: introduced at ${intro.length ? intro.join(', ') : 'none'}; ${rest.join(', ')} (${r.runs} re-run${r.runs === 1 ? '' : 's'}, ${r.seconds.toFixed(2)} s)`);
+  const intro = marked
+    .filter(([, o]) => o === 'introduced')
+    .map(
+      ([v]) =>
+        `${stageLabel(v)}${v.step === c.comparison.firstDivergence?.step && v.request === c.comparison.firstDivergence?.request ? '' : ` (step ${v.step})`}`,
+    );
+  const rest = [
+    `${count('inherited')} inherited`,
+    ...(count('undetermined') ? [`${count('undetermined')} undetermined`] : []),
+    ...(count('not-replayed') ? [`${count('not-replayed')} not replayed`] : []),
+  ];
+  return s.dim(
+    `stage replay: introduced at ${intro.length ? intro.join(', ') : 'none'}; ${rest.join(', ')} (${r.runs} re-run${r.runs === 1 ? '' : 's'}, ${r.seconds.toFixed(2)} s)`,
+  );
 }
 
 function pieceBlock(r: RunReport, c: CaseResult, p: PieceInfo, s: Style): string {
   const route = `engine path ${p.route}${p.start && p.route === 'mha' ? ', has_context' : ''}`;
-  return [s.bold(`step ${p.step} · request ${p.request} · ${pieceLabel(p)} · ${route}`), normTraceTable(c, p, s), scalarLines(c, p, s)].join('\n');
+  return [
+    s.bold(`step ${p.step} · request ${p.request} · ${pieceLabel(p)} · ${route}`),
+    normTraceTable(c, p, s),
+    scalarLines(c, p, s),
+  ].join('\n');
 }
 
 /** One case: header, per-piece tables (all, or a summary and the piece that matters), verdict. */
 export function renderCase(r: RunReport, c: CaseResult, s: Style, all = false): string {
   const t = c.trace;
   const run = t.pieces.filter((p) => p.kind !== 'cached');
-  const lines = [s.bold(`${r.scenario.name} · case ${t.name} (${t.label}) · ${run.length} piece(s) · ${r.scenario.preset} · ${r.device.description}`)];
+  const lines = [
+    s.bold(`${r.scenario.name} · case ${t.name} (${t.label}) · ${run.length} piece(s) · ${r.scenario.preset} · ${r.device.description}`),
+  ];
   if (all || run.length <= FULL_TABLES_UP_TO) {
     for (const p of run) lines.push(pieceBlock(r, c, p, s));
   } else {
@@ -129,14 +168,20 @@ export function renderCase(r: RunReport, c: CaseResult, s: Style, all = false): 
   const [top, ...rest] = c.diagnosis ?? [];
   if (top) lines.push(s.warn(`likely cause: ${top.summary} (${top.evidence})`));
   for (const d of rest) lines.push(s.dim(`also consistent with: ${d.summary} (${d.evidence})`));
-  if (c.expectation) lines.push(c.expectation.met ? s.ok('expectation met') : s.bad(`expectation NOT met: ${c.expectation.misses.join('; ')}`));
+  if (c.expectation)
+    lines.push(c.expectation.met ? s.ok('expectation met') : s.bad(`expectation NOT met: ${c.expectation.misses.join('; ')}`));
   return lines.join('\n');
 }
 
 /** The whole run as text: every case, then timing. */
 export function renderRun(r: RunReport, s: Style, all = false): string {
   const parts = [...(r.weights ? [renderWeights(r.weights, s)] : []), ...r.cases.map((c) => renderCase(r, c, s, all))];
-  const per = r.cases.map((c) => `${c.trace.name} ${Object.entries(c.trace.seconds).map(([p, x]) => `${p} ${x!.toFixed(2)}`).join(' ')}`);
+  const per = r.cases.map(
+    (c) =>
+      `${c.trace.name} ${Object.entries(c.trace.seconds)
+        .map(([p, x]) => `${p} ${x!.toFixed(2)}`)
+        .join(' ')}`,
+  );
   const ref = r.seconds.reference === null ? '' : `; float64 reference ${r.seconds.reference.toFixed(2)} s on a worker thread`;
   parts.push(s.dim(`time: ${r.seconds.total.toFixed(2)} s (weights ${r.seconds.weights.toFixed(2)} s; ${per.join('; ')}${ref})`));
   return parts.join('\n\n');

@@ -5,7 +5,9 @@ import { err } from './format';
 import type { Style } from './style';
 
 const expectText = (p: SweepPoint): string =>
-  p.expect ? `${p.expect.outcome}${p.expect.first_divergence ? ` at ${p.expect.first_divergence}` : ''}${p.expect.culprit ? ` (${p.expect.culprit})` : ''}` : '—';
+  p.expect
+    ? `${p.expect.outcome}${p.expect.first_divergence ? ` at ${p.expect.first_divergence}` : ''}${p.expect.culprit ? ` (${p.expect.culprit})` : ''}`
+    : '—';
 
 function foundText(p: SweepPoint, s: Style): string {
   if (p.error) return s.bad(`error (exit ${p.error.exit})`);
@@ -20,10 +22,25 @@ export const progressLine = (p: SweepPoint, done: number, total: number): string
 
 /** `mla-diff sweep` / `merge`: one row per point, its misses, the verdict. */
 export function renderSweep(r: SweepReport, s: Style): string {
-  const scope = r.merged ? `merged from shards ${r.merged.map(shardText).join(', ')}` : r.shard ? `shard ${shardText(r.shard)}` : 'all points';
-  const t = new Table({ head: ['#', 'point', 'device', 'found', 'expected', 'met', 's'].map((h) => s.bold(h)), style: { head: [], border: [], compact: true } });
+  const scope = r.merged
+    ? `merged from shards ${r.merged.map(shardText).join(', ')}`
+    : r.shard
+      ? `shard ${shardText(r.shard)}`
+      : 'all points';
+  const t = new Table({
+    head: ['#', 'point', 'device', 'found', 'expected', 'met', 's'].map((h) => s.bold(h)),
+    style: { head: [], border: [], compact: true },
+  });
   for (const p of r.points) {
-    t.push([String(p.index), p.id, p.device ?? '—', foundText(p, s), expectText(p), p.met ? s.ok('yes') : s.bad('no'), p.seconds.toFixed(1)]);
+    t.push([
+      String(p.index),
+      p.id,
+      p.device ?? '—',
+      foundText(p, s),
+      expectText(p),
+      p.met ? s.ok('yes') : s.bad('no'),
+      p.seconds.toFixed(1),
+    ]);
   }
   const { points, met, unmet, errors } = r.summary;
   const failed = r.points.filter((p) => !p.met);
@@ -32,7 +49,10 @@ export function renderSweep(r: SweepReport, s: Style): string {
     t.toString(),
     ...failed.map((p) => s.bad(`not met: ${p.id}: ${p.misses.join('; ')}`)),
     ...(r.missing.length ? [s.warn(`missing: ${r.missing.length} point(s): ${r.missing.join(' ')}`)] : []),
-    met === points && !r.missing.length ? s.ok(`PASS: all ${points} points met their expectation (${r.seconds.toFixed(1)} s)`)
-      : s.bad(`FAIL: ${unmet} point(s) missed their expectation, ${errors} failed to run${r.missing.length ? `, ${r.missing.length} missing` : ''} (${r.seconds.toFixed(1)} s)`),
+    met === points && !r.missing.length
+      ? s.ok(`PASS: all ${points} points met their expectation (${r.seconds.toFixed(1)} s)`)
+      : s.bad(
+          `FAIL: ${unmet} point(s) missed their expectation, ${errors} failed to run${r.missing.length ? `, ${r.missing.length} missing` : ''} (${r.seconds.toFixed(1)} s)`,
+        ),
   ].join('\n');
 }

@@ -8,7 +8,15 @@ const plain = makeStyle(false);
 
 /** The table's rows as trimmed cells; group separator rows (one cell spanning all) included. */
 function rows(table: string): string[][] {
-  return table.split('\n').filter((l) => l.startsWith('│')).map((l) => l.split('│').slice(1, -1).map((c) => c.trim()));
+  return table
+    .split('\n')
+    .filter((l) => l.startsWith('│'))
+    .map((l) =>
+      l
+        .split('│')
+        .slice(1, -1)
+        .map((c) => c.trim()),
+    );
 }
 
 /** Stage rows by label (the first cell, less the `·derived` tag): `lse`, `chunk_lse[1]`. */
@@ -34,8 +42,17 @@ describe('normTraceTable: cold path, pieces, non-finite values', () => {
     const cold = caseResult({ withCold: true, rel: { kv_nope: { mhaCold: 3e-7, mha: 6e-7 } } });
 
     it('gets a column, between the engine paths and the reference, where it ran', () => {
-      expect(rows(normTraceTable(cold, PIECE0, plain))[0]).toEqual(
-        ['stage', '‖mha‖', '‖mqa‖', '‖cold‖', '‖reference‖', 'rel err', 'vs ref', 'max|Δ|', 'verdict']);
+      expect(rows(normTraceTable(cold, PIECE0, plain))[0]).toEqual([
+        'stage',
+        '‖mha‖',
+        '‖mqa‖',
+        '‖cold‖',
+        '‖reference‖',
+        'rel err',
+        'vs ref',
+        'max|Δ|',
+        'verdict',
+      ]);
       expect(rows(normTraceTable(caseResult(), PIECE0, plain))[0]).not.toContain('‖cold‖');
     });
 
@@ -62,7 +79,10 @@ describe('normTraceTable: cold path, pieces, non-finite values', () => {
   });
 
   describe('pieces and chunks', () => {
-    const c = caseResult({ pieces: PIECES, rel: (w) => (w.step === 1 && w.request === 'b' && w.stage === 'chunk_lse' && w.chunk === 1 ? { mha: 0.3 } : undefined) });
+    const c = caseResult({
+      pieces: PIECES,
+      rel: (w) => (w.step === 1 && w.request === 'b' && w.stage === 'chunk_lse' && w.chunk === 1 ? { mha: 0.3 } : undefined),
+    });
 
     it('shows only the records of the piece asked for', () => {
       const t = stageRows(normTraceTable(c, PIECES[0]!, plain));
@@ -75,9 +95,18 @@ describe('normTraceTable: cold path, pieces, non-finite values', () => {
       const labels = [...stageRows(normTraceTable(c, PIECES[2]!, plain)).keys()];
       const from = labels.indexOf('suffix_output');
       expect(labels.slice(from, labels.indexOf('split_lse'))).toEqual([
-        'suffix_output', 'suffix_lse',
-        'ctx_workspace[0]', 'chunk_output[0]', 'chunk_lse[0]', 'context_output[0]', 'context_lse[0]',
-        'ctx_workspace[1]', 'chunk_output[1]', 'chunk_lse[1]', 'context_output[1]', 'context_lse[1]',
+        'suffix_output',
+        'suffix_lse',
+        'ctx_workspace[0]',
+        'chunk_output[0]',
+        'chunk_lse[0]',
+        'context_output[0]',
+        'context_lse[0]',
+        'ctx_workspace[1]',
+        'chunk_output[1]',
+        'chunk_lse[1]',
+        'context_output[1]',
+        'context_lse[1]',
       ]);
       // Stages recorded once per piece keep a plain label.
       expect(labels).toContain('lse');
@@ -103,8 +132,12 @@ describe('normTraceTable: cold path, pieces, non-finite values', () => {
     it('a norm is NaN where the values hold NaN, inf where none is finite', () => {
       const c = caseResult({
         pieces: [PIECES[2]!],
-        records: (path, w) => (path === 'mha' && w.stage === 'context_output' && w.chunk === 1 ? { stats: stats(3, { nanCount: 2 }) }
-          : w.stage === 'chunk_lse' && w.chunk === 1 && path !== 'mqa' ? { stats: stats(0, { size: 6, infCount: 6 }) } : undefined),
+        records: (path, w) =>
+          path === 'mha' && w.stage === 'context_output' && w.chunk === 1
+            ? { stats: stats(3, { nanCount: 2 }) }
+            : w.stage === 'chunk_lse' && w.chunk === 1 && path !== 'mqa'
+              ? { stats: stats(0, { size: 6, infCount: 6 }) }
+              : undefined,
       });
       const t = stageRows(normTraceTable(c, PIECES[2]!, plain));
       expect(t.get('context_output[1]')!.slice(1, 4)).toEqual(['NaN', '—', String(10 + STAGE_NAMES.indexOf('context_output') + 0.1)]);
@@ -113,7 +146,9 @@ describe('normTraceTable: cold path, pieces, non-finite values', () => {
     });
 
     it('a broken invariant is named in the verdict cell with its count', () => {
-      const c = caseResult({ records: (path, w) => (w.stage === 'lse' ? { checks: [{ name: 'lse_bounds', violations: path === 'mqa' ? 4 : 0 }] } : undefined) });
+      const c = caseResult({
+        records: (path, w) => (w.stage === 'lse' ? { checks: [{ name: 'lse_bounds', violations: path === 'mqa' ? 4 : 0 }] } : undefined),
+      });
       const r = stageRows(normTraceTable(c, PIECE0, plain)).get('lse')!;
       expect(r.at(-1)).toBe('invariant-violated (mqa): mqa lse_bounds ×4 ◀ first');
     });
@@ -121,12 +156,21 @@ describe('normTraceTable: cold path, pieces, non-finite values', () => {
 });
 
 describe('pieceSummaryTable', () => {
-  const c = caseResult({ pieces: PIECES, rel: (w) => (w.step === 1 && w.request === 'b' && w.stage === 'chunk_lse' && w.chunk === 1 ? { mha: 0.3 } : undefined) });
+  const c = caseResult({
+    pieces: PIECES,
+    rel: (w) => (w.step === 1 && w.request === 'b' && w.stage === 'chunk_lse' && w.chunk === 1 ? { mha: 0.3 } : undefined),
+  });
   const t = rows(pieceSummaryTable(c, plain));
 
   it('has one row per piece of the schedule, cache fills included, in order', () => {
     expect(t[0]!.slice(0, 5)).toEqual(['step', 'request', 'piece', 'engine path', 'verdict']);
-    expect(t.slice(1).map((r) => r.slice(0, 2))).toEqual([['0', 'a'], ['0', 'b'], ['1', 'a'], ['1', 'b'], ['2', 'a']]);
+    expect(t.slice(1).map((r) => r.slice(0, 2))).toEqual([
+      ['0', 'a'],
+      ['0', 'b'],
+      ['1', 'a'],
+      ['1', 'b'],
+      ['2', 'a'],
+    ]);
     expect(t.slice(1).map((r) => r[3])).toEqual(['mha', '—', 'mha', 'mha', 'mqa']);
   });
 

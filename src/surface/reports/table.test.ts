@@ -10,7 +10,15 @@ const plain = makeStyle(false);
 
 /** The table's rows as trimmed cells; group separator rows (one cell spanning all) included. */
 function rows(table: string): string[][] {
-  return table.split('\n').filter((l) => l.startsWith('│')).map((l) => l.split('│').slice(1, -1).map((c) => c.trim()));
+  return table
+    .split('\n')
+    .filter((l) => l.startsWith('│'))
+    .map((l) =>
+      l
+        .split('│')
+        .slice(1, -1)
+        .map((c) => c.trim()),
+    );
 }
 
 /** Stage rows by label (the first cell, less the `·derived` tag): `lse`, `chunk_lse[1]`. */
@@ -45,7 +53,16 @@ describe('normTraceTable', () => {
   });
 
   it('with a reference: header has the reference columns', () => {
-    expect(rows(normTraceTable(agree, PIECE0, plain))[0]).toEqual(['stage', '‖mha‖', '‖mqa‖', '‖reference‖', 'rel err', 'vs ref', 'max|Δ|', 'verdict']);
+    expect(rows(normTraceTable(agree, PIECE0, plain))[0]).toEqual([
+      'stage',
+      '‖mha‖',
+      '‖mqa‖',
+      '‖reference‖',
+      'rel err',
+      'vs ref',
+      'max|Δ|',
+      'verdict',
+    ]);
   });
 
   it('without a reference: no reference columns', () => {
@@ -103,7 +120,10 @@ describe('normTraceTable', () => {
   });
 
   it('a stage with no measured error shows — for it', () => {
-    const c = caseResult({ stages: ['q', 'logits'], diffs: (d) => d.map((x) => (x.stage === 'q' && x.b === 'mqa' ? { ...x, relErr: null, maxAbsErr: null } : x)) });
+    const c = caseResult({
+      stages: ['q', 'logits'],
+      diffs: (d) => d.map((x) => (x.stage === 'q' && x.b === 'mqa' ? { ...x, relErr: null, maxAbsErr: null } : x)),
+    });
     const r = stageRows(normTraceTable(c, PIECE0, plain)).get('q')!;
     expect(r[4]).toBe('—');
     expect(r[6]).toBe('—');
@@ -123,5 +143,4 @@ describe('normTraceTable', () => {
     expect(r[3]).toBe('—');
     expect(r.at(-1)).toBe('ok');
   });
-
 });

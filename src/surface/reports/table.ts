@@ -13,13 +13,15 @@ import type { Style } from './style';
 
 const ENGINE_PATHS: PathName[] = ['mha', 'mqa', 'cold', 'reference', 'external'];
 
-export const samePiece = (a: { step: number; request: string }, b: { step: number; request: string }) => a.step === b.step && a.request === b.request;
+export const samePiece = (a: { step: number; request: string }, b: { step: number; request: string }) =>
+  a.step === b.step && a.request === b.request;
 
 /** The paths a case recorded, in column order. */
 export const pathsOf = (c: CaseResult): PathName[] => ENGINE_PATHS.filter((p) => c.trace.paths[p]);
 
 /** A path as the report names it: the external one with its label, e.g. `external (torch-mha)`. */
-export const pathLabel = (c: CaseResult, p: PathName): string => (p === 'external' && c.trace.external ? `external (${c.trace.external.name})` : p);
+export const pathLabel = (c: CaseResult, p: PathName): string =>
+  p === 'external' && c.trace.external ? `external (${c.trace.external.name})` : p;
 
 /** The external path's error against the judge (reference, else mha): `≥` marks a norm-only lower bound. */
 function externalCell(diffs: PairDiff[]): string {
@@ -31,7 +33,12 @@ function externalCell(diffs: PairDiff[]): string {
 }
 
 /** The stage replay's mark of a divergent record: where the divergence starts, or that it flows in. */
-const ORIGIN_MARK: Record<Origin, string> = { introduced: 'introduced', inherited: 'inherited', undetermined: 'origin ?', 'not-replayed': 'not replayed' };
+const ORIGIN_MARK: Record<Origin, string> = {
+  introduced: 'introduced',
+  inherited: 'inherited',
+  undetermined: 'origin ?',
+  'not-replayed': 'not replayed',
+};
 
 function verdictCell(v: StageVerdict, first: boolean, s: Style, origin: Origin | null = null): string {
   if (v.verdict === 'ok') return s.ok('ok');
@@ -65,12 +72,33 @@ export function normTraceTable(c: CaseResult, piece: PieceInfo, s: Style): strin
   const ext = c.trace.paths.external !== undefined;
   const floors = floorBased(c.comparison.stages);
   const [dt, range] = [hasDtypes(c), hasRange(c)];
-  const head = ['stage', ...(dt ? ['dtype'] : []), ...paths.map((p) => `‖${pathLabel(c, p)}‖`), 'rel err', ...(judge ? [judge === 'reference' ? 'vs ref' : 'vs cold'] : []),
-    ...(ext ? ['external err'] : []), ...(floors ? ['floor'] : []), 'max|Δ|', ...(range ? ['past range'] : []), 'verdict'];
+  const head = [
+    'stage',
+    ...(dt ? ['dtype'] : []),
+    ...paths.map((p) => `‖${pathLabel(c, p)}‖`),
+    'rel err',
+    ...(judge ? [judge === 'reference' ? 'vs ref' : 'vs cold'] : []),
+    ...(ext ? ['external err'] : []),
+    ...(floors ? ['floor'] : []),
+    'max|Δ|',
+    ...(range ? ['past range'] : []),
+    'verdict',
+  ];
   const t = new Table({
     head: head.map((h) => s.bold(h)),
     style: { head: [], border: [], compact: true },
-    colAligns: ['left', ...(dt ? ['left' as const] : []), ...paths.map(() => 'right' as const), 'right', ...(judge ? ['right' as const] : []), ...(ext ? ['right' as const] : []), ...(floors ? ['right' as const] : []), 'right', ...(range ? ['left' as const] : []), 'left'],
+    colAligns: [
+      'left',
+      ...(dt ? ['left' as const] : []),
+      ...paths.map(() => 'right' as const),
+      'right',
+      ...(judge ? ['right' as const] : []),
+      ...(ext ? ['right' as const] : []),
+      ...(floors ? ['right' as const] : []),
+      'right',
+      ...(range ? ['left' as const] : []),
+      'left',
+    ],
   });
   const first = c.comparison.firstDivergence;
   const norms = new Map<string, TensorStats>();
@@ -83,7 +111,9 @@ export function normTraceTable(c: CaseResult, piece: PieceInfo, s: Style): strin
     const key = recordKey(v);
     const diffs = c.trace.diffs.filter((d) => recordKey(d) === key);
     const [main, mark] = mainPair(diffs);
-    const vsJudge = judge ? diffs.filter((d) => d.b === judge && d.a !== 'cold' && d.a !== 'external' && d.relErr != null).map((d) => d.relErr!) : [];
+    const vsJudge = judge
+      ? diffs.filter((d) => d.b === judge && d.a !== 'cold' && d.a !== 'external' && d.relErr != null).map((d) => d.relErr!)
+      : [];
     const isFirst = first !== null && recordKey(first) === key;
     const label = `${v.stage}${v.chunk === undefined ? '' : `[${v.chunk}]`}`;
     const relText = main?.relErr == null ? '—' : `${main.nan[0] || main.nan[1] ? 'NaN' : err(main.relErr)}${mark}`;
@@ -113,15 +143,28 @@ function norm(st: TensorStats | undefined): string {
 
 /** One line per piece for long schedules: what ran, its verdict, its worst mha↔mqa error. */
 export function pieceSummaryTable(c: CaseResult, s: Style): string {
-  const t = new Table({ head: ['step', 'request', 'piece', 'engine path', 'verdict', 'worst mha↔mqa / first divergence'].map((h) => s.bold(h)), style: { head: [], border: [], compact: true } });
+  const t = new Table({
+    head: ['step', 'request', 'piece', 'engine path', 'verdict', 'worst mha↔mqa / first divergence'].map((h) => s.bold(h)),
+    style: { head: [], border: [], compact: true },
+  });
   const first = c.comparison.firstDivergence;
   for (const p of c.trace.pieces) {
     const vs = c.comparison.stages.filter((v) => samePiece(v, p));
     const bad = vs.filter((v) => v.verdict !== 'ok');
-    const worst = vs.flatMap((v) => v.pairs.filter((x) => x.a === 'mha' && x.b === 'mqa' && x.relErr != null).map((x) => [x.relErr!, v.stage] as const))
+    const worst = vs
+      .flatMap((v) => v.pairs.filter((x) => x.a === 'mha' && x.b === 'mqa' && x.relErr != null).map((x) => [x.relErr!, v.stage] as const))
       .reduce<readonly [number, string] | null>((w, x) => (!w || x[0] > w[0] ? x : w), null);
-    const verdict = p.kind === 'cached' ? s.dim('cache fill') : bad.length ? s.bad(`${bad.length} diverge${first && samePiece(first, p) ? ' ◀ first' : ''}`) : s.ok('ok');
-    const detail = bad.length ? s.bad(`${bad[0]!.stage}${bad[0]!.chunk === undefined ? '' : `[${bad[0]!.chunk}]`}: ${bad[0]!.verdict} (${bad[0]!.culprit})`) : worst ? `${err(worst[0])} ${worst[1]}` : '—';
+    const verdict =
+      p.kind === 'cached'
+        ? s.dim('cache fill')
+        : bad.length
+          ? s.bad(`${bad.length} diverge${first && samePiece(first, p) ? ' ◀ first' : ''}`)
+          : s.ok('ok');
+    const detail = bad.length
+      ? s.bad(`${bad[0]!.stage}${bad[0]!.chunk === undefined ? '' : `[${bad[0]!.chunk}]`}: ${bad[0]!.verdict} (${bad[0]!.culprit})`)
+      : worst
+        ? `${err(worst[0])} ${worst[1]}`
+        : '—';
     t.push([String(p.step), p.request, pieceLabel(p), p.kind === 'cached' ? '—' : p.route, verdict, detail]);
   }
   return t.toString();

@@ -30,34 +30,60 @@ export function weightsTable(w: WeightsReport, s: Style): string {
     }
     const b = other.get(r.name);
     const v = verdicts.get(r.name);
-    t.push([r.name, r.tensors.join(' + '), r.dtype, b?.dtype ?? '—', dims(r), num(r.norm), num(b?.norm), err(v?.relErr), err(v?.allowed),
-      v && v.maxAbsErr > 0 ? `${num(v.maxAbsErr)} [${v.maxAbsErrAt.join(',')}]` : '0', r.checksum, verdictCell(v, w.comparison?.firstWeight === r.name, s)]);
+    t.push([
+      r.name,
+      r.tensors.join(' + '),
+      r.dtype,
+      b?.dtype ?? '—',
+      dims(r),
+      num(r.norm),
+      num(b?.norm),
+      err(v?.relErr),
+      err(v?.allowed),
+      v && v.maxAbsErr > 0 ? `${num(v.maxAbsErr)} [${v.maxAbsErrAt.join(',')}]` : '0',
+      r.checksum,
+      verdictCell(v, w.comparison?.firstWeight === r.name, s),
+    ]);
   }
   return t.toString();
 }
 
-const at = (a: AcrossVerdict) => `${a.stage}${a.chunk === undefined ? '' : `[chunk ${a.chunk}]`} (step ${a.step}, ${a.request}; rel err ${err(a.relErr)} > ${err(a.allowed)})`;
+const at = (a: AcrossVerdict) =>
+  `${a.stage}${a.chunk === undefined ? '' : `[chunk ${a.chunk}]`} (step ${a.step}, ${a.request}; rel err ${err(a.relErr)} > ${err(a.allowed)})`;
 
 /** Headline, W table and the verdict across sources. */
 export function renderWeights(w: WeightsReport, s: Style): string {
-  const lines = [s.bold(w.compare ? `weights: a = ${w.primary.label} · b = ${w.compare.label}` : `weights: ${w.primary.label}`), weightsTable(w, s)];
+  const lines = [
+    s.bold(w.compare ? `weights: a = ${w.primary.label} · b = ${w.compare.label}` : `weights: ${w.primary.label}`),
+    weightsTable(w, s),
+  ];
   const c = w.comparison;
   if (c) {
     const moved = c.activations.length;
     if (c.verdict === 'agree') {
-      lines.push(s.ok(`PASS weights: every weight within its quantization bound; ${moved} activation records of mha and mqa move no more than the bounds allow`));
+      lines.push(
+        s.ok(
+          `PASS weights: every weight within its quantization bound; ${moved} activation records of mha and mqa move no more than the bounds allow`,
+        ),
+      );
     } else {
       const parts = [];
       if (c.firstWeight) {
         const uk = c.weights.find((x) => x.name === 'W_UK')?.verdict;
         const uv = c.weights.find((x) => x.name === 'W_UV')?.verdict;
-        const half = c.firstWeight === 'kv_b_proj' && uk && uv && uk !== uv ? ` (its ${uk === 'agree' ? 'W_UV' : 'W_UK'} rows; ${uk === 'agree' ? 'W_UK' : 'W_UV'} agrees)` : '';
+        const half =
+          c.firstWeight === 'kv_b_proj' && uk && uv && uk !== uv
+            ? ` (its ${uk === 'agree' ? 'W_UV' : 'W_UK'} rows; ${uk === 'agree' ? 'W_UK' : 'W_UV'} agrees)`
+            : '';
         parts.push(`first differing weight ${c.firstWeight}${half}`);
       }
       for (const p of ['mha', 'mqa'] as const) if (c.firstActivation[p]) parts.push(`${p} first moves at ${at(c.firstActivation[p]!)}`);
       lines.push(s.bad(`FAIL weights: ${parts.join('; ')}`));
     }
   }
-  if (w.expectation) lines.push(w.expectation.met ? s.ok('weights expectation met') : s.bad(`weights expectation NOT met: ${w.expectation.misses.join('; ')}`));
+  if (w.expectation)
+    lines.push(
+      w.expectation.met ? s.ok('weights expectation met') : s.bad(`weights expectation NOT met: ${w.expectation.misses.join('; ')}`),
+    );
   return lines.join('\n');
 }

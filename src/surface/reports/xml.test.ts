@@ -18,8 +18,9 @@ describe('xml writer', () => {
     const nasty = `<&>"'\n\t ok ✓ \u0007`;
     const xml = xmlElement('root', { a: nasty, skip: undefined, n: 3 }, [xmlElement('leaf', { b: 'x' }, nasty), xmlElement('empty', {})]);
     expect(XMLValidator.validate(xml)).toBe(true);
-    const doc = new XMLParser({ ignoreAttributes: false, trimValues: false, processEntities: true, htmlEntities: true }).parse(xml) as
-      { root: { '@_a': string; '@_n': string; '@_skip'?: string; leaf: { '#text': string; '@_b': string }; empty: string } };
+    const doc = new XMLParser({ ignoreAttributes: false, trimValues: false, processEntities: true, htmlEntities: true }).parse(xml) as {
+      root: { '@_a': string; '@_n': string; '@_skip'?: string; leaf: { '#text': string; '@_b': string }; empty: string };
+    };
     expect(doc.root['@_a']).toBe(nasty.replace('\u0007', '\uFFFD'));
     expect(doc.root['@_n']).toBe('3');
     expect(doc.root['@_skip']).toBeUndefined();

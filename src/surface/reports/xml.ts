@@ -4,7 +4,8 @@
  */
 
 // Characters XML 1.0 forbids (C0 controls but tab, LF, CR; U+FFFE, U+FFFF; lone surrogates).
-const FORBIDDEN = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
+const FORBIDDEN =
+  /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
 const TEXT: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;' };
 // In attributes, quotes and whitespace other than space too: a parser normalizes raw tab/LF/CR to spaces.
 const ATTR: Record<string, string> = { ...TEXT, '"': '&quot;', "'": '&apos;', '\t': '&#9;', '\n': '&#10;', '\r': '&#13;' };
@@ -18,7 +19,10 @@ export const xmlAttr = (s: string): string => s.replace(FORBIDDEN, '\uFFFD').rep
 export type Attrs = Record<string, string | number | undefined>;
 
 const attrs = (a: Attrs): string =>
-  Object.entries(a).filter(([, v]) => v !== undefined).map(([k, v]) => ` ${k}="${xmlAttr(String(v))}"`).join('');
+  Object.entries(a)
+    .filter(([, v]) => v !== undefined)
+    .map(([k, v]) => ` ${k}="${xmlAttr(String(v))}"`)
+    .join('');
 
 /**
  * An element: children are already-written elements (one per line; not re-indented, so that

@@ -25,10 +25,14 @@ export function overwriteTensorData(tensors: Iterable<{ file: string; offset: nu
 
 /** A GGUF of zero-valued F32 tensors with these PyTorch shapes. */
 export function writeF32Gguf(path: string, meta: ReadonlyMap<string, GgufEntry>, tensors: Record<string, number[]>): void {
-  writeGguf(path, meta, Object.entries(tensors).map(([name, shape]) => {
-    const n = shape.reduce((a, b) => a * b, 1);
-    return { name, ne: [...shape].reverse(), type: 'F32' as const, data: new Uint8Array(4 * n) };
-  }));
+  writeGguf(
+    path,
+    meta,
+    Object.entries(tensors).map(([name, shape]) => {
+      const n = shape.reduce((a, b) => a * b, 1);
+      return { name, ne: [...shape].reverse(), type: 'F32' as const, data: new Uint8Array(4 * n) };
+    }),
+  );
 }
 
 /** A Llama-style (not MLA) GGUF with two layers of attn_q/k/v/output. */
@@ -39,7 +43,9 @@ export function writeLlamaGguf(path: string): void {
     ['llama.embedding_length', { type: 'UINT32', value: 32 }],
   ]);
   const tensors: Record<string, number[]> = { 'token_embd.weight': [16, 32] };
-  for (const l of [0, 1]) for (const t of ['attn_norm', 'attn_q', 'attn_k', 'attn_v', 'attn_output']) tensors[`blk.${l}.${t}.weight`] = t === 'attn_norm' ? [32] : [32, 32];
+  for (const l of [0, 1])
+    for (const t of ['attn_norm', 'attn_q', 'attn_k', 'attn_v', 'attn_output'])
+      tensors[`blk.${l}.${t}.weight`] = t === 'attn_norm' ? [32] : [32, 32];
   writeF32Gguf(path, meta, tensors);
 }
 

@@ -9,16 +9,40 @@ export class Bytes {
     return this;
   }
 
-  u32(v: number): this { const b = Buffer.alloc(4); b.writeUInt32LE(v); return this.push(b); }
-  u64(v: number | bigint): this { const b = Buffer.alloc(8); b.writeBigUInt64LE(BigInt(v)); return this.push(b); }
-  str(s: string): this { const b = Buffer.from(s, 'utf8'); return this.u64(b.length).push(b); }
-  raw(b: Uint8Array): this { return this.push(Buffer.from(b)); }
-  f32s(v: readonly number[]): this { return this.raw(new Uint8Array(Float32Array.from(v).buffer)); }
-  padTo(a: number): this { return this.push(Buffer.alloc((a - (this.length % a)) % a)); }
-  build(): Buffer { return Buffer.concat(this.parts); }
+  u32(v: number): this {
+    const b = Buffer.alloc(4);
+    b.writeUInt32LE(v);
+    return this.push(b);
+  }
+  u64(v: number | bigint): this {
+    const b = Buffer.alloc(8);
+    b.writeBigUInt64LE(BigInt(v));
+    return this.push(b);
+  }
+  str(s: string): this {
+    const b = Buffer.from(s, 'utf8');
+    return this.u64(b.length).push(b);
+  }
+  raw(b: Uint8Array): this {
+    return this.push(Buffer.from(b));
+  }
+  f32s(v: readonly number[]): this {
+    return this.raw(new Uint8Array(Float32Array.from(v).buffer));
+  }
+  padTo(a: number): this {
+    return this.push(Buffer.alloc((a - (this.length % a)) % a));
+  }
+  build(): Buffer {
+    return Buffer.concat(this.parts);
+  }
 }
 
-export interface HandTensor { name: string; ne: readonly number[]; typeId: number; offset: number }
+export interface HandTensor {
+  name: string;
+  ne: readonly number[];
+  typeId: number;
+  offset: number;
+}
 
 export interface HandGguf {
   version?: number;
@@ -46,6 +70,12 @@ export function handGguf(g: HandGguf): Buffer {
 }
 
 /** A STRING kv. */
-export const kvString = (key: string, v: string) => (b: Bytes): void => void b.str(key).u32(8).str(v);
+export const kvString =
+  (key: string, v: string) =>
+  (b: Bytes): void =>
+    void b.str(key).u32(8).str(v);
 /** A UINT32 kv. */
-export const kvU32 = (key: string, v: number) => (b: Bytes): void => void b.str(key).u32(4).u32(v);
+export const kvU32 =
+  (key: string, v: number) =>
+  (b: Bytes): void =>
+    void b.str(key).u32(4).u32(v);

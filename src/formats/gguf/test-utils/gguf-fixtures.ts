@@ -32,17 +32,31 @@ export const EVERY_TYPE: Record<string, GgufEntry> = {
   'test.u32s': { type: 'ARRAY', itemType: 'UINT32', value: [0, 1, 4_294_967_295] },
   'test.empty': { type: 'ARRAY', itemType: 'FLOAT32', value: [] },
   'test.nested': {
-    type: 'ARRAY', itemType: 'ARRAY', value: [[1, 2], ['x']],
-    items: [{ type: 'ARRAY', itemType: 'INT16', value: [1, 2] }, { type: 'ARRAY', itemType: 'STRING', value: ['x'] }],
+    type: 'ARRAY',
+    itemType: 'ARRAY',
+    value: [[1, 2], ['x']],
+    items: [
+      { type: 'ARRAY', itemType: 'INT16', value: [1, 2] },
+      { type: 'ARRAY', itemType: 'STRING', value: ['x'] },
+    ],
   },
   // Bigger than the reader's 1 MiB chunk: the header is read across chunk boundaries.
   'tokenizer.ggml.tokens': { type: 'ARRAY', itemType: 'STRING', value: Array.from({ length: 120_000 }, (_, i) => `tok_${i}`) },
 };
 
-export interface Case { name: string; ne: number[]; type: GgmlType; src: Float32Array; data: Uint8Array }
+export interface Case {
+  name: string;
+  ne: number[];
+  type: GgmlType;
+  src: Float32Array;
+  data: Uint8Array;
+}
 
 export function tensorCase(name: string, ne: number[], type: GgmlType, seed: number): Case {
-  const src = values(ne.reduce((a, b) => a * b, 1), seed);
+  const src = values(
+    ne.reduce((a, b) => a * b, 1),
+    seed,
+  );
   const data = type === 'F32' ? new Uint8Array(src.slice().buffer) : type === 'F16' ? f16Bytes(src) : quantizeRows(type, src, ne[0]!);
   return { name, ne, type, src, data };
 }

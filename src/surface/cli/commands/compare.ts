@@ -19,7 +19,11 @@ export interface CompareArgs {
   verbose: boolean;
 }
 
-export const ruleOf = (a: { rel?: number; floor?: number }): CompareRule => ({ ...DEFAULT_RULE, ...(a.rel === undefined ? {} : { rel: a.rel }), ...(a.floor === undefined ? {} : { k: a.floor }) });
+export const ruleOf = (a: { rel?: number; floor?: number }): CompareRule => ({
+  ...DEFAULT_RULE,
+  ...(a.rel === undefined ? {} : { rel: a.rel }),
+  ...(a.floor === undefined ? {} : { k: a.floor }),
+});
 
 export const comparisonText = (c: RunsComparison, format: 'table' | 'json', color: boolean): string =>
   format === 'json' ? JSON.stringify(c, null, 2) : renderComparison(c, makeStyle(color));
@@ -42,10 +46,17 @@ export const compareModule: CommandModule<object, CompareArgs> = {
       .positional('new', { type: 'string', demandOption: true, describe: 'the run report to check against it' })
       .option('rel', { type: 'number', describe: 'a fixed relative bound for every record (default: k × its noise floor)' })
       .option('floor', { type: 'number', describe: `k: a record may move k × its noise floor (default ${DEFAULT_RULE.k})` })
-      .option('format', { choices: ['table', 'json'] as const, default: 'table' as const, describe: 'output format (json: mla-diff/compare version 1)' })
+      .option('format', {
+        choices: ['table', 'json'] as const,
+        default: 'table' as const,
+        describe: 'output format (json: mla-diff/compare version 1)',
+      })
       .option('out', { type: 'string', describe: 'write the comparison to this file' })
       .option('force', { type: 'boolean', default: false, describe: 'let --out overwrite a file mla-diff did not write' })
-      .example('$0 compare golden.json new.json', 'exit 0 when no record moved beyond its bound, 1 when one did') as unknown as Argv<CompareArgs>,
+      .example(
+        '$0 compare golden.json new.json',
+        'exit 0 when no record moved beyond its bound, 1 when one did',
+      ) as unknown as Argv<CompareArgs>,
   handler: async (args) => {
     process.exitCode = await handleErrors(args.verbose, processIO, () => compareCommand(args));
   },

@@ -8,7 +8,8 @@ export const faultsModule: CommandModule<object, { format: 'table' | 'json' }> =
   command: 'faults',
   describe: 'list the plantable faults: where each enters, what it needs, the real bug it models',
   builder: (y: Argv) =>
-    y.option('format', { choices: ['table', 'json'] as const, default: 'table' as const })
+    y
+      .option('format', { choices: ['table', 'json'] as const, default: 'table' as const })
       .example('$0 faults', 'the fault catalogue with bug references')
       .example('$0 faults --format json', 'the same as JSON') as unknown as Argv<{ format: 'table' | 'json' }>,
   handler: (args) => {

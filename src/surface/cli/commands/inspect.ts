@@ -36,12 +36,22 @@ export const inspectModule: CommandModule<object, InspectArgs> = {
   describe: 'what a GGUF or safetensors checkpoint holds: MLA dims, kv_b layout, attention tensors per layer (headers only)',
   builder: (y: Argv) =>
     y
-      .positional('file', { type: 'string', demandOption: true, describe: '.gguf (any shard of a split), .safetensors, model.safetensors.index.json or a checkpoint directory' })
-      .option('layer', { type: 'number', describe: "also read this layer's attention weights: norm, max|x|, non-finite count and checksum of each" })
+      .positional('file', {
+        type: 'string',
+        demandOption: true,
+        describe: '.gguf (any shard of a split), .safetensors, model.safetensors.index.json or a checkpoint directory',
+      })
+      .option('layer', {
+        type: 'number',
+        describe: "also read this layer's attention weights: norm, max|x|, non-finite count and checksum of each",
+      })
       .option('format', { choices: ['table', 'json'] as const, default: 'table' as const, describe: 'report format' })
       .example('$0 inspect GLM-5-Q4_K_M-00001-of-00010.gguf', 'dims, kv_b layout and per-layer quant types of a split GGUF, in a second')
       .example('$0 inspect ./DeepSeek-V3 --layer 3', 'a safetensors checkpoint directory, with layer 3 read and summarized')
-      .example('$0 inspect model.gguf --format json | jq .mla', 'the versioned JSON object (format mla-diff/inspect)') as unknown as Argv<InspectArgs>,
+      .example(
+        '$0 inspect model.gguf --format json | jq .mla',
+        'the versioned JSON object (format mla-diff/inspect)',
+      ) as unknown as Argv<InspectArgs>,
   handler: async (args) => {
     process.exitCode = await handleErrors(args.verbose, processIO, () => inspectCommand(args));
   },

@@ -8,7 +8,14 @@ import { toolVersion } from '../../../version';
 import { processIO } from '../io/process-io';
 import { emitSweep } from './sweep';
 
-export interface MergeArgs { reports: string[]; out?: string; format: 'table' | 'json'; allowMissing: boolean; force: boolean; verbose: boolean }
+export interface MergeArgs {
+  reports: string[];
+  out?: string;
+  format: 'table' | 'json';
+  allowMissing: boolean;
+  force: boolean;
+  verbose: boolean;
+}
 
 function readJson(file: string): unknown {
   let text: string;
@@ -16,7 +23,11 @@ function readJson(file: string): unknown {
     text = readFileSync(file, 'utf8');
   } catch (e) {
     const missing = (e as NodeJS.ErrnoException).code === 'ENOENT';
-    throw new MlaDiffError(missing ? 'file-not-found' : 'file-unreadable', missing ? 'no such sweep report' : `cannot read: ${(e as Error).message}`, { file });
+    throw new MlaDiffError(
+      missing ? 'file-not-found' : 'file-unreadable',
+      missing ? 'no such sweep report' : `cannot read: ${(e as Error).message}`,
+      { file },
+    );
   }
   try {
     return JSON.parse(text);
@@ -26,7 +37,10 @@ function readJson(file: string): unknown {
 }
 
 export async function mergeCommand(a: MergeArgs, io: IO = processIO): Promise<number> {
-  const r = mergeReports(a.reports.map((file) => ({ file, report: readJson(file) })), { allowMissing: a.allowMissing, toolVersion: toolVersion() });
+  const r = mergeReports(
+    a.reports.map((file) => ({ file, report: readJson(file) })),
+    { allowMissing: a.allowMissing, toolVersion: toolVersion() },
+  );
   return emitSweep(r, { ...a, inputs: a.reports }, io);
 }
 
@@ -34,10 +48,20 @@ export const mergeModule: CommandModule<object, MergeArgs> = {
   command: 'merge <reports..>',
   describe: 'join the shard reports of one sweep into one report (as if run unsharded)',
   builder: (y: Argv) =>
-    y.positional('reports', { type: 'string', array: true, demandOption: true, describe: 'sweep JSON files (mla-diff sweep --shard i/n --out FILE)' })
+    y
+      .positional('reports', {
+        type: 'string',
+        array: true,
+        demandOption: true,
+        describe: 'sweep JSON files (mla-diff sweep --shard i/n --out FILE)',
+      })
       .option('out', { type: 'string', describe: 'write the merged sweep JSON to this file (or directory)' })
       .option('format', { choices: ['table', 'json'] as const, default: 'table' as const })
-      .option('allow-missing', { type: 'boolean', default: false, describe: 'accept shards that leave points out (listed as missing; exit 1)' })
+      .option('allow-missing', {
+        type: 'boolean',
+        default: false,
+        describe: 'accept shards that leave points out (listed as missing; exit 1)',
+      })
       .option('force', { type: 'boolean', default: false, describe: 'let --out overwrite a file mla-diff did not write' })
       .example('$0 merge shard-*.json --out sweep.json', 'every shard of a CI matrix joined') as unknown as Argv<MergeArgs>,
   handler: async (args) => {

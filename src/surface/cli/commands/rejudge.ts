@@ -25,7 +25,7 @@ export interface RejudgeArgs {
 function spec(args: RejudgeArgs, saved: RunReport): ToleranceSpec {
   if (args.rel !== undefined) return { default: args.rel };
   if (args.floor !== undefined) return { default: { floor: args.floor } };
-  const stages = args.tolerances ? readTolerancesFile(args.tolerances) : saved.scenario.tolerances.stages ?? {};
+  const stages = args.tolerances ? readTolerancesFile(args.tolerances) : (saved.scenario.tolerances.stages ?? {});
   return { ...(saved.scenario.tolerances.default === undefined ? {} : { default: saved.scenario.tolerances.default }), stages };
 }
 
@@ -33,9 +33,12 @@ function spec(args: RejudgeArgs, saved: RunReport): ToleranceSpec {
 export async function rejudgeCommand(args: RejudgeArgs, io: IO = processIO): Promise<number> {
   const saved = loadRunReport(args.report);
   const reports = saved.runs.map((r) => rejudgeRun(r, spec(args, r)));
-  const text = args.format === 'json'
-    ? JSON.stringify(reports.length === 1 ? reports[0] : { format: 'mla-diff/runs', version: 1, runs: reports }, null, 2)
-    : ['mla-diff report (re-judged)', ...reports.map((r) => renderRun(r, makeStyle(!args.out && colorWanted()), args.verbose))].join('\n\n');
+  const text =
+    args.format === 'json'
+      ? JSON.stringify(reports.length === 1 ? reports[0] : { format: 'mla-diff/runs', version: 1, runs: reports }, null, 2)
+      : ['mla-diff report (re-judged)', ...reports.map((r) => renderRun(r, makeStyle(!args.out && colorWanted()), args.verbose))].join(
+          '\n\n',
+        );
   if (args.out) writeOutput(args.out, text, { force: args.force, inputs: [args.report] });
   else io.out(text);
   return reports.every((r) => r.verdict === 'agree') ? EXIT.agree : EXIT.diverge;

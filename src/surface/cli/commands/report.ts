@@ -29,7 +29,10 @@ export const reportModule: CommandModule<object, ReportArgs> = {
       .positional('file', { type: 'string', demandOption: true, describe: 'a JSON run report (format mla-diff/run or mla-diff/runs)' })
       .option('html', { type: 'string', demandOption: true, describe: 'write the HTML report to this file' })
       .option('force', { type: 'boolean', default: false, describe: 'let --html overwrite a file mla-diff did not write' })
-      .example('$0 report run.json --html run.html', 'per-stage norms, errors against tolerances and the per-head error map, in one file') as unknown as Argv<ReportArgs>,
+      .example(
+        '$0 report run.json --html run.html',
+        'per-stage norms, errors against tolerances and the per-head error map, in one file',
+      ) as unknown as Argv<ReportArgs>,
   handler: async (args) => {
     process.exitCode = await handleErrors(args.verbose, processIO, () => reportCommand(args));
   },

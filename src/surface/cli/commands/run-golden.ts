@@ -20,15 +20,27 @@ export interface GoldenFlags {
 /** Checks the flags and reads the golden run before any work: bad input fails first. */
 export function prepareGolden(args: GoldenFlags): SavedRuns | null {
   if (args.writeTolerances && args.scenarios.length !== 1) {
-    throw new MlaDiffError('usage', `--write-tolerances writes one scenario's tolerances; ${args.scenarios.length} scenarios given`, { field: '--write-tolerances' });
+    throw new MlaDiffError('usage', `--write-tolerances writes one scenario's tolerances; ${args.scenarios.length} scenarios given`, {
+      field: '--write-tolerances',
+    });
   }
   return args.golden ? loadRunReport(args.golden) : null;
 }
 
 /** After the run: writes the ratchet, compares with the golden run; returns whether the run changed against it. */
-export function finishGolden(args: GoldenFlags, golden: SavedRuns | null, reports: RunReport[], io: IO, color: boolean, quiet: boolean): boolean {
+export function finishGolden(
+  args: GoldenFlags,
+  golden: SavedRuns | null,
+  reports: RunReport[],
+  io: IO,
+  color: boolean,
+  quiet: boolean,
+): boolean {
   if (args.writeTolerances) {
-    writeOutput(args.writeTolerances, ratchetYaml(ratchetOf(reports[0]!), reports[0]!.created), { force: args.force, inputs: args.scenarios });
+    writeOutput(args.writeTolerances, ratchetYaml(ratchetOf(reports[0]!), reports[0]!.created), {
+      force: args.force,
+      inputs: args.scenarios,
+    });
     if (!quiet) io.out(`tolerances written: ${args.writeTolerances}`);
   }
   if (!golden) return false;

@@ -51,8 +51,12 @@ function pickCases(s: Scenario, names: string[] | undefined): Scenario {
   if (!names?.length) return s;
   const unknown = names.filter((n) => !s.cases.some((c) => c.name === n));
   if (unknown.length) {
-    throw new MlaDiffError('invalid-value', `no case named ${unknown.map((n) => `"${n}"`).join(', ')}`, { file: s.file ?? undefined, field: '--case' },
-      `cases: ${s.cases.map((c) => c.name).join(', ')}`);
+    throw new MlaDiffError(
+      'invalid-value',
+      `no case named ${unknown.map((n) => `"${n}"`).join(', ')}`,
+      { file: s.file ?? undefined, field: '--case' },
+      `cases: ${s.cases.map((c) => c.name).join(', ')}`,
+    );
   }
   return { ...s, cases: s.cases.filter((c) => names.includes(c.name)) };
 }
@@ -62,12 +66,19 @@ function checkOutputs(args: RunArgs): void {
   const outs = (['out', 'junit', 'markdown', 'html'] as const).filter((k) => args[k] !== undefined);
   for (const [i, k] of outs.entries()) {
     const twin = outs.slice(0, i).find((j) => resolve(args[j]!) === resolve(args[k]!));
-    if (twin) throw new MlaDiffError('invalid-value', `--${k} names the same file as --${twin}`, { file: args[k], field: `--${k}` }, 'give each report its own file');
+    if (twin)
+      throw new MlaDiffError(
+        'invalid-value',
+        `--${k} names the same file as --${twin}`,
+        { file: args[k], field: `--${k}` },
+        'give each report its own file',
+      );
   }
 }
 
 function render(format: RunFormat, reports: RunReport[], args: RunArgs): string {
-  if (format === 'json') return JSON.stringify(reports.length === 1 ? reports[0] : { format: 'mla-diff/runs', version: 1, runs: reports }, null, 2);
+  if (format === 'json')
+    return JSON.stringify(reports.length === 1 ? reports[0] : { format: 'mla-diff/runs', version: 1, runs: reports }, null, 2);
   if (format === 'junit') return renderJUnit(reports);
   if (format === 'markdown') return renderMarkdown(reports);
   return ['mla-diff report', ...reports.map((r) => renderRun(r, makeStyle(!args.out && colorWanted()), args.verbose))].join('\n\n');
@@ -77,7 +88,9 @@ function render(format: RunFormat, reports: RunReport[], args: RunArgs): string 
 export async function runCommand(args: RunArgs, io: IO = processIO): Promise<number> {
   checkOutputs(args);
   const flags = { external: args.external, trace: args.trace };
-  const scenarios = args.scenarios.map((f) => withExternalFlags(pickCases(loadScenario(f, { allowLooser: args.allowLooser ?? false }), args.case), flags));
+  const scenarios = args.scenarios.map((f) =>
+    withExternalFlags(pickCases(loadScenario(f, { allowLooser: args.allowLooser ?? false }), args.case), flags),
+  );
   const golden = prepareGolden(args);
   const log = args.verbose ? (m: string) => io.err(`mla-diff: ${m}`) : () => {};
   const runtime = await selectRuntime(args.device, log);
@@ -87,10 +100,17 @@ export async function runCommand(args: RunArgs, io: IO = processIO): Promise<num
   const bar = !args.quiet && !args.verbose && io.errStream ? progressBar(io.errStream) : null;
   try {
     for (const s of scenarios) {
-      reports.push(await runScenario(s, {
-        runtime, reference: args.reference, replay: args.replay, log, toolVersion: toolVersion(), keepExternal: args.keepExternal ?? false,
-        ...(bar ? { progress: bar.progress } : {}),
-      }));
+      reports.push(
+        await runScenario(s, {
+          runtime,
+          reference: args.reference,
+          replay: args.replay,
+          log,
+          toolVersion: toolVersion(),
+          keepExternal: args.keepExternal ?? false,
+          ...(bar ? { progress: bar.progress } : {}),
+        }),
+      );
     }
   } finally {
     bar?.stop();
@@ -112,7 +132,14 @@ export async function runCommand(args: RunArgs, io: IO = processIO): Promise<num
   } else if (!args.quiet || args.format !== 'table') {
     io.out(text);
   }
-  const changed = finishGolden(args, golden, reports, args.format === 'json' && !args.out ? { out: io.err, err: io.err } : io, !args.out && colorWanted(), args.quiet);
+  const changed = finishGolden(
+    args,
+    golden,
+    reports,
+    args.format === 'json' && !args.out ? { out: io.err, err: io.err } : io,
+    !args.out && colorWanted(),
+    args.quiet,
+  );
   return reports.every((r) => r.verdict === 'agree') && !changed ? EXIT.agree : EXIT.diverge;
 }
 
@@ -122,29 +149,83 @@ export const runModule: CommandModule<object, RunArgs> = {
   builder: (y: Argv) =>
     y
       .positional('scenarios', { type: 'string', array: true, demandOption: true, describe: 'scenario YAML files' })
-      .option('device', { choices: DEVICE_REQUESTS, default: 'auto' as DeviceRequest, describe: 'tfjs backend: auto = webgpu on a hardware GPU, else tensorflow if it loads, else wasm' })
-      .option('format', { choices: RUN_FORMATS, default: 'table' as RunFormat, describe: 'report format: table, json (the run JSON), junit (JUnit XML), markdown (a CI step summary)' })
+      .option('device', {
+        choices: DEVICE_REQUESTS,
+        default: 'auto' as DeviceRequest,
+        describe: 'tfjs backend: auto = webgpu on a hardware GPU, else tensorflow if it loads, else wasm',
+      })
+      .option('format', {
+        choices: RUN_FORMATS,
+        default: 'table' as RunFormat,
+        describe: 'report format: table, json (the run JSON), junit (JUnit XML), markdown (a CI step summary)',
+      })
       .option('out', { type: 'string', describe: 'write the report to this file (stdout gets one line per scenario)' })
       .option('junit', { type: 'string', describe: 'also write JUnit XML here: a test case per scenario case × engine step (for CI)' })
-      .option('markdown', { type: 'string', describe: 'also write a Markdown summary here (for a CI step summary, e.g. $GITHUB_STEP_SUMMARY)' })
-      .option('html', { type: 'string', describe: 'also write the HTML report to this file: per-stage norms and errors, per-head error map (one self-contained page)' })
-      .option('force', { type: 'boolean', default: false, describe: 'let --out, --junit, --markdown and --html overwrite a file mla-diff did not write' })
+      .option('markdown', {
+        type: 'string',
+        describe: 'also write a Markdown summary here (for a CI step summary, e.g. $GITHUB_STEP_SUMMARY)',
+      })
+      .option('html', {
+        type: 'string',
+        describe: 'also write the HTML report to this file: per-stage norms and errors, per-head error map (one self-contained page)',
+      })
+      .option('force', {
+        type: 'boolean',
+        default: false,
+        describe: 'let --out, --junit, --markdown and --html overwrite a file mla-diff did not write',
+      })
       .option('reference', { choices: ['auto', 'on', 'off'] as const, describe: "override the scenario's float64 reference setting" })
-      .option('replay', { choices: ['auto', 'on', 'off'] as const, describe: "override the scenario's stage replay: re-run divergent records from another path's inputs to tell introduced from inherited" })
+      .option('replay', {
+        choices: ['auto', 'on', 'off'] as const,
+        describe:
+          "override the scenario's stage replay: re-run divergent records from another path's inputs to tell introduced from inherited",
+      })
       .option('case', { type: 'string', array: true, describe: 'run only these cases of the scenario' })
-      .option('external', { type: 'string', describe: 'an external backend\'s command (sets or overrides the scenario\'s external: command; docs/external-backends.md)' })
-      .option('keep-external', { type: 'boolean', default: false, describe: 'keep the external backend\'s exchange directory (request, weights, inputs, out/)' })
-      .option('trace', { type: 'string', describe: 'an engine\'s dump (.safetensors tensors or .jsonl norms) compared as path external (docs/engine-trace.md)' })
-      .option('golden', { type: 'string', describe: 'a saved run (run --format json --out) to compare this run with: exit 1 when a record changed (docs/golden.md)' })
-      .option('write-tolerances', { type: 'string', describe: 'write the tolerance ratchet: per stage the smallest passing tolerance × 2, as YAML a scenario can reference' })
-      .option('allow-looser', { type: 'boolean', default: false, describe: "let a scenario's inline tolerance be looser than its tolerances file" })
+      .option('external', {
+        type: 'string',
+        describe: "an external backend's command (sets or overrides the scenario's external: command; docs/external-backends.md)",
+      })
+      .option('keep-external', {
+        type: 'boolean',
+        default: false,
+        describe: "keep the external backend's exchange directory (request, weights, inputs, out/)",
+      })
+      .option('trace', {
+        type: 'string',
+        describe: "an engine's dump (.safetensors tensors or .jsonl norms) compared as path external (docs/engine-trace.md)",
+      })
+      .option('golden', {
+        type: 'string',
+        describe: 'a saved run (run --format json --out) to compare this run with: exit 1 when a record changed (docs/golden.md)',
+      })
+      .option('write-tolerances', {
+        type: 'string',
+        describe: 'write the tolerance ratchet: per stage the smallest passing tolerance × 2, as YAML a scenario can reference',
+      })
+      .option('allow-looser', {
+        type: 'boolean',
+        default: false,
+        describe: "let a scenario's inline tolerance be looser than its tolerances file",
+      })
       .option('quiet', { alias: 'q', type: 'boolean', default: false, describe: 'print nothing but errors; the exit code tells' })
       .example('$0 run scenarios/capital-of-france.yaml', 'GLM-5 layer, 5 tokens, all 64 heads and TP rank 0 of 8')
       .example('$0 run scenarios/*.yaml --device webgpu --format json --out trace.json', 'every scenario on the GPU, JSON report to a file')
-      .example('$0 run scenarios/external-node.yaml', 'an external backend (examples/backends/node-mla.mjs) against mha, mqa and the reference')
-      .example('$0 run scenarios/tiny-smoke.yaml --trace dump.safetensors', "an engine's dump of named stage tensors, localized against our paths")
-      .example('$0 run scenarios/*.yaml --junit out/junit.xml --markdown out/summary.md', 'CI: JUnit XML and a Markdown step summary besides the usual report')
-      .example('$0 run scenarios/fault-mqa-scale-576.yaml; echo $?', 'a planted fault: exits 1 and names logits / mqa') as unknown as Argv<RunArgs>,
+      .example(
+        '$0 run scenarios/external-node.yaml',
+        'an external backend (examples/backends/node-mla.mjs) against mha, mqa and the reference',
+      )
+      .example(
+        '$0 run scenarios/tiny-smoke.yaml --trace dump.safetensors',
+        "an engine's dump of named stage tensors, localized against our paths",
+      )
+      .example(
+        '$0 run scenarios/*.yaml --junit out/junit.xml --markdown out/summary.md',
+        'CI: JUnit XML and a Markdown step summary besides the usual report',
+      )
+      .example(
+        '$0 run scenarios/fault-mqa-scale-576.yaml; echo $?',
+        'a planted fault: exits 1 and names logits / mqa',
+      ) as unknown as Argv<RunArgs>,
   handler: async (args) => {
     process.exitCode = await handleErrors(args.verbose, processIO, () => runCommand(args));
   },

@@ -11,14 +11,30 @@ import { runSelftest } from '../../../harness/selftest/run';
 import { EXIT, handleErrors } from '../io/handle-errors';
 import { processIO } from '../io/process-io';
 
-interface SelftestArgs { full: boolean; floor: number; format: 'table' | 'json'; device: DeviceRequest; verbose: boolean }
+interface SelftestArgs {
+  full: boolean;
+  floor: number;
+  format: 'table' | 'json';
+  device: DeviceRequest;
+  verbose: boolean;
+}
 
 export const selftestModule: CommandModule<object, SelftestArgs> = {
   command: 'selftest',
-  describe: 'plant every fault of the catalogue over seeds, shapes and schedules; score detection, localization, attribution and false positives',
+  describe:
+    'plant every fault of the catalogue over seeds, shapes and schedules; score detection, localization, attribution and false positives',
   builder: (y: Argv) =>
-    y.option('full', { type: 'boolean', default: false, describe: '3 seeds × 3 shapes (default: the quick plan CI runs, 1 seed × 2 shapes)' })
-      .option('floor', { type: 'number', default: CALIBRATED_K, describe: 'also run the plan under tolerances {default: {floor: K}} (K × each record\'s noise floor); 0 skips it' })
+    y
+      .option('full', {
+        type: 'boolean',
+        default: false,
+        describe: '3 seeds × 3 shapes (default: the quick plan CI runs, 1 seed × 2 shapes)',
+      })
+      .option('floor', {
+        type: 'number',
+        default: CALIBRATED_K,
+        describe: "also run the plan under tolerances {default: {floor: K}} (K × each record's noise floor); 0 skips it",
+      })
       .option('format', { choices: ['table', 'json'] as const, default: 'table' as const })
       .option('device', { choices: DEVICE_REQUESTS, default: 'auto' as DeviceRequest })
       .example('$0 selftest', 'the quick plan: exit 0 when every fault is caught where it enters and no clean run diverges')
@@ -27,7 +43,8 @@ export const selftestModule: CommandModule<object, SelftestArgs> = {
   handler: async (args) => {
     process.exitCode = await handleErrors(args.verbose, processIO, async () => {
       const log = args.verbose ? (m: string) => processIO.err(`mla-diff: ${m}`) : () => {};
-      if (!(args.floor >= 0)) throw new MlaDiffError('usage', `expected k > 0 (or 0 to skip the floor-based block), got ${args.floor}`, { field: '--floor' });
+      if (!(args.floor >= 0))
+        throw new MlaDiffError('usage', `expected k > 0 (or 0 to skip the floor-based block), got ${args.floor}`, { field: '--floor' });
       const rt = await selectRuntime(args.device, log);
       const r = await runSelftest(rt, args.full ? SELFTEST_FULL : SELFTEST_QUICK, log, args.floor > 0 ? args.floor : undefined);
       processIO.out(args.format === 'json' ? JSON.stringify(r, null, 2) : renderSelftest(r, makeStyle(colorWanted())));

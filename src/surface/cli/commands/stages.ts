@@ -8,7 +8,8 @@ export const stagesModule: CommandModule<object, { format: 'table' | 'json' }> =
   command: 'stages',
   describe: 'list the probe stages: layout, which paths record them and how they are compared',
   builder: (y: Argv) =>
-    y.option('format', { choices: ['table', 'json'] as const, default: 'table' as const })
+    y
+      .option('format', { choices: ['table', 'json'] as const, default: 'table' as const })
       .example('$0 stages', 'the stage ontology as a table') as unknown as Argv<{ format: 'table' | 'json' }>,
   handler: (args) => {
     processIO.out(renderStages(args.format, makeStyle(colorWanted())));

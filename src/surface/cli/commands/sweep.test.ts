@@ -24,7 +24,10 @@ describe('sweep, merge and worker: bad input', () => {
   beforeAll(() => {
     dir = mkdtempSync(join(tmpdir(), 'mla-sweep-cli-'));
     matrix = join(dir, 'm.yaml');
-    writeFileSync(matrix, 'format: mla-diff/sweep\nversion: 1\nname: m\nbase: {model: {preset: tiny}, prompt: {length: 3}}\naxes: {seed: [1, 2]}\n');
+    writeFileSync(
+      matrix,
+      'format: mla-diff/sweep\nversion: 1\nname: m\nbase: {model: {preset: tiny}, prompt: {length: 3}}\naxes: {seed: [1, 2]}\n',
+    );
     writeFileSync(join(dir, 'not.json'), 'not json');
   });
   afterAll(() => rmSync(dir, { recursive: true, force: true }));

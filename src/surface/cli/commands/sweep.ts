@@ -18,7 +18,17 @@ import type { IO } from '../io/process-io';
 import { toolVersion } from '../../../version';
 import { processIO, writeOutput } from '../io/process-io';
 
-export interface SweepArgs { matrix: string; jobs?: number; shard?: string; out?: string; format: 'table' | 'json'; device: DeviceRequest; full: boolean; force: boolean; verbose: boolean }
+export interface SweepArgs {
+  matrix: string;
+  jobs?: number;
+  shard?: string;
+  out?: string;
+  format: 'table' | 'json';
+  device: DeviceRequest;
+  full: boolean;
+  force: boolean;
+  verbose: boolean;
+}
 
 const DEFAULT_JOBS = Math.max(1, Math.floor(availableParallelism() / 2));
 
@@ -46,15 +56,19 @@ export function emitSweep(r: SweepReport, a: { out?: string; format: 'table' | '
 export async function sweepCommand(a: SweepArgs, io: IO = processIO): Promise<number> {
   const shard = a.shard === undefined ? null : parseShard(a.shard);
   const jobs = a.jobs ?? DEFAULT_JOBS;
-  if (!Number.isInteger(jobs) || jobs < 1) throw new MlaDiffError('usage', `expected a whole number ≥ 1, got ${a.jobs}`, { field: '--jobs' });
+  if (!Number.isInteger(jobs) || jobs < 1)
+    throw new MlaDiffError('usage', `expected a whole number ≥ 1, got ${a.jobs}`, { field: '--jobs' });
   const m = loadMatrix(a.matrix);
   const mine = m.points.filter((p) => inShard(p.index, shard));
   // --verbose: a line per finished point; else, on a terminal, a bar; in a pipe or CI log, nothing.
   const bar = !a.verbose && io.errStream ? progressBar(io.errStream) : null;
   const t0 = performance.now();
   bar?.progress({ phase: 'points', done: 0, total: mine.length, label: `${a.jobs ?? DEFAULT_JOBS} worker(s)` });
-  const onDone = a.verbose ? (p: Parameters<typeof progressLine>[0], done: number, total: number) => io.err(`mla-diff: ${progressLine(p, done, total)}`)
-    : bar ? (p: Parameters<typeof progressLine>[0], done: number, total: number) => bar.progress({ phase: 'points', done, total, label: p.id }) : undefined;
+  const onDone = a.verbose
+    ? (p: Parameters<typeof progressLine>[0], done: number, total: number) => io.err(`mla-diff: ${progressLine(p, done, total)}`)
+    : bar
+      ? (p: Parameters<typeof progressLine>[0], done: number, total: number) => bar.progress({ phase: 'points', done, total, label: p.id })
+      : undefined;
   let points;
   try {
     points = await runPoints(m, mine, { jobs, device: a.device, full: a.full, onDone });
@@ -62,8 +76,15 @@ export async function sweepCommand(a: SweepArgs, io: IO = processIO): Promise<nu
     bar?.stop();
   }
   const report: SweepReport = {
-    format: SWEEP_FORMAT, version: SWEEP_VERSION, tool: { name: 'mla-diff', version: toolVersion() }, created: new Date().toISOString(),
-    matrix: { name: m.name, file: m.file, hash: m.hash, points: m.points.length }, shard, missing: [], points, summary: summarize(points),
+    format: SWEEP_FORMAT,
+    version: SWEEP_VERSION,
+    tool: { name: 'mla-diff', version: toolVersion() },
+    created: new Date().toISOString(),
+    matrix: { name: m.name, file: m.file, hash: m.hash, points: m.points.length },
+    shard,
+    missing: [],
+    points,
+    summary: summarize(points),
     seconds: (performance.now() - t0) / 1000,
   };
   return emitSweep(report, { ...a, inputs: [a.matrix] }, io);
@@ -73,16 +94,20 @@ export const sweepModule: CommandModule<object, SweepArgs> = {
   command: 'sweep <matrix>',
   describe: 'run every point of a sweep matrix (seeds × tokens × heads × chunking × device × faults) in parallel worker processes',
   builder: (y: Argv) =>
-    y.positional('matrix', { type: 'string', demandOption: true, describe: 'sweep matrix YAML (format: mla-diff/sweep)' })
+    y
+      .positional('matrix', { type: 'string', demandOption: true, describe: 'sweep matrix YAML (format: mla-diff/sweep)' })
       .option('jobs', { alias: 'j', type: 'number', describe: `worker processes at a time (default ${DEFAULT_JOBS}: half the CPUs)` })
       .option('shard', { type: 'string', describe: 'run shard i of n (1-based; points dealt round-robin by index): --shard 2/4' })
       .option('out', { type: 'string', describe: 'write the sweep JSON to this file, or into this directory' })
       .option('format', { choices: ['table', 'json'] as const, default: 'table' as const })
       .option('device', { choices: DEVICE_REQUESTS, default: 'auto' as DeviceRequest, describe: 'device of points without a device axis' })
-      .option('full', { type: 'boolean', default: false, describe: 'embed each point\'s whole run report' })
+      .option('full', { type: 'boolean', default: false, describe: "embed each point's whole run report" })
       .option('force', { type: 'boolean', default: false, describe: 'let --out overwrite a file mla-diff did not write' })
       .example('$0 sweep scenarios/sweeps/tiny-faults.yaml --jobs 2', '2 seeds × 3 faults on the tiny layer, two at a time')
-      .example('$0 sweep matrix.yaml --shard 2/4 --out results/', 'this machine\'s quarter; `mla-diff merge results/*.json` joins them') as unknown as Argv<SweepArgs>,
+      .example(
+        '$0 sweep matrix.yaml --shard 2/4 --out results/',
+        "this machine's quarter; `mla-diff merge results/*.json` joins them",
+      ) as unknown as Argv<SweepArgs>,
   handler: async (args) => {
     process.exitCode = await handleErrors(args.verbose, processIO, () => sweepCommand(args));
   },

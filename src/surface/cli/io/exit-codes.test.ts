@@ -11,7 +11,10 @@ const thrown = (e: unknown) => handleErrors(false, silent, () => Promise.reject(
 describe('exit codes', () => {
   it('classes every error code as bad input (2) or runtime/device failure (3)', () => {
     for (const code of Object.values(EXIT_FOR)) expect([EXIT.badInput, EXIT.internal]).toContain(code);
-    const runtime = Object.entries(EXIT_FOR).filter(([, c]) => c === EXIT.internal).map(([k]) => k).sort();
+    const runtime = Object.entries(EXIT_FOR)
+      .filter(([, c]) => c === EXIT.internal)
+      .map(([k]) => k)
+      .sort();
     expect(runtime).toEqual(['device-limit', 'external-failed', 'external-timeout']);
     expect(EXIT_FOR['device-unavailable']).toBe(EXIT.badInput); // README: "no GPU" for --device webgpu is bad input
   });

@@ -20,7 +20,7 @@ export async function handleErrors(verbose: boolean, io: IO, fn: () => Promise<n
     }
     const err = e instanceof Error ? e : new Error(String(e));
     io.err(`mla-diff: internal error: ${err.message}`);
-    io.err(verbose ? err.stack ?? '' : '  (pass --verbose for the stack trace)');
+    io.err(verbose ? (err.stack ?? '') : '  (pass --verbose for the stack trace)');
     return EXIT.internal;
   }
 }

@@ -20,7 +20,13 @@ export const processIO: IO = {
 
 /** Marks files mla-diff wrote, which it may overwrite without --force. */
 export const OUTPUT_MARKERS = [
-  '{\n  "format": "mla-diff/', 'mla-diff report', '<!DOCTYPE html>\n<!-- mla-diff report', JUNIT_MARKER, MARKDOWN_MARKER, '# mla-diff tolerances', 'mla-diff golden comparison',
+  '{\n  "format": "mla-diff/',
+  'mla-diff report',
+  '<!DOCTYPE html>\n<!-- mla-diff report',
+  JUNIT_MARKER,
+  MARKDOWN_MARKER,
+  '# mla-diff tolerances',
+  'mla-diff golden comparison',
 ];
 
 /**
@@ -37,8 +43,12 @@ export function writeOutput(path: string, text: string, opts: { force: boolean; 
   if (existsSync(target) && !opts.force) {
     const head = readFileSync(target, { encoding: 'utf8', flag: 'r' }).slice(0, 64);
     if (!OUTPUT_MARKERS.some((m) => head.startsWith(m))) {
-      throw new MlaDiffError('output-exists', 'exists and was not written by mla-diff; refusing to overwrite it',
-        { file: path, field }, 'choose another path or pass --force');
+      throw new MlaDiffError(
+        'output-exists',
+        'exists and was not written by mla-diff; refusing to overwrite it',
+        { file: path, field },
+        'choose another path or pass --force',
+      );
     }
   }
   mkdirSync(dirname(target), { recursive: true });
@@ -46,4 +56,3 @@ export function writeOutput(path: string, text: string, opts: { force: boolean; 
   writeFileSync(tmp, text.endsWith('\n') ? text : `${text}\n`);
   renameSync(tmp, target);
 }
-
