@@ -1,4 +1,4 @@
-import * as tf from '@tensorflow/tfjs-core';
+import type * as tf from '@tensorflow/tfjs-core';
 import { layerFixture } from '../../test-utils/layer';
 import { preset } from '../../core/model/presets';
 import { SyntheticWeights } from '../../core/weights/synthetic';
