@@ -79,6 +79,7 @@ export { TOLERANCES_FORMAT, TOLERANCES_VERSION } from './harness/golden/ratchet'
 export { REQUEST_FORMAT, RESPONSE_FORMAT, PROTOCOL_VERSION } from './harness/external/request';
 export { INSPECT_VERSION } from './checkpoints/inspect/types';
 export { reportValidator } from './trace/validate';
+export { schemaFiles } from './trace/reports';
 export type { ReportKind, Validation, SchemaError } from './trace/validate';
 
 // Weights and checkpoints: synthetic layers, a layer of a GGUF or safetensors checkpoint, writing checkpoints.
