@@ -14,7 +14,8 @@ const MiB = (b) => `${(b / 2 ** 20).toFixed(0)} MiB`;
 function layerLoad(d) {
   const rounds = Math.max(...d.rows.map((x) => x.round));
   const lines = [
-    `| type | layers in file | file size | layer | load (median of ${rounds}) | header parse | bytes read | peak RSS | \`mla-diff inspect\` |`,
+    `| type | layers in file | file size | layer | load (median of ${rounds}) | header parse | bytes read | peak RSS | ` +
+      `\`mla-diff inspect\` |`,
     '|---|---|---|---|---|---|---|---|---|',
   ];
   const keys = [...new Set(d.rows.map((x) => `${x.type}/${x.layers}/${x.layer}`))];
@@ -24,7 +25,8 @@ function layerLoad(d) {
     const label = type === 'Q4_K' ? 'Q4_K (attn_k_b Q5_0)' : type;
     const m = (f) => med(r.map(f));
     lines.push(
-      `| ${label} | ${layers} | ${(r[0].fileBytes / 2 ** 30).toFixed(2)} GiB | ${layer} | ${m((x) => x.loadSeconds).toFixed(2)} s | ${m((x) => x.openSeconds).toFixed(2)} s | ` +
+      `| ${label} | ${layers} | ${(r[0].fileBytes / 2 ** 30).toFixed(2)} GiB | ${layer} | ${m((x) => x.loadSeconds).toFixed(2)}` +
+        ` s | ${m((x) => x.openSeconds).toFixed(2)} s | ` +
         `${MiB(m((x) => x.bytesRead))} | ${m((x) => x.maxRssMiB).toFixed(0)} MiB | ${m((x) => x.inspectSeconds).toFixed(2)} s |`,
     );
   }
@@ -41,7 +43,8 @@ function sparse(d) {
     if (what === 'inspect') lines.push(`| \`mla-diff inspect\` | ${med(r.map((x) => x.seconds)).toFixed(2)} s | header only | |`);
     else
       lines.push(
-        `| ${what} | ${med(r.map((x) => x.loadSeconds)).toFixed(2)} s (header ${med(r.map((x) => x.openSeconds)).toFixed(2)} s) | ${MiB(med(r.map((x) => x.bytesRead)))} | ${med(r.map((x) => x.maxRssMiB)).toFixed(0)} MiB |`,
+        `| ${what} | ${med(r.map((x) => x.loadSeconds)).toFixed(2)} s (header ${med(r.map((x) => x.openSeconds)).toFixed(2)} ` +
+          `s) | ${MiB(med(r.map((x) => x.bytesRead)))} | ${med(r.map((x) => x.maxRssMiB)).toFixed(0)} MiB |`,
       );
   }
   return lines;

@@ -50,8 +50,10 @@ for (const type of ['Q8_0', 'Q4_K']) {
         const inspectSeconds = (performance.now() - t) / 1000;
         rows.push({ type, layers, layer, round: i + 1, cold, fileBytes, writeSeconds: w.seconds, ...m, inspectSeconds });
         console.log(
-          `  layer ${layer} round ${i + 1}${cold ? ' (cold cache)' : ''}: load ${m.loadSeconds.toFixed(2)} s (header ${m.openSeconds.toFixed(2)} s), ` +
-            `${(m.bytesRead / 2 ** 20).toFixed(0)} MiB read, peak RSS ${m.maxRssMiB.toFixed(0)} MiB; inspect ${inspectSeconds.toFixed(2)} s`,
+          `  layer ${layer} round ${i + 1}${cold ? ' (cold cache)' : ''}: load ${m.loadSeconds.toFixed(2)} s (header ` +
+            `${m.openSeconds.toFixed(2)} s), ` +
+            `${(m.bytesRead / 2 ** 20).toFixed(0)} MiB read, peak RSS ${m.maxRssMiB.toFixed(0)} MiB; inspect ` +
+            `${inspectSeconds.toFixed(2)} s`,
         );
       }
     }

@@ -15,7 +15,8 @@ import { record } from './results.mjs';
 
 if (process.argv.includes('--help')) {
   console.log(
-    'Usage: npm run build && node bench/cpu/gemm-ceiling.mjs [--tokens 512] [--reps 3] [--blas auto|off] [--out f.json (instead of results.json)]',
+    'Usage: npm run build && node bench/cpu/gemm-ceiling.mjs [--tokens 512] [--reps 3] [--blas auto|off] [--out f.json ' +
+      '(instead of results.json)]',
   );
   process.exit(0);
 }
@@ -88,12 +89,16 @@ const g = (flop, ms) => (ms ? (flop / (ms / 1000) / 1e9).toFixed(1) : '—');
 console.log(`T=${T}: shape, wasm (tf.matMul: XNNPACK; host BLAS: ${blas?.description ?? 'none'}) and numpy ms, GFLOP/s`);
 for (const r of rows)
   console.log(
-    `  ${r.name.padEnd(20)} [${r.M},${r.K}]·[${r.K},${r.N}]  wasm ${r.wasmMs.toFixed(1)} ms ${g(r.flop, r.wasmMs)} (x·W ${r.directMs.toFixed(0)}, W·xᵀ ${r.swappedMs.toFixed(0)})  host BLAS ${r.blasMs?.toFixed(1) ?? '—'} ms ${g(r.flop, r.blasMs)}  numpy ${r.numpyMs?.toFixed(1) ?? '—'} ms ${g(r.flop, r.numpyMs)}`,
+    `  ${r.name.padEnd(20)} [${r.M},${r.K}]·[${r.K},${r.N}]  wasm ${r.wasmMs.toFixed(1)} ms ${g(r.flop, r.wasmMs)} (x·W ` +
+      `${r.directMs.toFixed(0)}, W·xᵀ ${r.swappedMs.toFixed(0)})  host BLAS ${r.blasMs?.toFixed(1) ?? '—'} ms ` +
+      `${g(r.flop, r.blasMs)}  numpy ${r.numpyMs?.toFixed(1) ?? '—'} ms ${g(r.flop, r.numpyMs)}`,
   );
 const sum = (k) => rows.reduce((s, r) => s + (r[k] ?? NaN), 0);
 const flop = rows.reduce((s, r) => s + r.flop, 0);
 console.log(
-  `  projections total: wasm ${sum('wasmMs').toFixed(0)} ms (${g(flop, sum('wasmMs'))} GFLOP/s), host BLAS ${sum('blasMs').toFixed(0)} ms (${g(flop, sum('blasMs'))} GFLOP/s), numpy ${sum('numpyMs').toFixed(0)} ms (${g(flop, sum('numpyMs'))} GFLOP/s): ratio ${(sum('wasmMs') / sum('numpyMs')).toFixed(1)}×`,
+  `  projections total: wasm ${sum('wasmMs').toFixed(0)} ms (${g(flop, sum('wasmMs'))} GFLOP/s), host BLAS ` +
+    `${sum('blasMs').toFixed(0)} ms (${g(flop, sum('blasMs'))} GFLOP/s), numpy ${sum('numpyMs').toFixed(0)} ms (` +
+    `${g(flop, sum('numpyMs'))} GFLOP/s): ratio ${(sum('wasmMs') / sum('numpyMs')).toFixed(1)}×`,
 );
 const out = arg('out', null);
 const result = {

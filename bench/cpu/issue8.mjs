@@ -13,7 +13,8 @@ import { record } from './results.mjs';
 
 if (process.argv.includes('--help')) {
   console.log(
-    'Usage: npm run build && node bench/cpu/issue8.mjs [--tokens 512] [--rounds 3] [--xnnpack 1 (0: skip it)] [--probes on|off] [--anchor ../shared/anchors/mla_numpy.py]',
+    'Usage: npm run build && node bench/cpu/issue8.mjs [--tokens 512] [--rounds 3] [--xnnpack 1 (0: skip it)] [--probes ' +
+      'on|off] [--anchor ../shared/anchors/mla_numpy.py]',
   );
   process.exit(0);
 }

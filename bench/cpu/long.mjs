@@ -11,7 +11,10 @@ import os from 'node:os';
 import { load, record } from './results.mjs';
 
 const USAGE =
-  "Usage: npm run build && node bench/cpu/long.mjs [--tokens 512,2048] [--before DIR [--before-tokens 2048]] [--anchor ../shared/anchors/mla_numpy.py] [--timeout 300] [--merge: keep results.json's long rows of other lengths] [--render: only re-render results.md] [--reuse: numpy/before of a length from results.json's long, only the current build measured] [--note TEXT]";
+  'Usage: npm run build && node bench/cpu/long.mjs [--tokens 512,2048] [--before DIR [--before-tokens 2048]] [--anchor ' +
+  "../shared/anchors/mla_numpy.py] [--timeout 300] [--merge: keep results.json's long rows of other lengths] [--render: only " +
+  "re-render results.md] [--reuse: numpy/before of a length from results.json's long, only the current build measured] [--note " +
+  'TEXT]';
 
 if (process.argv.includes('--help')) {
   console.log(USAGE);

@@ -93,24 +93,35 @@ function capitalOfFrance(r) {
   return [
     `Command: \`${r.command}\` (${r.date.slice(0, 10)}), machine: ${machineLine(r.machine)}, numpy ${r.machine.numpy}.`,
     '',
-    'mla-diff: `mla-diff run scenarios/capital-of-france.yaml --device wasm` — GLM-5 layer, 5 tokens, both paths on all 64 heads and on TP rank 0 of 8, every stage recorded, float64 reference on a worker thread. Anchor: `python3 mla_numpy.py 5` — the same layer in numpy float32, weights generated, each path run twice (warm-up + timed). Wall time of the whole process, alternating runs.',
+    'mla-diff: `mla-diff run scenarios/capital-of-france.yaml --device wasm` — GLM-5 layer, 5 tokens, both paths on all 64 ' +
+      'heads and on TP rank 0 of 8, every stage recorded, float64 reference on a worker thread. Anchor: `python3 mla_numpy.py 5` ' +
+      '— the same layer in numpy float32, weights generated, each path run twice (warm-up + timed). Wall time of the whole ' +
+      'process, alternating runs.',
     '',
     '| round | numpy wall (s) | of which weights (s) | mla-diff wall (s) | of which weights (s) | float64 reference, own thread (s) |',
     '|---|---|---|---|---|---|',
     ...rows.map(
       (x, i) =>
-        `| ${i + 1} | ${x.numpy_s.toFixed(2)} | ${/weights_s=([\d.]+)/.exec(x.numpy_out)?.[1] ?? '?'} | ${x.mla_diff_s.toFixed(2)} | ${x.inner.weights.toFixed(2)} | ${x.inner.reference?.toFixed(2) ?? '—'} |`,
+        `| ${i + 1} | ${x.numpy_s.toFixed(2)} | ${/weights_s=([\d.]+)/.exec(x.numpy_out)?.[1] ?? '?'} | ` +
+        `${x.mla_diff_s.toFixed(2)} | ${x.inner.weights.toFixed(2)} | ${x.inner.reference?.toFixed(2) ?? '—'} |`,
     ),
     `| **median** | **${mNumpy.toFixed(2)}** | | **${mOurs.toFixed(2)}** | | |`,
     '',
-    `Ratio mla-diff / numpy (medians): **${(mOurs / mNumpy).toFixed(2)}×** (target ≤ 1.5×). Spread: numpy ${span('numpy_s')} s, mla-diff ${span('mla_diff_s')} s. Both are dominated by first touches of fresh memory (on the 2-core VM of this project a page fault costs microseconds: touching 1 GiB took ~2 s), so absolute times drift from session to session; the rounds alternate so that both see the same conditions.`,
+    `Ratio mla-diff / numpy (medians): **${(mOurs / mNumpy).toFixed(2)}×** (target ≤ 1.5×). Spread: numpy ${span('numpy_s')} ` +
+      `s, mla-diff ${span('mla_diff_s')} s. Both are dominated by first touches of fresh memory (on the 2-core VM of this ` +
+      `project a page fault costs microseconds: touching 1 GiB took ~2 s), so absolute times drift from session to session; the ` +
+      `rounds alternate so that both see the same conditions.`,
     '',
     'Longer prompts (T = 512, 2048), each path on its own, with peak memory: [below](#long) (`node bench/cpu/long.mjs`).',
     '',
-    `Weights: numpy draws 165M standard normals and divides (\`weights_s\`); mla-diff generates the same count of counter-based samples straight into the wasm heap, once, shared by both paths and both cases. Largest mha↔mqa relative error (last round): ${rows
-      .at(-1)
-      .worst.map((w) => `${w.case} ${w.relErr?.toExponential(1)} at ${w.stage}`)
-      .join(', ')}; numpy's own rel(mha, mqa): ${/rel=([\d.e+-]+)/.exec(rows.at(-1).numpy_out)?.[1]}.`,
+    `Weights: numpy draws 165M standard normals and divides (\`weights_s\`); mla-diff generates the same count of ` +
+      `counter-based samples straight into the wasm heap, once, shared by both paths and both cases. Largest mha↔mqa relative ` +
+      `error (last round): ` +
+      `${rows
+        .at(-1)
+        .worst.map((w) => `${w.case} ${w.relErr?.toExponential(1)} at ${w.stage}`)
+        .join(', ')}; ` +
+      `numpy's own rel(mha, mqa): ${/rel=([\d.e+-]+)/.exec(rows.at(-1).numpy_out)?.[1]}.`,
     '',
   ];
 }
@@ -122,9 +133,12 @@ function issue8(r) {
   const ratio = (k, p) => `${(median[k][p] / median.numpy[p]).toFixed(2)}×`;
   const last = rows.at(-1);
   return [
-    `Command: \`${r.command}\` (${r.date.slice(0, 10)}), machine: ${machineLine(r.machine)}; load average after the run ${r.machine.loadavgAfter.map((x) => x.toFixed(1)).join(' / ')}.`,
+    `Command: \`${r.command}\` (${r.date.slice(0, 10)}), machine: ${machineLine(r.machine)}; load average after the run ` +
+      `${r.machine.loadavgAfter.map((x) => x.toFixed(1)).join(' / ')}.`,
     '',
-    `One GLM-5 layer, all 64 heads, one causal prefill of ${T} tokens, each path on its own, probes off (the run after a warm-up); ${rows.length} alternating rounds, medians. numpy: \`mla_numpy.py ${T}\` (float32, its BLAS on all cores). mla-diff on wasm:`,
+    `One GLM-5 layer, all 64 heads, one causal prefill of ${T} tokens, each path on its own, probes off (the run after a ` +
+      `warm-up); ${rows.length} alternating rounds, medians. numpy: \`mla_numpy.py ${T}\` (float32, its BLAS on all cores). ` +
+      `mla-diff on wasm:`,
     `- **host BLAS**: ${r.devices.blas}.`,
     ...(xnnpack ? [`- **XNNPACK** (MLA_DIFF_BLAS=off): ${r.devices.xnnpack}.`] : []),
     '',
@@ -132,20 +146,25 @@ function issue8(r) {
     `|---|---|---|---|${xnnpack ? '---|---|' : ''}`,
     ...['mha', 'mqa', 'both'].map(
       (p) =>
-        `| ${p === 'both' ? '**both paths**' : p} | ${s(median.numpy[p])} | ${s(median.blas[p])} | **${ratio('blas', p)}** |${xnnpack ? ` ${s(median.xnnpack[p])} | ${ratio('xnnpack', p)} |` : ''}`,
+        `| ${p === 'both' ? '**both paths**' : p} | ${s(median.numpy[p])} | ${s(median.blas[p])} | **${ratio('blas', p)}** |` +
+        `${xnnpack ? ` ${s(median.xnnpack[p])} | ${ratio('xnnpack', p)} |` : ''}`,
     ),
     '',
     medOn
-      ? `With every stage recorded (probes on, the same processes): host BLAS mha ${s(medOn.blas.mha)} s, mqa ${s(medOn.blas.mqa)} s${xnnpack ? `; XNNPACK mha ${s(medOn.xnnpack.mha)} s, mqa ${s(medOn.xnnpack.mqa)} s` : ''}.`
+      ? `With every stage recorded (probes on, the same processes): host BLAS mha ${s(medOn.blas.mha)} s, mqa ` +
+        `${s(medOn.blas.mqa)} s${xnnpack ? `; XNNPACK mha ${s(medOn.xnnpack.mha)} s, mqa ${s(medOn.xnnpack.mqa)} s` : ''}.`
       : 'Probes off only (--probes off).',
     '',
-    `Peak RSS (last round, MiB): numpy ${last.numpy.rssMiB.toFixed(0)} (both paths, one process); host BLAS mha ${last.blas.mha.rssMiB.toFixed(0)}, mqa ${last.blas.mqa.rssMiB.toFixed(0)}. |out| mha/mqa (ours, synthetic weights): ${last.blas.mha.outNorm.toFixed(3)} / ${last.blas.mqa.outNorm.toFixed(3)}; numpy: ${last.numpy.out}.`,
+    `Peak RSS (last round, MiB): numpy ${last.numpy.rssMiB.toFixed(0)} (both paths, one process); host BLAS mha ` +
+      `${last.blas.mha.rssMiB.toFixed(0)}, mqa ${last.blas.mqa.rssMiB.toFixed(0)}. |out| mha/mqa (ours, synthetic weights): ` +
+      `${last.blas.mha.outNorm.toFixed(3)} / ${last.blas.mqa.outNorm.toFixed(3)}; numpy: ${last.numpy.out}.`,
     '',
     '| round | numpy mha / mqa (s) | host BLAS mha / mqa (s) |' + (xnnpack ? ' XNNPACK mha / mqa (s) |' : ''),
     '|---|---|---|' + (xnnpack ? '---|' : ''),
     ...rows.map(
       (x, i) =>
-        `| ${i + 1} | ${s(x.numpy.mha.offMs)} / ${s(x.numpy.mqa.offMs)} | ${s(x.blas.mha.offMs)} / ${s(x.blas.mqa.offMs)} |${xnnpack ? ` ${s(x.xnnpack.mha.offMs)} / ${s(x.xnnpack.mqa.offMs)} |` : ''}`,
+        `| ${i + 1} | ${s(x.numpy.mha.offMs)} / ${s(x.numpy.mqa.offMs)} | ${s(x.blas.mha.offMs)} / ${s(x.blas.mqa.offMs)} |` +
+        `${xnnpack ? ` ${s(x.xnnpack.mha.offMs)} / ${s(x.xnnpack.mqa.offMs)} |` : ''}`,
     ),
     '',
   ];
@@ -158,17 +177,26 @@ function gemmCeiling(c) {
   const flop = c.rows.reduce((a, r) => a + r.flop, 0);
   const ms = (x) => (x == null ? '—' : x.toFixed(1));
   return [
-    `Command: \`${c.command}\` (${c.date.slice(0, 10)}${/ --out /.test(c.command) ? '; --out wrote a file of its own then, without it the script stores this key' : ''}); threads: ${c.threads}; host BLAS: ${c.blas ?? 'none'}.`,
+    `Command: \`${c.command}\` (${c.date.slice(0, 10)}` +
+      `${/ --out /.test(c.command) ? '; --out wrote a file of its own then, without it the script stores this key' : ''}); ` +
+      `threads: ${c.threads}; host BLAS: ${c.blas ?? 'none'}.`,
     '',
-    `The five projections of one GLM-5 layer at T = ${c.tokens} as plain products, each the median of ${c.reps} after a warm-up: tf.matMul on tfjs-backend-wasm (XNNPACK, SIMD128, one thread: the threaded build does not initialise in Node) in both operand orders (x·W, W·xᵀ; the faster counts), the same x·Wᵀ through the host BLAS as mla-diff's wasm runtime forms it, and numpy's \`@\` (its BLAS, all cores). ms, GFLOP/s in brackets.`,
+    `The five projections of one GLM-5 layer at T = ${c.tokens} as plain products, each the median of ${c.reps} after a ` +
+      `warm-up: tf.matMul on tfjs-backend-wasm (XNNPACK, SIMD128, one thread: the threaded build does not initialise in Node) in ` +
+      `both operand orders (x·W, W·xᵀ; the faster counts), the same x·Wᵀ through the host BLAS as mla-diff's wasm runtime forms ` +
+      `it, and numpy's \`@\` (its BLAS, all cores). ms, GFLOP/s in brackets.`,
     '',
     '| projection | [M, K]·[K, N] | wasm x·W | wasm W·xᵀ | wasm (faster) | host BLAS | numpy |',
     '|---|---|---|---|---|---|---|',
     ...c.rows.map(
       (r) =>
-        `| ${r.name} | [${r.M}, ${r.K}]·[${r.K}, ${r.N}] | ${ms(r.directMs)} | ${ms(r.swappedMs)} | ${ms(r.wasmMs)} (${gflops(r.flop, r.wasmMs)}) | ${ms(r.blasMs)} (${gflops(r.flop, r.blasMs)}) | ${ms(r.numpyMs)} (${gflops(r.flop, r.numpyMs)}) |`,
+        `| ${r.name} | [${r.M}, ${r.K}]·[${r.K}, ${r.N}] | ${ms(r.directMs)} | ${ms(r.swappedMs)} | ${ms(r.wasmMs)} (` +
+        `${gflops(r.flop, r.wasmMs)}) | ${ms(r.blasMs)} (${gflops(r.flop, r.blasMs)}) | ${ms(r.numpyMs)} (` +
+        `${gflops(r.flop, r.numpyMs)}) |`,
     ),
-    `| **total** | ${(flop / 1e9).toFixed(1)} GFLOP | | | ${sum('wasmMs').toFixed(0)} (${gflops(flop, sum('wasmMs'))}) | ${sum('blasMs').toFixed(0)} (${gflops(flop, sum('blasMs'))}) | ${sum('numpyMs').toFixed(0)} (${gflops(flop, sum('numpyMs'))}) |`,
+    `| **total** | ${(flop / 1e9).toFixed(1)} GFLOP | | | ${sum('wasmMs').toFixed(0)} (${gflops(flop, sum('wasmMs'))}) | ` +
+      `${sum('blasMs').toFixed(0)} (${gflops(flop, sum('blasMs'))}) | ${sum('numpyMs').toFixed(0)} (` +
+      `${gflops(flop, sum('numpyMs'))}) |`,
     '',
   ];
 }
@@ -195,18 +223,25 @@ function wasmCeiling(doc) {
   const numpyS = (row.numpy.mhaMs + row.numpy.mqaMs) / 1000;
   const G = (x) => (x / 1e9).toFixed(1);
   const lines = [
-    `\`node bench/cpu/wasm-ceiling.mjs\` (it only re-renders this page): derived from [gemm-ceiling-${T}](#gemm-ceiling-${T}) above and [long](#long) below, no timing of its own.`,
+    `\`node bench/cpu/wasm-ceiling.mjs\` (it only re-renders this page): derived from [gemm-ceiling-${T}](#gemm-ceiling-${T}) ` +
+      `above and [long](#long) below, no timing of its own.`,
     '',
     `- The products of one layer at T = ${T}: MHA ${G(flop.mha)} GFLOP (q_a, kv_a, q_b, kv_b, o_proj), MQA ${G(flop.mqa)} GFLOP`,
     `  (q_a, kv_a, q_b, the absorbed W_UK_T and W_UV per head, o_proj); both paths ${G(flop.mha + flop.mqa)} GFLOP, before any attention.`,
-    `- tf.matMul on wasm runs the five projections of one path in ${(wasmMs / 1000).toFixed(2)} s: **${G(wasmRate)} GFLOP/s** on one thread`,
-    `  (tfjs-backend-wasm's SIMD build). numpy on the same machine: ${G(numpyRate)} GFLOP/s (its BLAS on both cores; this CPU has AVX-512).`,
-    `- numpy runs both layers in ${numpyS.toFixed(2)} s (MHA ${(row.numpy.mhaMs / 1000).toFixed(2)} s, MQA ${(row.numpy.mqaMs / 1000).toFixed(2)} s): the target is ${(2 * numpyS).toFixed(2)} s.`,
-    `- The products of both paths alone, at the measured wasm rate on ${threads} threads with perfect scaling: **${productsS.toFixed(2)} s**,`,
-    `  ${(productsS / numpyS).toFixed(2)}× numpy's whole layers, ${productsS > 2 * numpyS ? 'over' : 'within'} the target with nothing else counted.`,
+    `- tf.matMul on wasm runs the five projections of one path in ${(wasmMs / 1000).toFixed(2)} s: **${G(wasmRate)} GFLOP/s** ` +
+      `on one thread`,
+    `  (tfjs-backend-wasm's SIMD build). numpy on the same machine: ${G(numpyRate)} GFLOP/s (its BLAS on both cores; this CPU ` +
+      `has AVX-512).`,
+    `- numpy runs both layers in ${numpyS.toFixed(2)} s (MHA ${(row.numpy.mhaMs / 1000).toFixed(2)} s, MQA ` +
+      `${(row.numpy.mqaMs / 1000).toFixed(2)} s): the target is ${(2 * numpyS).toFixed(2)} s.`,
+    `- The products of both paths alone, at the measured wasm rate on ${threads} threads with perfect scaling: **` +
+      `${productsS.toFixed(2)} s**,`,
+    `  ${(productsS / numpyS).toFixed(2)}× numpy's whole layers, ${productsS > 2 * numpyS ? 'over' : 'within'} the target with ` +
+      `nothing else counted.`,
     '',
     `So no tiling of the attention can meet the target on wasm: it needs products at ≥ ${G((flop.mha + flop.mqa) / (2 * numpyS))} GFLOP/s,`,
-    `${((flop.mha + flop.mqa) / (2 * numpyS) / wasmRate).toFixed(1)}× the single-thread wasm rate, on a machine with ${threads} cores. WebAssembly SIMD is 128-bit`,
+    `${((flop.mha + flop.mqa) / (2 * numpyS) / wasmRate).toFixed(1)}× the single-thread wasm rate, on a machine with ${threads}` +
+      ` cores. WebAssembly SIMD is 128-bit`,
     "(4 float lanes, against AVX-512's 16), and tfjs-backend-wasm does not start its threaded build in Node",
     '(its WASM_HAS_MULTITHREAD_SUPPORT flag is false under IS_NODE, tfjs issue 3830). The `tensorflow` device',
     "(tfjs-node, native) would have the rate, but its install downloads libtensorflow, which the CI machine's",
@@ -224,10 +259,13 @@ function wasmCeiling(doc) {
     '',
     'tfjs-backend-wasm keeps its tensors in the wasm heap, where `cblas_sgemm` can read and write them in place',
     `(src/devices/kernels/host-blas.ts, wasm-blas.ts: koffi's FFI, no copy). Through ${ceiling.blas}, the same five`,
-    `projections take ${(blasMs / 1000).toFixed(2)} s: **${G(blasRate)} GFLOP/s**, ${(blasRate / wasmRate).toFixed(1)}× the wasm rate and ${((100 * blasRate) / numpyRate).toFixed(0)} % of numpy's.`,
+    `projections take ${(blasMs / 1000).toFixed(2)} s: **${G(blasRate)} GFLOP/s**, ${(blasRate / wasmRate).toFixed(1)}× the ` +
+      `wasm rate and ${((100 * blasRate) / numpyRate).toFixed(0)} % of numpy's.`,
     `The whole layer so run (\`${layer.command}\`, [issue8-${T}](#issue8-${T}) above, ${layer.rows.length} alternating rounds, medians):`,
-    `both paths ${(m.blas.both / 1000).toFixed(2)} s against numpy's ${(m.numpy.both / 1000).toFixed(2)} s, **${(m.blas.both / m.numpy.both).toFixed(2)}×** (target ≤ 2×);`,
-    `MHA ${(m.blas.mha / m.numpy.mha).toFixed(2)}×, MQA ${(m.blas.mqa / m.numpy.mqa).toFixed(2)}×.${m.xnnpack ? ` On XNNPACK in the same rounds: ${(m.xnnpack.both / m.numpy.both).toFixed(2)}×.` : ''}`,
+    `both paths ${(m.blas.both / 1000).toFixed(2)} s against numpy's ${(m.numpy.both / 1000).toFixed(2)} s, **` +
+      `${(m.blas.both / m.numpy.both).toFixed(2)}×** (target ≤ 2×);`,
+    `MHA ${(m.blas.mha / m.numpy.mha).toFixed(2)}×, MQA ${(m.blas.mqa / m.numpy.mqa).toFixed(2)}×.` +
+      `${m.xnnpack ? ` On XNNPACK in the same rounds: ${(m.xnnpack.both / m.numpy.both).toFixed(2)}×.` : ''}`,
     '',
   ];
 }
@@ -240,7 +278,13 @@ function long(result, prof) {
     `Command: \`${result.command}\` (${result.date.slice(0, 10)}), machine: ${machineLine(result.machine)}.`,
     '',
     ...(result.note ? [`Conditions: ${result.note}`, ''] : []),
-    'mla-diff: `node bench/cpu/forward.mjs --path P --tokens T --probes off` — one layer, all 64 heads, one causal prefill, `MlaBackend.step` with nothing recorded (as run-case drives it), weights uploaded first; T ≤ 512: the run after a warm-up, else the first run. numpy: `python3 mla_numpy.py T` — the same layer in float32, the second of two runs. Each measurement is its own process; peak RSS from /usr/bin/time (the numpy figure includes its 660 MB of weights, as ours does). "before" is the build this work started from (unfused [N,T,S] attention, tf.unstack copying its input per entry, every intermediate of a step alive until its end); "failed (exit 7)" there is the wasm heap (4 GiB) running out (Aborted(), then memory access out of bounds).',
+    'mla-diff: `node bench/cpu/forward.mjs --path P --tokens T --probes off` — one layer, all 64 heads, one causal prefill, ' +
+      '`MlaBackend.step` with nothing recorded (as run-case drives it), weights uploaded first; T ≤ 512: the run after a ' +
+      'warm-up, else the first run. numpy: `python3 mla_numpy.py T` — the same layer in float32, the second of two runs. Each ' +
+      'measurement is its own process; peak RSS from /usr/bin/time (the numpy figure includes its 660 MB of weights, as ours ' +
+      'does). "before" is the build this work started from (unfused [N,T,S] attention, tf.unstack copying its input per entry, ' +
+      'every intermediate of a step alive until its end); "failed (exit 7)" there is the wasm heap (4 GiB) running out ' +
+      '(Aborted(), then memory access out of bounds).',
     '',
     '| T | path | numpy (s) | mla-diff after (s) | after / numpy | mla-diff before (s) | peak RSS numpy / after / before (MiB) |',
     '|---|---|---|---|---|---|---|',
@@ -250,7 +294,10 @@ function long(result, prof) {
         const np = `${ms(n)}${r.numpy.earlierRun ? ' (earlier run)' : ''}`;
         const a = r[`after_${p}`];
         const b = r[`before_${p}`];
-        return `| ${r.tokens}${r.earlierRun ? ' (earlier run)' : ''} | ${p} | ${np} | ${cell(a)} | ${ratio(a, n)} | ${cell(b)} | ${r.numpy.rssMiB?.toFixed(0) ?? '—'} / ${a?.rssMiB?.toFixed(0) ?? '—'} / ${b?.rssMiB?.toFixed(0) ?? '—'} |`;
+        return (
+          `| ${r.tokens}${r.earlierRun ? ' (earlier run)' : ''} | ${p} | ${np} | ${cell(a)} | ${ratio(a, n)} | ${cell(b)} | ` +
+          `${r.numpy.rssMiB?.toFixed(0) ?? '—'} / ${a?.rssMiB?.toFixed(0) ?? '—'} / ${b?.rssMiB?.toFixed(0) ?? '—'} |`
+        );
       }),
     ),
     '',
@@ -261,7 +308,8 @@ function long(result, prof) {
 /** Where the time goes at T = 512, from results.json's profile-512 (forward.mjs --profile: tf.profile of one probes-off step). */
 function profileLines(prof) {
   const lines = [
-    "Where the time goes at T = 512 (results.json's `profile-512`: the slowest kernels of one probes-off step under tf.profile, and the probes-off wall times of the same process).",
+    "Where the time goes at T = 512 (results.json's `profile-512`: the slowest kernels of one probes-off step under " +
+      'tf.profile, and the probes-off wall times of the same process).',
     `Its note: ${prof.note}`,
     '',
   ];
@@ -275,10 +323,12 @@ function profileLines(prof) {
         .slice(0, 4)
         .map(
           (k) =>
-            `${k.kernel.replace(/ .*/, '')} ${k.kernel.slice(k.kernel.indexOf(' ') + 1)} ${(k.ms / 1000).toFixed(1)} s${k.n > 1 ? ` (${k.n} calls)` : ''}`,
+            `${k.kernel.replace(/ .*/, '')} ${k.kernel.slice(k.kernel.indexOf(' ') + 1)} ${(k.ms / 1000).toFixed(1)} s` +
+            `${k.n > 1 ? ` (${k.n} calls)` : ''}`,
         );
       lines.push(
-        `- ${label} ${r.path} (runs ${r.probesOffAllMs.map((x) => (x / 1000).toFixed(1)).join(' / ')} s): ${top.join('; ')} — of ${(total / 1000).toFixed(1)} s in the ${r.profile.length} slowest kernels.`,
+        `- ${label} ${r.path} (runs ${r.probesOffAllMs.map((x) => (x / 1000).toFixed(1)).join(' / ')} s): ${top.join('; ')} — ` +
+          `of ${(total / 1000).toFixed(1)} s in the ${r.profile.length} slowest kernels.`,
       );
     }
   }
@@ -293,12 +343,16 @@ function cliLong(r) {
     `It runs \`mla-diff run ${r.scenario} --device wasm --format json\` under /usr/bin/time, as CI's scenario check does.`,
     '',
     `- Device: ${r.device}.`,
-    `- Exit ${r.exit}, verdict **${r.verdict}**; wall **${r.wallS.toFixed(1)} s**, peak RSS **${r.rssGiB.toFixed(2)} GiB** (the machine: ${r.machine.memGiB} GiB).`,
-    `- The report's seconds (probes on): mha ${r.pathSeconds.mha.toFixed(1)}, mqa ${r.pathSeconds.mqa.toFixed(1)} (each from its step's start to its completion; both steps are encoded before either is awaited, and on wasm encoding is the computing, so MHA's includes MQA's), weights ${r.seconds.weights.toFixed(1)}.`,
+    `- Exit ${r.exit}, verdict **${r.verdict}**; wall **${r.wallS.toFixed(1)} s**, peak RSS **${r.rssGiB.toFixed(2)} GiB** ` +
+      `(the machine: ${r.machine.memGiB} GiB).`,
+    `- The report's seconds (probes on): mha ${r.pathSeconds.mha.toFixed(1)}, mqa ${r.pathSeconds.mqa.toFixed(1)} (each from ` +
+      `its step's start to its completion; both steps are encoded before either is awaited, and on wasm encoding is the ` +
+      `computing, so MHA's includes MQA's), weights ${r.seconds.weights.toFixed(1)}.`,
     `- Worst mha↔mqa relative error: ${r.worstEngine.relErr.toExponential(2)} at ${r.worstEngine.stage}.`,
     ...(gpu
       ? [
-          `- Against the H200's report of the same scenario (${r.gpuReport}), the largest relative difference of a stage's L2 norm: ${r.worstCross.rel.toExponential(2)} (${r.worstCross.path} ${r.worstCross.stage}), over ${compared} records.`,
+          `- Against the H200's report of the same scenario (${r.gpuReport}), the largest relative difference of a stage's L2 ` +
+            `norm: ${r.worstCross.rel.toExponential(2)} (${r.worstCross.path} ${r.worstCross.stage}), over ${compared} records.`,
         ]
       : []),
     '',

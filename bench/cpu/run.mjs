@@ -59,7 +59,9 @@ const cpu = os.cpus()[0]?.model ?? 'unknown';
 let numpyVersion = 'unknown';
 try {
   numpyVersion = spawnSync('python3', ['-c', 'import numpy; print(numpy.__version__)'], { encoding: 'utf8' }).stdout.trim();
-} catch {}
+} catch {
+  // python3 absent (spawnSync's stdout is null) or numpy not importable: the version stays 'unknown'.
+}
 const result = {
   command: `node bench/cpu/run.mjs --rounds ${rounds} --anchor ${anchor}`,
   date: new Date().toISOString(),
@@ -76,5 +78,6 @@ const result = {
 };
 record('capital-of-france', result);
 console.log(
-  `bench/cpu/results.md, capital-of-france: median numpy ${mNumpy.toFixed(2)} s, mla-diff ${mOurs.toFixed(2)} s, ratio ${(mOurs / mNumpy).toFixed(2)}×`,
+  `bench/cpu/results.md, capital-of-france: median numpy ${mNumpy.toFixed(2)} s, mla-diff ${mOurs.toFixed(2)} s, ratio ` +
+    `${(mOurs / mNumpy).toFixed(2)}×`,
 );

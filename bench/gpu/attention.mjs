@@ -83,7 +83,9 @@ for (const T of tokens) {
         const gpuBytes = mem.numBytesAllocatedInGPU ?? mem.numBytes;
         row[`${name}_${mode}`] = { ms, runs: times, flop, tflops: flop / (ms / 1000) / 1e12, gpuBytes };
         console.log(
-          `T=${T} chunk=${c} ${row.attention} ${name} probes ${mode}: ${ms.toFixed(1)} ms (median of ${times.length}; layer ${(flop / 1e12).toFixed(2)} TFLOP → ${(flop / (ms / 1000) / 1e12).toFixed(2)} TFLOP/s; GPU pool ${(gpuBytes / 2 ** 30).toFixed(2)} GiB)`,
+          `T=${T} chunk=${c} ${row.attention} ${name} probes ${mode}: ${ms.toFixed(1)} ms (median of ${times.length}; layer ` +
+            `${(flop / 1e12).toFixed(2)} TFLOP → ${(flop / (ms / 1000) / 1e12).toFixed(2)} TFLOP/s; GPU pool ` +
+            `${(gpuBytes / 2 ** 30).toFixed(2)} GiB)`,
         );
       } catch (e) {
         row[`${name}_${mode}`] = { error: String(e.message ?? e) };
@@ -121,7 +123,8 @@ for (const T of tokens) {
       const ms = [...times].sort((x, y) => x - y)[Math.floor(times.length / 2)];
       row[`both_${mode}`] = { ms, runs: times };
       console.log(
-        `T=${T} chunk=${c} ${row.attention} both paths pipelined, probes ${mode}: ${ms.toFixed(1)} ms (median of ${times.length}: ${times.map((x) => x.toFixed(1)).join(', ')})`,
+        `T=${T} chunk=${c} ${row.attention} both paths pipelined, probes ${mode}: ${ms.toFixed(1)} ms (median of ` +
+          `${times.length}: ${times.map((x) => x.toFixed(1)).join(', ')})`,
       );
     } catch (e) {
       row[`both_${mode}`] = { error: String(e.message ?? e) };

@@ -62,7 +62,8 @@ for (const [name, Backend] of [
       writeFileSync(`${profDir}/enqueue-${T}-${name}-${on ? 'on' : 'off'}.cpuprofile`, JSON.stringify(profile));
     }
     console.log(
-      `T=${T} ${name} probes ${on ? 'on' : 'off'}: enqueue ${median(enq).toFixed(2)} ms, wait ${median(wait).toFixed(2)} ms (medians of ${steps})`,
+      `T=${T} ${name} probes ${on ? 'on' : 'off'}: enqueue ${median(enq).toFixed(2)} ms, wait ${median(wait).toFixed(2)} ms ` +
+        `(medians of ${steps})`,
     );
   }
   path.dispose();

@@ -110,7 +110,10 @@ for (const T of tokens) {
         }
         results.rows.push(row);
         console.log(
-          `T=${T} ${name} probes ${row.probes}: total ${row.total.toFixed(1)} = enqueue ${row.enqueue.toFixed(1)} + wait ${row.wait.toFixed(1)} + finish ${row.finish.toFixed(1)} ms; ${row.programs} + ${row.finishPrograms} programs${row.pipelined ? `; pipelined ${row.pipelined.toFixed(1)} ms/step` : ''}${row.batchSizes ? `; by submit batch ${JSON.stringify(row.batchSizes)}` : ''}`,
+          `T=${T} ${name} probes ${row.probes}: total ${row.total.toFixed(1)} = enqueue ${row.enqueue.toFixed(1)} + wait ` +
+            `${row.wait.toFixed(1)} + finish ${row.finish.toFixed(1)} ms; ${row.programs} + ${row.finishPrograms} programs` +
+            `${row.pipelined ? `; pipelined ${row.pipelined.toFixed(1)} ms/step` : ''}` +
+            `${row.batchSizes ? `; by submit batch ${JSON.stringify(row.batchSizes)}` : ''}`,
         );
       }
     } catch (e) {

@@ -75,11 +75,13 @@ for (const T of tokens) {
       const programs = [...by.values()].sort((a, b) => b.ms - a.ms);
       results.push({ tokens: T, path: name, probes: probes ? 'on' : 'off', wallMs: wall, gpuMs: info.kernelMs, programs });
       console.log(
-        `T=${T} ${name}: wall ${wall.toFixed(1)} ms, GPU ${info.kernelMs.toFixed(1)} ms in ${programs.reduce((n, p) => n + p.count, 0)} programs`,
+        `T=${T} ${name}: wall ${wall.toFixed(1)} ms, GPU ${info.kernelMs.toFixed(1)} ms in ` +
+          `${programs.reduce((n, p) => n + p.count, 0)} programs`,
       );
       for (const p of programs.slice(0, 24))
         console.log(
-          `  ${p.program.padEnd(36)} ${p.ms.toFixed(2).padStart(9)} ms  ×${String(p.count).padEnd(4)} ${((100 * p.ms) / info.kernelMs).toFixed(1)}%`,
+          `  ${p.program.padEnd(36)} ${p.ms.toFixed(2).padStart(9)} ms  ×${String(p.count).padEnd(4)} ` +
+            `${((100 * p.ms) / info.kernelMs).toFixed(1)}%`,
         );
     } catch (e) {
       results.push({ tokens: T, path: name, error: String(e.message ?? e) });

@@ -44,7 +44,9 @@ for (const r of rows) {
     out.push(e);
     const mem = e.gpuBytes ? `${(e.gpuBytes / 2 ** 30).toFixed(1)} GiB` : '—';
     console.log(
-      `| ${r.tokens} | ${path} | ${e.error && !off?.ms ? e.error.slice(0, 40) : `${fmt(e.offMs)} ms`} | ${on?.ms ? `${fmt(e.onMs)} ms` : '—'} | ${fmt(e.tflops)} | ${mem} | ${t ? `${fmt(t, 2)} ms` : '—'} | ${e.ratioOff ? `${fmt(e.ratioOff, 2)}×` : '—'} | ${e.ratioOn ? `${fmt(e.ratioOn, 2)}×` : '—'} |`,
+      `| ${r.tokens} | ${path} | ${e.error && !off?.ms ? e.error.slice(0, 40) : `${fmt(e.offMs)} ms`} | ` +
+        `${on?.ms ? `${fmt(e.onMs)} ms` : '—'} | ${fmt(e.tflops)} | ${mem} | ${t ? `${fmt(t, 2)} ms` : '—'} | ` +
+        `${e.ratioOff ? `${fmt(e.ratioOff, 2)}×` : '—'} | ${e.ratioOn ? `${fmt(e.ratioOn, 2)}×` : '—'} |`,
     );
   }
 }
@@ -57,7 +59,8 @@ for (const T of [...new Set(out.map((e) => e.tokens))]) {
   const [off, on] = [both(T, 'offMs'), both(T, 'onMs')];
   if (t && off)
     console.log(
-      `T=${T}: both paths ${fmt(off)} ms off, ${fmt(on)} ms on; PyTorch ${fmt(t.mha + t.mqa)} ms → ${fmt(off / (t.mha + t.mqa), 2)}× / ${on ? fmt(on / (t.mha + t.mqa), 2) : '—'}×`,
+      `T=${T}: both paths ${fmt(off)} ms off, ${fmt(on)} ms on; PyTorch ${fmt(t.mha + t.mqa)} ms → ` +
+        `${fmt(off / (t.mha + t.mqa), 2)}× / ${on ? fmt(on / (t.mha + t.mqa), 2) : '—'}×`,
     );
 }
 // Both paths as the CLI runs a piece (pipelined: attention.mjs `both_*`).
@@ -76,7 +79,8 @@ for (const r of rows) {
     ratioOn: torchMs && on ? on / torchMs : undefined,
   });
   console.log(
-    `T=${r.tokens}: both paths pipelined (as the CLI) ${fmt(off)} ms off, ${fmt(on)} ms on${torchMs ? `; PyTorch mha+mqa ${fmt(torchMs)} ms → ${fmt(off / torchMs, 2)}× / ${fmt(on / torchMs, 2)}×` : ''}`,
+    `T=${r.tokens}: both paths pipelined (as the CLI) ${fmt(off)} ms off, ${fmt(on)} ms on` +
+      `${torchMs ? `; PyTorch mha+mqa ${fmt(torchMs)} ms → ${fmt(off / torchMs, 2)}× / ${fmt(on / torchMs, 2)}×` : ''}`,
   );
 }
 const file = arg('out', null);

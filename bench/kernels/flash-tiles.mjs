@@ -116,7 +116,8 @@ function tileSets(D, E) {
   return [dflt, twin, ...sets.filter((t) => !same(t, dflt))];
 }
 const label = (t) =>
-  `rows ${t.rows} keys ${t.keys} chunk ${t.chunk} threads ${t.threads} score ${t.scoreRows}x${t.scoreKeys} outRows ${t.outRows} valueKeys ${t.valueKeys}${t.prefetchV ? ' prefetchV' : ''}${t.unroll ? ' unroll' : ''}`;
+  `rows ${t.rows} keys ${t.keys} chunk ${t.chunk} threads ${t.threads} score ${t.scoreRows}x${t.scoreKeys} outRows ${t.outRows}` +
+  ` valueKeys ${t.valueKeys}${t.prefetchV ? ' prefetchV' : ''}${t.unroll ? ' unroll' : ''}`;
 const rows = [];
 for (const f of FORMS.filter((x) => forms.includes(x.name))) {
   const q = tf.randomNormal([f.A, f.B, f.D]);

@@ -147,7 +147,8 @@ for (const T of tokens) {
     rows.push(row);
     const best = row.gemm.reduce((a, b) => (b.ms < a.ms ? b : a));
     console.log(
-      `T=${String(T).padEnd(5)} ${name.padEnd(19)} [${T},${K}]·[${K},${N}]  matMul ${matMulMs.toFixed(2)} ms ${row.matMulTflops.toFixed(1)} TFLOP/s  ` +
+      `T=${String(T).padEnd(5)} ${name.padEnd(19)} [${T},${K}]·[${K},${N}]  matMul ${matMulMs.toFixed(2)} ms ` +
+        `${row.matMulTflops.toFixed(1)} TFLOP/s  ` +
         row.gemm.map((g) => `gemm ${g.tiles} ${g.ms.toFixed(2)} ms ${g.tflops.toFixed(1)}`).join('  ') +
         (sweep || pairs || split ? `  best ${best.tiles}` : ''),
     );

@@ -24,11 +24,13 @@ export function caseTable(c) {
     by.set(x.stage, e0);
   }
   return [
-    '| stage | records | floor (min–max) | source | mha vs fp64 (max) | mqa vs fp64 (max) | cold vs fp64 (max) | max mha↔mqa / floor | max err / floor |',
+    '| stage | records | floor (min–max) | source | mha vs fp64 (max) | mqa vs fp64 (max) | cold vs fp64 (max) | max mha↔mqa / ' +
+      'floor | max err / floor |',
     '|---|---|---|---|---|---|---|---|---|',
     ...[...by.entries()].map(
       ([s, x]) =>
-        `| ${s} | ${x.n} | ${e(x.floorMin)}${x.floorMax > x.floorMin ? `–${e(x.floorMax)}` : ''} | ${sources(x.sources)} | ${e(x.vs.mha)} | ${e(x.vs.mqa)} | ${e(x.vs.cold)} | ${r(x.eng)} | ${r(x.ratio)} |`,
+        `| ${s} | ${x.n} | ${e(x.floorMin)}${x.floorMax > x.floorMin ? `–${e(x.floorMax)}` : ''} | ${sources(x.sources)} | ` +
+        `${e(x.vs.mha)} | ${e(x.vs.mqa)} | ${e(x.vs.cold)} | ${r(x.eng)} | ${r(x.ratio)} |`,
     ),
   ].join('\n');
 }
@@ -53,7 +55,8 @@ export function renderMarkdown(res) {
     'npm run build && ' + res.command,
     '```',
     '',
-    `${res.date.slice(0, 10)}, ${res.machine.cpus} × ${res.machine.cpu}, Node ${res.machine.node}, ${res.machine.device}; ${res.seconds.toFixed(0)} s.`,
+    `${res.date.slice(0, 10)}, ${res.machine.cpus} × ${res.machine.cpu}, Node ${res.machine.node}, ${res.machine.device}; ` +
+      `${res.seconds.toFixed(0)} s.`,
     'Every run with the float64 reference and the fp32 cold path on. Floor of a record: relErr(cold, reference) there;',
     'records cold does not have (MQA-only, context stages) take the largest floor upstream in their piece (`↑`); weight',
     'stages the fp32 unit roundoff (src/harness/compare/floors.ts, docs/noise-floors.md). Ratios: relErr / floor of the record.',
@@ -63,7 +66,8 @@ export function renderMarkdown(res) {
     '',
     '## Calibration',
     '',
-    `Over ${c.records} activation records of clean runs (${res.scenarios.length} scenarios, ${res.selftest.clean.length} clean selftest runs):`,
+    `Over ${c.records} activation records of clean runs (${res.scenarios.length} scenarios, ${res.selftest.clean.length} clean ` +
+      `selftest runs):`,
     '',
     '| ratio | records | p50 | p90 | p99 | max |',
     '|---|---|---|---|---|---|',
@@ -73,10 +77,12 @@ export function renderMarkdown(res) {
     qrow('err(cold, fp64) / floor', c.pathRatio.cold),
     qrow('largest pair / floor (what k bounds)', c.worstRatio),
     '',
-    `Planted faults (${res.selftest.faults.length} selftest runs): the fault's error at the stage it enters is at least **${e(c.faultRatioMin)}** floors`,
+    `Planted faults (${res.selftest.faults.length} selftest runs): the fault's error at the stage it enters is at least **` +
+      `${e(c.faultRatioMin)}** floors`,
     `(weakest: ${c.faultWeakest.name}, ${c.faultWeakest.stage}); before that stage no record exceeds ${r(c.faultBeforeMax)} floors.`,
     c.faultNan.length
-      ? `Not an error ratio: ${c.faultNan.join(', ')} puts NaN into the stage it enters (judged nan-introduced, at any k); its finite positions' ratio is shown for completeness.`
+      ? `Not an error ratio: ${c.faultNan.join(', ')} puts NaN into the stage it enters (judged nan-introduced, at any k); its ` +
+        `finite positions' ratio is shown for completeness.`
       : '',
     '',
     `**k = ${c.k}**: ${r(c.cleanMargin)}× above the largest clean ratio, the weakest fault ${e(c.faultMargin)}× above it.`,
@@ -89,11 +95,13 @@ export function renderMarkdown(res) {
     '',
     '## Per stage, all clean runs',
     '',
-    '| stage | records | floor (min–max) | sources | mha vs fp64 (max) | mqa vs fp64 (max) | cold vs fp64 (max) | max mha↔mqa / floor | max err / floor |',
+    '| stage | records | floor (min–max) | sources | mha vs fp64 (max) | mqa vs fp64 (max) | cold vs fp64 (max) | max mha↔mqa ' +
+      '/ floor | max err / floor |',
     '|---|---|---|---|---|---|---|---|---|',
     ...Object.entries(res.perStage).map(
       ([s, x]) =>
-        `| ${s} | ${x.records} | ${e(x.floorMin)}–${e(x.floorMax)} | ${sources(x.sources)} | ${e(x.vsRefMax.mha)} | ${e(x.vsRefMax.mqa)} | ${e(x.vsRefMax.cold)} | ${r(x.engineRatioMax)} | ${r(x.worstRatioMax)} |`,
+        `| ${s} | ${x.records} | ${e(x.floorMin)}–${e(x.floorMax)} | ${sources(x.sources)} | ${e(x.vsRefMax.mha)} | ` +
+        `${e(x.vsRefMax.mqa)} | ${e(x.vsRefMax.cold)} | ${r(x.engineRatioMax)} | ${r(x.worstRatioMax)} |`,
     ),
     '',
     '## Per scenario',

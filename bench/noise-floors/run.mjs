@@ -123,5 +123,7 @@ writeFileSync('bench/noise-floors/results.json', JSON.stringify(result, null, 1)
 const { renderMarkdown } = await import('./render.mjs');
 writeFileSync('bench/noise-floors/results.md', renderMarkdown(result));
 console.log(
-  `k ${K}: clean worst ratio ${calibration.worstRatio.max.toFixed(2)} (margin ${calibration.cleanMargin.toFixed(1)}×), weakest fault ${calibration.faultRatioMin.toExponential(2)} floors (margin ${calibration.faultMargin.toExponential(1)}×); ${seconds.toFixed(0)} s`,
+  `k ${K}: clean worst ratio ${calibration.worstRatio.max.toFixed(2)} (margin ${calibration.cleanMargin.toFixed(1)}×), weakest ` +
+    `fault ${calibration.faultRatioMin.toExponential(2)} floors (margin ${calibration.faultMargin.toExponential(1)}×); ` +
+    `${seconds.toFixed(0)} s`,
 );

@@ -192,8 +192,10 @@ const { writeCalibration } = await import('./render-calibration.mjs');
 writeCalibration(res);
 for (const [m, x] of Object.entries(results))
   console.log(
-    `${m}: ${x.records} records, max ${x.worstRatio.max?.toFixed(2)} p99 ${x.worstRatio.p99?.toFixed(2)}, ${x.falsePositives.length} false positives`,
+    `${m}: ${x.records} records, max ${x.worstRatio.max?.toFixed(2)} p99 ${x.worstRatio.p99?.toFixed(2)}, ` +
+      `${x.falsePositives.length} false positives`,
   );
 console.log(
-  `faults: ${faults.length}, missed ${selftest.missed.length}, mislocalized ${selftest.mislocalized.length}, weakest ${selftest.weakest?.name} ${selftest.weakest?.ratio?.toExponential(2)}; ${res.seconds.toFixed(0)} s`,
+  `faults: ${faults.length}, missed ${selftest.missed.length}, mislocalized ${selftest.mislocalized.length}, weakest ` +
+    `${selftest.weakest?.name} ${selftest.weakest?.ratio?.toExponential(2)}; ${res.seconds.toFixed(0)} s`,
 );

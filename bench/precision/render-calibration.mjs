@@ -8,8 +8,8 @@ import { e, r } from '../noise-floors/render.mjs';
 const where = (m) => (m ? `${m.where}, ${m.request} step ${m.step}, ${m.label} (floor ${e(m.floor)}, ${m.source})` : '—');
 const firstAt = (f) =>
   f ? `${f.stage}${f.chunk === undefined ? '' : `[${f.chunk}]`} (${f.verdict}, ${f.culprit}, ${f.request} step ${f.step})` : '—';
-const spec = (s) =>
-  `${s.dtype}, cache ${s.kvCache}${s.kvCache === 'auto' ? '' : s.cacheScale.kind === 'per-token' ? ' per-token' : ` k_scale ${s.cacheScale.k_scale}`}, mqa ${s.rounding.mqa}`;
+const scenarioCell = (s) =>
+  `${s.file} ${s.error ? 'error' : `${s.verdict}${s.weights === 'diverge' ? ' (weights diverge)' : ''} ${s.seconds.toFixed(1)}`}`;
 
 function modeRows(res) {
   const rows = Object.entries(res.modes).map(([m, x]) => [m, x]);
@@ -57,12 +57,14 @@ export function renderCalibration(res) {
     `npm run build && ${res.command}`,
     '```',
     '',
-    `${res.date.slice(0, 10)}, ${res.machine.cpus} × ${res.machine.cpu}, Node ${res.machine.node}, ${res.machine.device}; ${res.seconds.toFixed(0)} s.`,
+    `${res.date.slice(0, 10)}, ${res.machine.cpus} × ${res.machine.cpu}, Node ${res.machine.node}, ${res.machine.device}; ` +
+      `${res.seconds.toFixed(0)} s.`,
     'Each clean scenario (as bench/noise-floors/run.mjs selects them) loaded, its `precision` replaced by the mode, judged by',
     `\`{floor: ${res.k}}\`, the float64 reference and the cold path on. A record's floor: relErr(cold, float64), the cold path rounding`,
     "where FlashAttention prefill does in the same dtype (src/harness/compare/floors.ts). Ratio: a pair's relErr / the record's floor;",
     'per record the worst pair (mha↔mqa, each path vs float64). Activation records only (weight stages keep their exact rule).',
-    `Skipped: ${res.skipped.join(', ')} (over 60 s each on 2 cores; capital-of-france.yaml is capital-of-france-bf16.yaml once its precision is replaced). Per-token fp8 scales only on models with kv_lora_rank % 128 = 0 (GLM-5, DeepSeek-V3).`,
+    `Skipped: ${res.skipped.join(', ')} (over 60 s each on 2 cores; capital-of-france.yaml is capital-of-france-bf16.yaml once ` +
+      `its precision is replaced). Per-token fp8 scales only on models with kv_lora_rank % 128 = 0 (GLM-5, DeepSeek-V3).`,
     '',
     '### Clean runs per mode',
     '',
@@ -70,7 +72,8 @@ export function renderCalibration(res) {
     '|---|---|---|---|---|---|---|---|---|',
     ...modeRows(res).map(
       ([m, x]) =>
-        `| ${m} | ${x.runs} | ${x.records} | ${r(x.worstRatio.p50)} | ${r(x.worstRatio.p99)} | ${r(x.worstRatio.max)} | ${r(x.engineRatio.max)} | ${x.falsePositives.length} | ${x.nanRecords} |`,
+        `| ${m} | ${x.runs} | ${x.records} | ${r(x.worstRatio.p50)} | ${r(x.worstRatio.p99)} | ${r(x.worstRatio.max)} | ` +
+        `${r(x.engineRatio.max)} | ${x.falsePositives.length} | ${x.nanRecords} |`,
     ),
     '',
     'Where the largest ratio sits:',
@@ -86,20 +89,24 @@ export function renderCalibration(res) {
     '',
     `### Planted faults in ${t.mode} (selftest ${t.plan} plan, the precision default \`{floor: ${t.k}}\`)`,
     '',
-    `${t.faults.length} fault runs: ${n('detected')} detected, ${n('localized')} first diverge at the stage the fault enters (${n('localizedAlso')} there or at a stage it also enters), ${n('attributed')} blamed on the planted path.`,
+    `${t.faults.length} fault runs: ${n('detected')} detected, ${n('localized')} first diverge at the stage the fault enters (` +
+      `${n('localizedAlso')} there or at a stage it also enters), ${n('attributed')} blamed on the planted path.`,
     t.weakest
-      ? `Weakest (smallest err/floor at the stage it enters, NaN faults aside): **${t.weakest.name}**, ${e(t.weakest.ratio)} floors at ${t.weakest.enters}.`
+      ? `Weakest (smallest err/floor at the stage it enters, NaN faults aside): **${t.weakest.name}**, ${e(t.weakest.ratio)} ` +
+        `floors at ${t.weakest.enters}.`
       : '',
     t.missed.length ? `Missed: ${t.missed.join(', ')}.` : 'No fault missed.',
     ...t.mislocalized.map(
       (f) => `* mislocalized: ${f.name}: first divergence ${firstAt(f.first)}, enters ${f.enters} (${e(f.ratio)} floors there)`,
     ),
     '',
-    '| fault | runs | enters | detected | localized (entry / also) | attributed | err/floor at entry (min) | (max) | largest ratio before it | NaN there | first verdict |',
+    '| fault | runs | enters | detected | localized (entry / also) | attributed | err/floor at entry (min) | (max) | largest ' +
+      'ratio before it | NaN there | first verdict |',
     '|---|---|---|---|---|---|---|---|---|---|---|',
     ...[...perFault.entries()].map(
       ([f, x]) =>
-        `| ${f} | ${x.runs} | ${x.enters} | ${x.detected} | ${x.localized} / ${x.also} | ${x.attributed} | ${e(x.min)} | ${e(x.max)} | ${r(x.before)} | ${x.nan ? `${x.nan}/${x.runs}` : ''} | ${[...x.how].join(', ')} |`,
+        `| ${f} | ${x.runs} | ${x.enters} | ${x.detected} | ${x.localized} / ${x.also} | ${x.attributed} | ${e(x.min)} | ` +
+        `${e(x.max)} | ${r(x.before)} | ${x.nan ? `${x.nan}/${x.runs}` : ''} | ${[...x.how].join(', ')} |`,
     ),
     '',
     '### Largest worst-pair ratio per stage and mode',
@@ -117,10 +124,7 @@ export function renderCalibration(res) {
     '',
     '### Per scenario and mode (seconds; verdict)',
     '',
-    ...Object.entries(res.modes).map(
-      ([m, x]) =>
-        `* ${m}: ${x.scenarios.map((s) => `${s.file} ${s.error ? 'error' : `${s.verdict}${s.weights === 'diverge' ? ' (weights diverge)' : ''} ${s.seconds.toFixed(1)}`}`).join(', ')}`,
-    ),
+    ...Object.entries(res.modes).map(([m, x]) => `* ${m}: ${x.scenarios.map(scenarioCell).join(', ')}`),
     '',
   ].join('\n');
 }

@@ -81,7 +81,9 @@ for (const dtype of STORAGE_DTYPES) {
 console.log('\ndtype     set     values  device≠oracle  roundInto≠oracle  device≠roundInto  overflowed (oracle/roundInto)  leaked');
 for (const c of checks) {
   console.log(
-    `${FORMATS[c.dtype].short.padEnd(9)} ${c.set.padEnd(7)} ${String(c.values).padStart(6)}  ${String(c.deviceVsOracle).padStart(13)}  ${String(c.hostVsOracle).padStart(16)}  ${String(c.deviceVsHost).padStart(16)}  ${`${c.overflowed.oracle}/${c.overflowed.roundInto}`.padStart(29)}  ${String(c.leakedTensors).padStart(6)}`,
+    `${FORMATS[c.dtype].short.padEnd(9)} ${c.set.padEnd(7)} ${String(c.values).padStart(6)}  ` +
+      `${String(c.deviceVsOracle).padStart(13)}  ${String(c.hostVsOracle).padStart(16)}  ${String(c.deviceVsHost).padStart(16)}  ` +
+      `${`${c.overflowed.oracle}/${c.overflowed.roundInto}`.padStart(29)}  ${String(c.leakedTensors).padStart(6)}`,
   );
   for (const m of c.firstMismatches) console.log(`    mismatch at ${m.index}: input ${m.input} got ${m.got} want ${m.want}`);
 }
@@ -122,7 +124,8 @@ if (elements > 0) {
     syncOnly.push(performance.now() - t0);
   }
   console.log(
-    `\nthroughput on ${elements} elements (${((elements * 4) / 2 ** 20).toFixed(0)} MiB), median of ${reps} after a warm-up; sync (1-element read) alone ${median(syncOnly).toFixed(2)} ms`,
+    `\nthroughput on ${elements} elements (${((elements * 4) / 2 ** 20).toFixed(0)} MiB), median of ${reps} after a warm-up; ` +
+      `sync (1-element read) alone ${median(syncOnly).toFixed(2)} ms`,
   );
   for (const dtype of STORAGE_DTYPES) {
     const onDevice = await timeIt((t) => rt.round(t, dtype), x);
@@ -137,7 +140,9 @@ if (elements > 0) {
     };
     throughput.push(row);
     console.log(
-      `${FORMATS[dtype].short.padEnd(5)} Runtime.round ${onDevice.medianMs.toFixed(2).padStart(9)} ms (${row.deviceGBps.toFixed(1)} GB/s read+write)   host round trip ${trip.medianMs.toFixed(1).padStart(8)} ms   ×${row.speedup.toFixed(1)}`,
+      `${FORMATS[dtype].short.padEnd(5)} Runtime.round ${onDevice.medianMs.toFixed(2).padStart(9)} ms (` +
+        `${row.deviceGBps.toFixed(1)} GB/s read+write)   host round trip ${trip.medianMs.toFixed(1).padStart(8)} ms   ×` +
+        `${row.speedup.toFixed(1)}`,
     );
   }
   x.dispose();
@@ -165,7 +170,8 @@ if (outDir) {
     '|---|---|---:|---:|---:|---:|---:|',
     ...checks.map(
       (c) =>
-        `| ${FORMATS[c.dtype].short} | ${c.set} | ${c.values} | ${c.deviceVsOracle} | ${c.hostVsOracle} | ${c.deviceVsHost} | ${c.overflowed.oracle}/${c.overflowed.roundInto} |`,
+        `| ${FORMATS[c.dtype].short} | ${c.set} | ${c.values} | ${c.deviceVsOracle} | ${c.hostVsOracle} | ${c.deviceVsHost} | ` +
+        `${c.overflowed.oracle}/${c.overflowed.roundInto} |`,
     ),
     ...(throughput.length
       ? [
@@ -176,7 +182,8 @@ if (outDir) {
           '|---|---:|---:|---:|---:|',
           ...throughput.map(
             (r) =>
-              `| ${FORMATS[r.dtype].short} | ${r.device.medianMs.toFixed(2)} | ${r.deviceGBps.toFixed(1)} | ${r.hostRoundTrip.medianMs.toFixed(1)} | ${r.speedup.toFixed(1)} |`,
+              `| ${FORMATS[r.dtype].short} | ${r.device.medianMs.toFixed(2)} | ${r.deviceGBps.toFixed(1)} | ` +
+              `${r.hostRoundTrip.medianMs.toFixed(1)} | ${r.speedup.toFixed(1)} |`,
           ),
         ]
       : []),

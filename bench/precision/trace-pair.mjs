@@ -43,10 +43,10 @@ const rows = Object.entries(stages).map(([stage, v]) => {
 });
 const fmt = (v) => (typeof v === 'number' ? v.toExponential(3) : String(v));
 console.log(
-  `rel(${x}, ${y}) per stage, worst record, in ${args[0]} (${run.device?.description ?? run.device?.backend ?? '?'})${torch ? `; PyTorch: ${torchFile}` : ''}`,
+  `rel(${x}, ${y}) per stage, worst record, in ${args[0]} (${run.device?.description ?? run.device?.backend ?? '?'})` +
+    `${torch ? `; PyTorch: ${torchFile}` : ''}`,
 );
-for (const r of rows)
-  console.log(
-    `  ${r.stage.padEnd(16)} ${fmt(r.worst)}${torch ? `  torch ${fmt(r.torch)}  ratio ${r.ratio === null ? '—' : r.ratio.toFixed(2)}${r.within2 === false ? '  OUTSIDE 2x' : ''}` : ''}  (${r.at})`,
-  );
+const torchColumns = (r) =>
+  `  torch ${fmt(r.torch)}  ratio ${r.ratio === null ? '—' : r.ratio.toFixed(2)}${r.within2 === false ? '  OUTSIDE 2x' : ''}`;
+for (const r of rows) console.log(`  ${r.stage.padEnd(16)} ${fmt(r.worst)}${torch ? torchColumns(r) : ''}  (${r.at})`);
 if (outFile) writeFileSync(outFile, `${JSON.stringify({ run: args[0], pair: [x, y], torch: torchFile ?? null, stages: rows }, null, 1)}\n`);
