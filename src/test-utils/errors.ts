@@ -16,7 +16,7 @@ export function failure(fn: () => unknown): MlaDiffError {
     fn();
   } catch (e) {
     if (e instanceof MlaDiffError) return e;
-    throw new Error(`expected an MlaDiffError, got ${String(e)}`);
+    throw new Error(`expected an MlaDiffError, got ${String(e)}`, { cause: e });
   }
   throw new Error('expected an MlaDiffError, nothing was thrown');
 }

@@ -54,24 +54,27 @@ describe('reports validate', () => {
   const fresh = (file: string) =>
     expectNoLeak(rt, () => runScenario(loadScenario(join(ROOT, file)), { runtime: rt, toolVersion: 'test', worker: false }));
 
-  it('fresh runs: a clean scenario, a fault, an external backend (agreeing and broken), two weight sources; and them as mla-diff/runs', async () => {
-    const files = [
-      'scenarios/tiny-smoke.yaml',
-      'scenarios/fault-mqa-scale-576.yaml',
-      'scenarios/external-node.yaml',
-      'scenarios/fault-external-w-uv-wrong-axis.yaml',
-      'scenarios/checkpoint-gguf-vs-safetensors.yaml',
-    ];
-    const runs: RunReport[] = [];
-    for (const f of files) runs.push(asJson(await fresh(f)));
-    for (const r of runs) expect(validate(r).errors).toEqual([]);
-    // what the runs exercise: both verdicts, the external path and culprit, the W stage
-    expect(runs.map((r) => r.verdict)).toEqual(['agree', 'diverge', 'agree', 'diverge', 'agree']);
-    expect(runs[2]!.cases[0]!.trace.paths.external).toBeDefined();
-    expect(runs[3]!.cases[0]!.comparison.firstDivergence?.culprit).toBe('external');
-    expect(runs[4]!.weights?.comparison).toBeDefined();
-    expect(validate({ format: 'mla-diff/runs', version: 1, runs })).toMatchObject({ ok: true, errors: [] });
-  });
+  it(
+    'fresh runs: a clean scenario, a fault, an external backend (agreeing and broken), ' + 'two weight sources; and them as mla-diff/runs',
+    async () => {
+      const files = [
+        'scenarios/tiny-smoke.yaml',
+        'scenarios/fault-mqa-scale-576.yaml',
+        'scenarios/external-node.yaml',
+        'scenarios/fault-external-w-uv-wrong-axis.yaml',
+        'scenarios/checkpoint-gguf-vs-safetensors.yaml',
+      ];
+      const runs: RunReport[] = [];
+      for (const f of files) runs.push(asJson(await fresh(f)));
+      for (const r of runs) expect(validate(r).errors).toEqual([]);
+      // what the runs exercise: both verdicts, the external path and culprit, the W stage
+      expect(runs.map((r) => r.verdict)).toEqual(['agree', 'diverge', 'agree', 'diverge', 'agree']);
+      expect(runs[2]!.cases[0]!.trace.paths.external).toBeDefined();
+      expect(runs[3]!.cases[0]!.comparison.firstDivergence?.culprit).toBe('external');
+      expect(runs[4]!.weights?.comparison).toBeDefined();
+      expect(validate({ format: 'mla-diff/runs', version: 1, runs })).toMatchObject({ ok: true, errors: [] });
+    },
+  );
 
   it('a selftest report (one shape, one seed)', async () => {
     const r = asJson(await expectNoLeak(rt, () => runSelftest(rt, { seeds: [1], shapes: ['tiny'] }, () => {}, 8)));

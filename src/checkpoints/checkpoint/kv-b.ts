@@ -23,7 +23,9 @@ export const LOADER_FAULT_DOCS: Record<LoaderFault, { enters: string; summary: s
   'k-b-wrong-axis': {
     enters: 'W kv_b_proj (its W_UK rows), then k_nope / ql_nope',
     summary: 'attn_k_b [H, L, P] reassembled into kv_b_proj as if it were [H, P, L] (a view where the inverse of the converter transposes)',
-    bug: 'loaders rebuilding kv_b_proj from split GGUFs: kvcache-ai/ktransformers#1333, ikawrakow/ik_llama.cpp#394 (split from ggml-org/llama.cpp#12801)',
+    bug:
+      'loaders rebuilding kv_b_proj from split GGUFs: kvcache-ai/ktransformers#1333, ' +
+      'ikawrakow/ik_llama.cpp#394 (split from ggml-org/llama.cpp#12801)',
   },
 };
 

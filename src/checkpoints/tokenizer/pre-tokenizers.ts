@@ -39,7 +39,9 @@ const GPT2 = String.raw`'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{
  * LLAMA_VOCAB_PRE_TYPE_LLAMA3 and LLAMA_VOCAB_PRE_TYPE_CHATGLM4 use this same regex
  * (llama.cpp's case-insensitive-free rewrite of `(?i:'s|...)`).
  */
-const LLAMA3 = String.raw`(?:'[sS]|'[tT]|'[rR][eE]|'[vV][eE]|'[mM]|'[lL][lL]|'[dD])|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+`;
+const LLAMA3 =
+  String.raw`(?:'[sS]|'[tT]|'[rR][eE]|'[vV][eE]|'[mM]|'[lL][lL]|'[dD])|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}|` +
+  String.raw` ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+`;
 
 /** LLAMA_VOCAB_PRE_TYPE_DEEPSEEK3_LLM. The CJK class is [一-龥぀-ゟ゠-ヿ]. */
 const DEEPSEEK3 = [

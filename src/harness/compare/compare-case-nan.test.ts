@@ -1,4 +1,3 @@
-import type * as tfc from '@tensorflow/tfjs-core';
 import type { StageRecord } from '../../core/probes/recorder';
 import type { PathName, StageName } from '../../trace/stages';
 import { STAGES } from '../../trace/stages';
@@ -8,7 +7,7 @@ import type { Culprit } from '../scenario/scenario';
 import type { Rel } from '../../test-utils/traces';
 import { at, caseTrace, ONE_SHOT_STAGES, pairDiff, piece, stagePairs, stageRecord, stats } from '../../test-utils/traces';
 import { compareCase } from './compare';
-import { DEFAULT_REL, WEIGHT_REL } from './tolerance';
+import { WEIGHT_REL } from './tolerance';
 
 const OK = 1e-7;
 const BAD = 0.25;

@@ -1,11 +1,8 @@
-import type * as tfc from '@tensorflow/tfjs-core';
-import type { StageRecord } from '../../core/probes/recorder';
 import type { PathName, StageName } from '../../trace/stages';
 import { STAGES } from '../../trace/stages';
 import type { PairDiff, Where } from '../run/diff';
-import type { CaseTrace } from '../run/trace';
 import type { Culprit, Expectation } from '../scenario/scenario';
-import { at, caseTrace, ONE_SHOT_STAGES, pairDiff, piece, stagePairs, stageRecord } from '../../test-utils/traces';
+import { caseTrace, ONE_SHOT_STAGES, pairDiff, piece, stagePairs } from '../../test-utils/traces';
 import type { CaseComparison, CheckResult, PairVerdict, Verdict } from './compare';
 import { compareCase, culpritOf, pairVerdict } from './compare';
 import { checkExpectation } from './expect';
@@ -27,15 +24,6 @@ function cleanDiffs(withReference = true, where: Partial<Where> = {}): PairDiff[
 /** `cleanDiffs` with the pairs of some stages replaced. */
 function withStages(replacements: Partial<Record<StageName, PairDiff[]>>, withReference = true): PairDiff[] {
   return [...cleanDiffs(withReference).filter((d) => !(d.stage in replacements)), ...Object.values(replacements).flat()];
-}
-
-/** The trace with one path's record at `w` changed (added if the path lacks it). */
-function patchRecord(trace: CaseTrace, path: PathName, w: Where, patch: Partial<Omit<StageRecord, keyof Where>>): CaseTrace {
-  const t = trace.paths[path] ?? { path, precision: path === 'reference' ? 'float64' : 'float32', stages: [], pieces: [] };
-  const same = (r: StageRecord) => r.step === w.step && r.request === w.request && r.stage === w.stage && r.chunk === w.chunk;
-  const old = t.stages.find(same);
-  const stages = old ? t.stages.map((r) => (same(r) ? { ...r, ...patch } : r)) : [...t.stages, stageRecord(w, 10, patch)];
-  return { ...trace, paths: { ...trace.paths, [path]: { ...t, stages } } };
 }
 
 describe('pairVerdict', () => {

@@ -110,11 +110,14 @@ describe('signatures on the detail of the first divergence', () => {
     expect(again(edit(c, scaleL2('reference', 'W_UV', 1.1)), s).some((x) => x.matches === 'w-uk-uv-swapped')).toBe(false);
   });
 
-  it('V unpadded before the merge: inputs and LSE agree, values do not, V < D; with V = D only the generic merge-inputs remains', async () => {
-    const { s, c } = await run('v-unpadded-before-merge', 'mha', 'schedule');
-    expect(c.diagnosis[0]).toMatchObject({ cause: 'merge-inputs', matches: 'v-unpadded-before-merge' });
-    const d = again(c, s, { ...s.config, v_head_dim: s.config.qk_nope_head_dim + s.config.qk_rope_head_dim });
-    expect(d.some((x) => x.matches === 'v-unpadded-before-merge' || x.matches === 'lse-layout-transposed')).toBe(false);
-    expect(d.map((x) => x.cause)).toContain('merge-inputs');
-  });
+  it(
+    'V unpadded before the merge: inputs and LSE agree, values do not, V < D; ' + 'with V = D only the generic merge-inputs remains',
+    async () => {
+      const { s, c } = await run('v-unpadded-before-merge', 'mha', 'schedule');
+      expect(c.diagnosis[0]).toMatchObject({ cause: 'merge-inputs', matches: 'v-unpadded-before-merge' });
+      const d = again(c, s, { ...s.config, v_head_dim: s.config.qk_nope_head_dim + s.config.qk_rope_head_dim });
+      expect(d.some((x) => x.matches === 'v-unpadded-before-merge' || x.matches === 'lse-layout-transposed')).toBe(false);
+      expect(d.map((x) => x.cause)).toContain('merge-inputs');
+    },
+  );
 });

@@ -43,7 +43,9 @@ export const positionZeroSig: Signature = (f) => {
   return {
     cause: 'rope-convention',
     summary: 'agreement only at RoPE position 0, where every rotation is the identity: the RoPE pairing (NeoX vs GPT-J) or its frequencies',
-    evidence: `${f.first.stage} ${d.a} vs ${d.b}: relErr ${fmt(d.perToken[zero[0]!]!)} at position 0, ${fmt(Math.min(...rest))}–${fmt(Math.max(...rest))} at positions ${list(d.positions.filter((p) => p !== 0))}`,
+    evidence:
+      `${f.first.stage} ${d.a} vs ${d.b}: relErr ${fmt(d.perToken[zero[0]!]!)} at position 0, ` +
+      `${fmt(Math.min(...rest))}–${fmt(Math.max(...rest))} at positions ${list(d.positions.filter((p) => p !== 0))}`,
   };
 };
 
@@ -55,12 +57,16 @@ export const headSubsetSig: Signature = (f) => {
   const agree = e.flatMap((x, h) => (x <= tol ? [h] : []));
   const differ = e.flatMap((x, h) => (x > tol ? [h] : []));
   if (!agree.length || !differ.length) return null;
-  const evidence = `${f.first.stage} ${f.detail!.a} vs ${f.detail!.b}: heads ${list(agree)} agree (relErr ≤ ${fmt(Math.max(...agree.map((h) => e[h]!)))}), heads ${list(differ)} do not (${fmt(Math.min(...differ.map((h) => e[h]!)))}–${fmt(Math.max(...differ.map((h) => e[h]!)))})`;
+  const evidence =
+    `${f.first.stage} ${f.detail!.a} vs ${f.detail!.b}: ` +
+    `heads ${list(agree)} agree (relErr ≤ ${fmt(Math.max(...agree.map((h) => e[h]!)))}), ` +
+    `heads ${list(differ)} do not (${fmt(Math.min(...differ.map((h) => e[h]!)))}–${fmt(Math.max(...differ.map((h) => e[h]!)))})`;
   if (f.first.stage === 'k' && f.culprit === 'mha' && agree.length === 1 && agree[0] === 0 && f.verdict('k_pe')?.verdict === 'ok') {
     return {
       cause: 'head-subset',
       summary:
-        'k_pe differs per head although it is one head shared by all: rotated after the broadcast, head h at position + h (head 0 alone right)',
+        'k_pe differs per head although it is one head shared by all: ' +
+        'rotated after the broadcast, head h at position + h (head 0 alone right)',
       evidence: `${evidence}; k_pe itself agrees`,
       matches: 'k-pe-per-head',
     };
@@ -116,7 +122,8 @@ export const normRatioSig: Signature = (f, c) => {
         ? [
             [
               1 / c.kv_lora_rank,
-              `1/kv_lora_rank (1/${c.kv_lora_rank}): a mean where a sum over the latent axis was due (the GLM-5 bug hunt's attention output norm 0.0586 against ~30)`,
+              `1/kv_lora_rank (1/${c.kv_lora_rank}): a mean where a sum over the latent axis was due ` +
+                "(the GLM-5 bug hunt's attention output norm 0.0586 against ~30)",
             ],
           ]
         : [];
@@ -166,8 +173,12 @@ export const unpaddedMergeSig: Signature = (f, c) => {
   if (!lseOk || inputs.some((v) => v && v.verdict !== 'ok')) return null;
   return {
     cause: 'merge-inputs',
-    summary: `merge_attn_states reads the attention outputs as dense [T,N,${c.v_head_dim}] while they are views of the [T,N,${qkHeadDim(c)}] V-padded buffer: unpadded before the merge`,
-    evidence: `the outputs and LSEs merged agree, the merged LSE agrees, the merged values do not (${f.first.stage}); v_head_dim ${c.v_head_dim} < qk_head_dim ${qkHeadDim(c)}`,
+    summary:
+      `merge_attn_states reads the attention outputs as dense [T,N,${c.v_head_dim}] ` +
+      `while they are views of the [T,N,${qkHeadDim(c)}] V-padded buffer: unpadded before the merge`,
+    evidence:
+      `the outputs and LSEs merged agree, the merged LSE agrees, the merged values do not (${f.first.stage}); ` +
+      `v_head_dim ${c.v_head_dim} < qk_head_dim ${qkHeadDim(c)}`,
     matches: 'v-unpadded-before-merge',
   };
 };

@@ -38,14 +38,18 @@ export const rangeSig: Signature = (f, _c, trace) => {
   const at = `${r.stage}${r.chunk === undefined ? '' : `[${r.chunk}]`}`;
   const what =
     k.name === 'overflow'
-      ? `${k.violations} value(s) of ${at} rounded past ${shortDtype(dtype)}'s ±${fmt(FORMATS[dtype as Exclude<StageDtype, 'float32'>].max)} to ±inf`
+      ? `${k.violations} value(s) of ${at} rounded past ` +
+        `${shortDtype(dtype)}'s ±${fmt(FORMATS[dtype as Exclude<StageDtype, 'float32'>].max)} to ±inf`
       : `${k.violations} value(s) of ${at} clamped to ±448 by the fp8 cache`;
   return {
     cause: 'dtype-range',
     summary: known
-      ? `${r.stage} stored in ${shortDtype(dtype)} although the model dtype is ${shortDtype(trace.dtypes?.[f.culprit]?.[r.stage] ?? 'float32')}: ${what}`
+      ? `${r.stage} stored in ${shortDtype(dtype)} ` +
+        `although the model dtype is ${shortDtype(trace.dtypes?.[f.culprit]?.[r.stage] ?? 'float32')}: ${what}`
       : `${what}: the stage leaves its storage dtype's range`,
-    evidence: `${k.name} ${k.violations} on ${f.culprit} at ${at}, max|x| ${fmt(r.stats.maxAbs)}; first divergence ${f.first.stage} (${f.first.verdict})`,
+    evidence:
+      `${k.name} ${k.violations} on ${f.culprit} at ${at}, max|x| ${fmt(r.stats.maxAbs)}; ` +
+      `first divergence ${f.first.stage} (${f.first.verdict})`,
     ...(known ? { matches: known[2] } : {}),
   };
 };
@@ -61,7 +65,9 @@ export const narrowStorageSig: Signature = (f, _c, trace) => {
     const known = NARROW.find(([s, nd]) => s === f.first.stage && nd === d);
     return {
       cause: 'narrow-storage',
-      summary: `${f.first.stage} carries the error of one rounding to ${shortDtype(d)} (unit roundoff ${fmt(u)}) where the path keeps it in ${shortDtype(kept)}: stored in a narrower dtype`,
+      summary:
+        `${f.first.stage} carries the error of one rounding to ${shortDtype(d)} (unit roundoff ${fmt(u)}) ` +
+        `where the path keeps it in ${shortDtype(kept)}: stored in a narrower dtype`,
       evidence: `rel err ${fmt(e)} = ${fmt(e / u)} × 2^-${Math.round(-Math.log2(u))} at ${f.first.stage} on ${f.culprit}`,
       ...(known ? { matches: known[2] } : {}),
     };

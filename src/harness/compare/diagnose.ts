@@ -92,7 +92,9 @@ const ropeSig: Signature = (f, c) => {
     return {
       cause: 'rope-convention',
       summary: `RoPE pairs rotated ${style === 'neox' ? 'as NeoX split halves' : 'as GPT-J interleaved pairs'}, the config says ${want}`,
-      evidence: `rope_style ${style} in ${f.culprit}; norms equal (ratio ${fmt(f.first.normRatio ?? NaN)}): the pairs are permuted, not scaled`,
+      evidence:
+        `rope_style ${style} in ${f.culprit}; norms equal (ratio ${fmt(f.first.normRatio ?? NaN)}): ` +
+        'the pairs are permuted, not scaled',
       matches: 'rope-neox',
     };
   }

@@ -62,7 +62,10 @@ export function toCanonical<A extends Float32Array | Float64Array>(
   if (missing !== undefined) return `layout "${declared}" lacks axis "${missing}" of the canonical "${canonical}"`;
   const want = decl.map((g) => g.reduce((n, a) => n * size.get(a)!, 1));
   if (got.length !== want.length || got.some((d, i) => d !== want[i])) {
-    return `shape [${got.join(', ')}] does not match [${want.join(', ')}] (layout "${declared}", canonical "${canonical}" [${expected.join(', ')}])`;
+    return (
+      `shape [${got.join(', ')}] does not match [${want.join(', ')}] ` +
+      `(layout "${declared}", canonical "${canonical}" [${expected.join(', ')}])`
+    );
   }
   const order = canon.flat();
   const perm = order.map((a) => atoms.indexOf(a));

@@ -54,7 +54,10 @@ const bad = (ctx: ImportContext, field: string, message: string, hint?: string) 
 const attending = (ctx: ImportContext) => ctx.pieces.filter((p) => p.kind !== 'cached');
 const naming = (ctx: ImportContext) => {
   const one = attending(ctx);
-  return `names are {step}/{request}/{stage}[/{chunk}]${one.length === 1 ? ' or a bare stage name' : ''}; pieces: ${one.map((p) => `${p.step}/${p.request}`).join(', ')}`;
+  return (
+    `names are {step}/{request}/{stage}[/{chunk}]${one.length === 1 ? ' or a bare stage name' : ''}; ` +
+    `pieces: ${one.map((p) => `${p.step}/${p.request}`).join(', ')}`
+  );
 };
 
 /** Resolves a record's place in the schedule; every failure is external-bad-output naming it. */

@@ -1,5 +1,5 @@
 import { RUN_VERSION } from '../run/trace';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadRunReport } from './load-report';
@@ -15,7 +15,7 @@ const FIXTURE = join(__dirname, '../../../fixtures/tiny-smoke.report.json');
 describe('loadRunReport', () => {
   it('reads a saved run and a multi-scenario mla-diff/runs document', () => {
     expect(loadRunReport(FIXTURE).runs).toHaveLength(1);
-    const one = JSON.parse(require('node:fs').readFileSync(FIXTURE, 'utf8')) as unknown;
+    const one = JSON.parse(readFileSync(FIXTURE, 'utf8')) as unknown;
     expect(loadRunReport(file('runs.json', JSON.stringify({ format: 'mla-diff/runs', version: 1, runs: [one, one] }))).runs).toHaveLength(
       2,
     );

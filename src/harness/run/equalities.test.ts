@@ -122,7 +122,8 @@ describe('serving equalities (tiny, wasm, fixed seeds)', () => {
         'name: random',
         'model: {preset: tiny}',
         'reference: on',
-        `schedule: {block_size: ${1 + r(6)}, context_chunk: ${1 + r(7)}, kv_splits: ${1 + r(4)}, decode_threshold: ${1 + r(2)}, prefill_kernel: ${r(2) ? 'fa2' : 'fa3'}, cold: on}`,
+        `schedule: {block_size: ${1 + r(6)}, context_chunk: ${1 + r(7)}, kv_splits: ${1 + r(4)}, ` +
+          `decode_threshold: ${1 + r(2)}, prefill_kernel: ${r(2) ? 'fa2' : 'fa3'}, cold: on}`,
         'requests:',
         ...requests,
       ].join('\n');

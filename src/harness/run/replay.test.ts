@@ -81,34 +81,44 @@ describe('stage replay (teacher forcing)', () => {
     expect(c.diagnosis[0]?.matches).toBe('kv-norm-skipped');
   });
 
-  it('without the reference: judged against mha and cold; an input only mqa records leaves the record undetermined, with the reason', async () => {
-    const c = await run(rt, ['mqa:kv-norm-skipped'], { reference: 'off' });
-    const o = origins(c);
-    expect(o.kv_c_normed).toBe('introduced');
-    expect(o.kv_cache).toBe('inherited');
-    expect(o.logits).toBe('undetermined');
-    const logits = c.replay!.results.find((r) => r.stage === 'logits')!;
-    expect(logits.reason).toContain('mqa_q');
-    expect(c.replay!.results.find((r) => r.stage === 'kv_c_normed')!.inputs).toEqual([
-      { step: 0, request: 'prompt', stage: 'kv_c', from: 'mha' },
-    ]);
-  });
+  it(
+    'without the reference: judged against mha and cold; ' + 'an input only mqa records leaves the record undetermined, with the reason',
+    async () => {
+      const c = await run(rt, ['mqa:kv-norm-skipped'], { reference: 'off' });
+      const o = origins(c);
+      expect(o.kv_c_normed).toBe('introduced');
+      expect(o.kv_cache).toBe('inherited');
+      expect(o.logits).toBe('undetermined');
+      const logits = c.replay!.results.find((r) => r.stage === 'logits')!;
+      expect(logits.reason).toContain('mqa_q');
+      expect(c.replay!.results.find((r) => r.stage === 'kv_c_normed')!.inputs).toEqual([
+        { step: 0, request: 'prompt', stage: 'kv_c', from: 'mha' },
+      ]);
+    },
+  );
 
-  it('over a schedule: cache reads get the latent rows of earlier pieces; later pieces are replayed at their first divergent record', async () => {
-    const schedule =
-      'schedule: {block_size: 4, context_chunk: 5, kv_splits: 3}\nrequests:\n  - {name: chat, steps: [{prefill: 8, chunk: 4}, {decode: 1}]}';
-    const c = await run(rt, ['mqa:kv-norm-skipped'], { schedule });
-    const later = c.replay!.results.filter((r) => r.step > 0);
-    expect(later.map((r) => [r.step, r.stage, r.origin])).toEqual([
-      [1, 'kv_c_normed', 'introduced'],
-      [2, 'kv_c_normed', 'introduced'],
-    ]);
-    const cache = c.replay!.results.find((r) => r.step === 0 && r.stage === 'kv_cache')!;
-    expect(cache.origin).toBe('inherited');
-    const step1 = await run(rt, ['mqa:kv-norm-skipped'], { schedule, replay: 'on' });
-    const cache1 = step1.replay!.results.find((r) => r.step === 1 && r.stage === 'kv_cache')!;
-    expect([cache1.origin, cache1.inputs.filter((i) => i.step === 0).map((i) => i.stage)]).toEqual(['inherited', ['kv_c_normed', 'k_pe']]);
-  });
+  it(
+    'over a schedule: cache reads get the latent rows of earlier pieces; ' + 'later pieces are replayed at their first divergent record',
+    async () => {
+      const schedule =
+        'schedule: {block_size: 4, context_chunk: 5, kv_splits: 3}\n' +
+        'requests:\n  - {name: chat, steps: [{prefill: 8, chunk: 4}, {decode: 1}]}';
+      const c = await run(rt, ['mqa:kv-norm-skipped'], { schedule });
+      const later = c.replay!.results.filter((r) => r.step > 0);
+      expect(later.map((r) => [r.step, r.stage, r.origin])).toEqual([
+        [1, 'kv_c_normed', 'introduced'],
+        [2, 'kv_c_normed', 'introduced'],
+      ]);
+      const cache = c.replay!.results.find((r) => r.step === 0 && r.stage === 'kv_cache')!;
+      expect(cache.origin).toBe('inherited');
+      const step1 = await run(rt, ['mqa:kv-norm-skipped'], { schedule, replay: 'on' });
+      const cache1 = step1.replay!.results.find((r) => r.step === 1 && r.stage === 'kv_cache')!;
+      expect([cache1.origin, cache1.inputs.filter((i) => i.step === 0).map((i) => i.stage)]).toEqual([
+        'inherited',
+        ['kv_c_normed', 'k_pe'],
+      ]);
+    },
+  );
 
   it('is skipped when the case agrees, and with replay: off', async () => {
     expect((await run(rt, [])).replay).toBeUndefined();

@@ -62,8 +62,8 @@ export async function runScenario(s: Scenario, opts: RunOptions): Promise<RunRep
   reference?.catch(() => {}); // awaited per case below; never an unhandled rejection
 
   const cases: CaseResult[] = [];
-  let weights: WeightsReport | null = null;
-  let weightSeconds = 0;
+  let weights: WeightsReport | null;
+  let weightSeconds: number;
   try {
     const tw = performance.now();
     const lp = rt.linearPlan(tokens);

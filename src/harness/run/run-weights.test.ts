@@ -49,7 +49,8 @@ describe('weights: and compare_weights: through a run', () => {
   );
   it('the k-b-wrong-axis loader fault: paths agree with each other, W names kv_b_proj (W_UK rows), then k_nope and ql_nope', async () => {
     const r = await run(
-      'weights: {gguf: q8.gguf, loader_fault: k-b-wrong-axis}\ncompare_weights: {safetensors: bf16}\nprompt: {ids: [3, 4, 5, 6]}\nreference: off',
+      'weights: {gguf: q8.gguf, loader_fault: k-b-wrong-axis}\ncompare_weights: {safetensors: bf16}\n' +
+        'prompt: {ids: [3, 4, 5, 6]}\nreference: off',
     );
     expect(r.cases[0]!.comparison.verdict).toBe('agree'); // invisible to mha↔mqa diffing
     expect(r.verdict).toBe('diverge');

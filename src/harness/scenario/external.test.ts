@@ -14,7 +14,8 @@ const code = (text: string) => {
 describe('scenario external: and trace:', () => {
   it('reads external: with its defaults and trace: relative to the file', () => {
     const s = parseScenario(
-      `${base}external: {command: "python3 b.py", layouts: {lse: "t h"}, names: {attn_output: attn_out}}\nexpect: {outcome: diverge, culprit: external}\n`,
+      `${base}external: {command: "python3 b.py", layouts: {lse: "t h"}, names: {attn_output: attn_out}}\n` +
+        'expect: {outcome: diverge, culprit: external}\n',
       '/x/y/s.yaml',
     );
     expect(s.external).toEqual({

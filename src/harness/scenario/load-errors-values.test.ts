@@ -1,5 +1,3 @@
-import { MlaDiffError } from '../../errors';
-import { preset } from '../../core/model/presets';
 import { parseScenario } from './load';
 import { failure } from '../../test-utils/errors';
 

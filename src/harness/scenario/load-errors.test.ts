@@ -1,5 +1,3 @@
-import { MlaDiffError } from '../../errors';
-import { preset } from '../../core/model/presets';
 import { parseScenario } from './load';
 import { failure } from '../../test-utils/errors';
 
@@ -74,7 +72,8 @@ describe('parseScenario: bad input is an MlaDiffError with a code and a location
     ['seed', 'name: t\nmodel: {preset: tiny}\nweights:\n  synthetic: {sed: 1}\nprompt: {ids: [1]}\n', 'weights.synthetic.sed', 4, 'seed'],
     [
       'yarn factor',
-      'name: t\nmodel:\n  preset: tiny\n  rope_scaling:\n    type: yarn\n    factr: 4\n    original_max_position_embeddings: 1024\nprompt: {ids: [1]}\n',
+      'name: t\nmodel:\n  preset: tiny\n  rope_scaling:\n    type: yarn\n    factr: 4\n' +
+        '    original_max_position_embeddings: 1024\nprompt: {ids: [1]}\n',
       'model.rope_scaling.factr',
       6,
       'factor',

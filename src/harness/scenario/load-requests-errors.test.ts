@@ -1,5 +1,3 @@
-import { join } from 'node:path';
-import { preset } from '../../core/model/presets';
 import { parseScenario } from './load';
 import { failure } from '../../test-utils/errors';
 
@@ -11,15 +9,6 @@ describe('parseScenario: bad requests and schedules', () => {
   /** A tiny scenario with a schedule: `requests` and `more` are YAML lines (requests indented as list items). */
   const sched = (requests: string[], more = '') =>
     `name: t\nmodel: {preset: tiny}\nrequests:\n${requests.map((r) => `  - ${r}`).join('\n')}\n${more}`;
-  const DEFAULT_SCHEDULE = {
-    blockSize: 16,
-    decodeThreshold: 1,
-    contextChunk: 65_536,
-    kvSplits: 1,
-    prefillKernel: 'fa3',
-    cold: 'auto',
-    attention: 'auto',
-  };
 
   it.each([
     ['chunk with a decode', '{name: a, steps: [{decode: 3, chunk: 2}]}', 'requests[0].steps[0].chunk', 4],

@@ -1,5 +1,3 @@
-import { join } from 'node:path';
-import { preset } from '../../core/model/presets';
 import { parseScenario } from './load';
 import { syntheticIds } from './requests';
 import { failure } from '../../test-utils/errors';

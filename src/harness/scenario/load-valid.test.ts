@@ -1,8 +1,6 @@
-import { join } from 'node:path';
 import { preset } from '../../core/model/presets';
 import { parseScenario } from './load';
 import { syntheticIds } from './requests';
-import { failure } from '../../test-utils/errors';
 
 /** A valid tiny scenario; `extra` is appended as more top-level YAML. */
 const base = (extra = '') => `name: t\nmodel:\n  preset: tiny\nprompt:\n  ids: [1, 2, 3]\n${extra}`;

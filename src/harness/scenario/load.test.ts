@@ -2,8 +2,7 @@ import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { ErrorCode } from '../../errors';
-import { preset } from '../../core/model/presets';
-import { loadScenario, parseScenario } from './load';
+import { loadScenario } from './load';
 import { failure } from '../../test-utils/errors';
 
 /** A valid tiny scenario; `extra` is appended as more top-level YAML. */

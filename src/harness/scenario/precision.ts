@@ -74,7 +74,8 @@ export function resolvePrecision(f: ScenarioFile, config: MlaConfig, src: YamlSo
       src,
       'invalid-value',
       [key],
-      `compare_weights: measures two weight sources against their quantization bounds in float32; ${key}: ${f[key]} is not supported with it`,
+      'compare_weights: measures two weight sources against their quantization bounds in float32; ' +
+        `${key}: ${f[key]} is not supported with it`,
       'compare the two weight sources in a float32 scenario, and run the precision check on one source',
     );
   }
@@ -102,7 +103,8 @@ export function precisionTolerances(spec: ToleranceSpec, p: PrecisionSpec, f: Sc
       src,
       'invalid-value',
       ['schedule', 'cold'],
-      `a ${p.dtype === 'float32' ? 'fp8-cache' : p.dtype} scenario is judged against noise floors measured by the cold path, which cold: off switches off`,
+      `a ${p.dtype === 'float32' ? 'fp8-cache' : p.dtype} scenario is judged against noise floors measured by the cold path, ` +
+        'which cold: off switches off',
       'use cold: auto, or give tolerances: {default: {rel: x}}',
     );
   }

@@ -26,19 +26,24 @@ describe('the mutation self-test', () => {
     expect(parseScenario(plain[0]!.yaml).tolerances.default).toBeUndefined();
   });
 
-  it('quick plan on wasm, default and floor-based tolerances: 100 % detection, localization and attribution, no false positive', async () => {
-    const rt: Runtime = await testRuntime('wasm');
-    const r = await expectNoLeak(rt, () => runSelftest(rt, SELFTEST_QUICK, () => {}, CALIBRATED_K));
-    expect(r.floor?.tolerance).toBe(`floor ${CALIBRATED_K}`);
-    for (const score of [r, r.floor!]) {
-      const misses = score.rows.filter((x) => (x.fault ? !(x.detected && x.localized && x.attributed) : x.detected));
-      expect(misses.map((m) => `${score.tolerance}: ${m.name}: ${m.first ? `${m.first.stage}/${m.first.culprit}` : 'agree'}`)).toEqual([]);
-      expect(score.goalMet).toBe(true);
-      expect(score.total.diagnosed).toBe(score.total.runs); // the first likely cause names the planted fault
-      // entry stages introduced, the rest inherited
-      expect(score.rows.filter((x) => x.fault && !x.origin).map((x) => `${score.tolerance}: ${x.name}`)).toEqual([]);
-      expect(score.total.runs).toBeGreaterThan(40);
-      expect(score.clean.runs).toBeGreaterThanOrEqual(12);
-    }
-  });
+  it(
+    'quick plan on wasm, default and floor-based tolerances: ' + '100 % detection, localization and attribution, no false positive',
+    async () => {
+      const rt: Runtime = await testRuntime('wasm');
+      const r = await expectNoLeak(rt, () => runSelftest(rt, SELFTEST_QUICK, () => {}, CALIBRATED_K));
+      expect(r.floor?.tolerance).toBe(`floor ${CALIBRATED_K}`);
+      for (const score of [r, r.floor!]) {
+        const misses = score.rows.filter((x) => (x.fault ? !(x.detected && x.localized && x.attributed) : x.detected));
+        expect(misses.map((m) => `${score.tolerance}: ${m.name}: ${m.first ? `${m.first.stage}/${m.first.culprit}` : 'agree'}`)).toEqual(
+          [],
+        );
+        expect(score.goalMet).toBe(true);
+        expect(score.total.diagnosed).toBe(score.total.runs); // the first likely cause names the planted fault
+        // entry stages introduced, the rest inherited
+        expect(score.rows.filter((x) => x.fault && !x.origin).map((x) => `${score.tolerance}: ${x.name}`)).toEqual([]);
+        expect(score.total.runs).toBeGreaterThan(40);
+        expect(score.clean.runs).toBeGreaterThanOrEqual(12);
+      }
+    },
+  );
 });

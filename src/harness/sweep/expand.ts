@@ -45,15 +45,13 @@ const LABEL: Record<AxisName, string> = {
 };
 
 function valueText(axis: AxisName, v: AxisValue): string {
+  if (typeof v !== 'object') return String(v); // a number, a device, or none
   if (axis === 'tp') {
     const t = v as { size: number; rank: number };
     return `${t.rank}/${t.size}`;
   }
-  if (axis === 'faults' && typeof v === 'object') {
-    const f = v as FaultEntry;
-    return `${f.path}:${f.fault}`;
-  }
-  return String(v);
+  const f = v as FaultEntry; // the faults axis' only object value
+  return `${f.path}:${f.fault}`;
 }
 
 /** The expectation a planted fault implies: diverge where it enters, blamed on its path. */

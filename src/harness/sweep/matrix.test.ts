@@ -1,7 +1,6 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { MlaDiffError } from '../../errors';
 import { FAULTS } from '../../core/faults/catalogue';
 import { loadMatrix, parseMatrixText, scenarioOf } from './matrix';
 import { failure } from '../../test-utils/errors';
@@ -39,7 +38,8 @@ describe('sweep matrix: expansion', () => {
   it('writes each axis value into a scenario and derives the expectation from the fault', () => {
     const m = parseMatrixText(
       matrix(
-        '  seed: [5]\n  tokens: [10]\n  tp: [{size: 2, rank: 1}]\n  chunk: [none, 4]\n  device: [cpu]\n  faults: [none, {path: mha, fault: rope-neox}]',
+        '  seed: [5]\n  tokens: [10]\n  tp: [{size: 2, rank: 1}]\n  chunk: [none, 4]\n  device: [cpu]\n' +
+          '  faults: [none, {path: mha, fault: rope-neox}]',
       ),
       'm.yaml',
     );
@@ -63,7 +63,8 @@ describe('sweep matrix: expansion', () => {
       writeFileSync(join(dir, 'base.yaml'), 'name: b\nmodel: {preset: tiny}\nprompt: {ids: [1, 2, 3]}\n');
       writeFileSync(
         join(dir, 'm.yaml'),
-        'format: mla-diff/sweep\nversion: 1\nname: f\nbase_file: base.yaml\naxes:\n  heads: [2, 4]\n  faults: [{path: mqa, fault: kv-norm-skipped, expect: {outcome: diverge}}]\n',
+        'format: mla-diff/sweep\nversion: 1\nname: f\nbase_file: base.yaml\naxes:\n  heads: [2, 4]\n' +
+          '  faults: [{path: mqa, fault: kv-norm-skipped, expect: {outcome: diverge}}]\n',
       );
       const m = loadMatrix(join(dir, 'm.yaml'));
       expect(m.points.map((p) => p.id)).toEqual(['heads=2,fault=mqa:kv-norm-skipped', 'heads=4,fault=mqa:kv-norm-skipped']);
@@ -105,7 +106,8 @@ describe('sweep matrix: errors name the line', () => {
 
   it('a chunk axis without a prompt length', () => {
     const e = parseError(
-      'format: mla-diff/sweep\nversion: 1\nname: m\nbase:\n  model: {preset: tiny}\n  requests: [{name: r, steps: [{prefill: 4}]}]\naxes:\n  chunk: [2]',
+      'format: mla-diff/sweep\nversion: 1\nname: m\nbase:\n  model: {preset: tiny}\n' +
+        '  requests: [{name: r, steps: [{prefill: 4}]}]\naxes:\n  chunk: [2]',
     );
     expect([e.code, e.where.line, e.where.field]).toEqual(['invalid-value', 8, 'axes.chunk']);
   });

@@ -42,7 +42,8 @@ export function mergeReports(files: readonly ShardFile[], opts: { allowMissing: 
     if (r.matrix.hash !== head.matrix.hash) {
       throw new MlaDiffError(
         'sweep-mismatch',
-        `comes from another matrix (${r.matrix.name} ${r.matrix.hash.slice(0, 12)}, not ${head.matrix.name} ${head.matrix.hash.slice(0, 12)} of ${files[0]!.file})`,
+        `comes from another matrix (${r.matrix.name} ${r.matrix.hash.slice(0, 12)}, ` +
+          `not ${head.matrix.name} ${head.matrix.hash.slice(0, 12)} of ${files[0]!.file})`,
         { file },
         'merge the shards of one sweep; a matrix edited between shard runs changes its hash',
       );
@@ -66,7 +67,8 @@ export function mergeReports(files: readonly ShardFile[], opts: { allowMissing: 
     const shards = reports.map((r) => (r.shard ? shardText(r.shard) : 'all')).join(', ');
     throw new MlaDiffError(
       'sweep-incomplete',
-      `${missing.length} of the matrix's ${head.matrix.points} points are in none of the reports (${missing.slice(0, 10).join(' ')}${missing.length > 10 ? ' …' : ''}); shards given: ${shards}`,
+      `${missing.length} of the matrix's ${head.matrix.points} points are in none of the reports ` +
+        `(${missing.slice(0, 10).join(' ')}${missing.length > 10 ? ' …' : ''}); shards given: ${shards}`,
       {},
       'merge every shard i/n for i = 1..n, or pass --allow-missing',
     );

@@ -16,7 +16,8 @@ describe('--shard i/n', () => {
 
   it('the shards i/n for i = 1..n are disjoint and together the whole matrix', () => {
     const m = parseMatrixText(
-      'format: mla-diff/sweep\nversion: 1\nname: s\nbase: {model: {preset: tiny}, prompt: {length: 3}, reference: off}\naxes:\n  seed: [0, 1, 2, 3, 4, 5, 6]\n  tokens: [2, 3, 5]',
+      'format: mla-diff/sweep\nversion: 1\nname: s\nbase: {model: {preset: tiny}, prompt: {length: 3}, reference: off}\n' +
+        'axes:\n  seed: [0, 1, 2, 3, 4, 5, 6]\n  tokens: [2, 3, 5]',
       's.yaml',
     );
     expect(m.points).toHaveLength(21);

@@ -20,7 +20,8 @@ export function parseShard(text: string): ShardSpec {
       'usage',
       `expected i/n with 1 ≤ i ≤ n (1-based), got "${text}"`,
       { field: '--shard' },
-      'e.g. --shard 1/4 … --shard 4/4; in GitHub Actions --shard ${{ matrix.shard }}/4, in a Kubernetes indexed job $((JOB_COMPLETION_INDEX + 1))/N',
+      'e.g. --shard 1/4 … --shard 4/4; in GitHub Actions --shard ${{ matrix.shard }}/4, ' +
+        'in a Kubernetes indexed job $((JOB_COMPLETION_INDEX + 1))/N',
     );
   }
   return { index, count };
