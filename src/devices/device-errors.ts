@@ -42,7 +42,8 @@ export function wasmHeapLimit(rt: DeviceLike, e: unknown): MlaDiffError | null {
   if (rt.device.name !== 'wasm' || !WASM_HEAP.test(message)) return null;
   return new MlaDiffError(
     'device-limit',
-    `wasm: the heap ran out (tfjs-backend-wasm's is at most 4 GiB: ${message.split('\n')[0]}); results after it are invalid, none is reported`,
+    `wasm: the heap ran out (tfjs-backend-wasm's is at most 4 GiB: ${message.split('\n')[0]}); ` +
+      'results after it are invalid, none is reported',
     { field: '--device' },
     'fewer tokens, heads (cases: heads) or pieces, or --device webgpu on a GPU (a 64-head T = 2048 prefill fits on wasm)',
   );
@@ -55,7 +56,8 @@ export function checkDevice(rt: DeviceLike, scoped: string | null = null): void 
   const memory = /out of (device )?memory|OUT_OF_DEVICE_MEMORY/i.test(error);
   throw new MlaDiffError(
     'device-limit',
-    `${rt.device.name}: the GPU reported ${memory ? 'running out of memory' : 'an error'} (${error.split('\n')[0]}); results after it are invalid, none is reported`,
+    `${rt.device.name}: the GPU reported ${memory ? 'running out of memory' : 'an error'} (${error.split('\n')[0]}); ` +
+      'results after it are invalid, none is reported',
     { field: '--device' },
     memory
       ? 'the run keeps every stage of every piece of every path on the GPU for the comparison: fewer tokens, heads (cases: heads) or pieces'

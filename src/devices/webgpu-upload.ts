@@ -39,8 +39,9 @@ export function pooledUploads(backend: UploadingBackend, maxBytes = 1 << 20): vo
       return;
     }
     const v = d.values;
+    // bool as int32, as tfjs stores it
     const data =
-      d.dtype === 'float32' ? (v instanceof Float32Array ? v : Float32Array.from(v)) : v instanceof Int32Array ? v : Int32Array.from(v); // bool as int32, as tfjs stores it
+      d.dtype === 'float32' ? (v instanceof Float32Array ? v : Float32Array.from(v)) : v instanceof Int32Array ? v : Int32Array.from(v);
     const buffer = backend.bufferManager.acquireBuffer(4 * n, TENSOR_USAGE);
     backend.queue.writeBuffer(buffer, 0, data);
     d.values = null; // once uploaded, the values live on the GPU only (as tfjs does)

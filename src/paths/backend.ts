@@ -1,3 +1,4 @@
+import type { Tensor2D } from '@tensorflow/tfjs-core';
 import type { Probe } from '../core/probes/probe';
 import type { PathName } from '../trace/stages';
 import type { Route } from '../core/schedule/schedule';
@@ -25,7 +26,7 @@ export interface PieceInput {
    * The same embeddings already on the device, uploaded once per piece by the runner and shared by
    * the device paths (201 MB at T = 8192); absent: each path uploads `embeddings` itself.
    */
-  deviceEmbeddings?: import('@tensorflow/tfjs-core').Tensor2D;
+  deviceEmbeddings?: Tensor2D;
   /** slot_mapping of the piece's tokens. */
   slots: Int32Array;
   /** Slots of cache indices [0, start + count): every key the piece's last token sees. */

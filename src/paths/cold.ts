@@ -146,8 +146,9 @@ export class ColdBackend implements MlaBackend<tf.Tensor> {
           return part;
         }),
       );
+      // The sampled rows: [N,r,S]
       if (sampled)
-        tapSampledRows(probe, { layout: 'h t s', q: qh, k: ks, scale, batched: mm, rows: sampled, offset: piece.start, lse: out.lse }); // [N,r,S]
+        tapSampledRows(probe, { layout: 'h t s', q: qh, k: ks, scale, batched: mm, rows: sampled, offset: piece.start, lse: out.lse });
     }
     probe.tap('lse', out.lse); // [N,T]
     if (probe.wants('lse'))

@@ -68,11 +68,12 @@ export class MhaBackend implements MlaBackend<tf.Tensor> {
 
     const mm = this.layer.batched;
     const castP = (p: tf.Tensor3D) => rd.at('attn_probs', p); // FA casts P before P·V
+    // FA / merge_attn_states write O in the model dtype
     const kernel = (
       a: Attended,
       stage: 'attn_out_heads' | 'suffix_output' | 'chunk_output' | 'context_output',
       chunk?: number,
-    ): Attended => ({ ...a, out: rd.at('attn_out_heads', a.out, probe, stage, chunk) }); // FA / merge_attn_states write O in the model dtype
+    ): Attended => ({ ...a, out: rd.at('attn_out_heads', a.out, probe, stage, chunk) });
     // The [N,T,T] logits exist only when a probe records them all (without context); else query blocks (and sampled rows on the side).
     const sampled = piece.logitsRows;
     const full = !sampled && !piece.chunks.length && (probe.wants('logits') || probe.wants('attn_probs'));
@@ -118,8 +119,9 @@ export class MhaBackend implements MlaBackend<tf.Tensor> {
           { q: qh, k: swap01(k), v: swap01(v), scale, mask: { offset: 0, rowsPerToken: 1 }, emptyLse: '-inf', castP },
           sampled !== undefined,
         );
+        // The sampled rows: [N,r,T]
         if (sampled && !piece.chunks.length)
-          tapSampledRows(probe, { layout: 'h t s', q: qh, k: swap01(k), scale, batched: mm, rows: sampled, offset: 0, lse: own.lse }); // [N,r,T]
+          tapSampledRows(probe, { layout: 'h t s', q: qh, k: swap01(k), scale, batched: mm, rows: sampled, offset: 0, lse: own.lse });
         return { qh, attended: own, masked: null };
       }
       // [N,T,T]: recorded (and replayable)

@@ -156,8 +156,9 @@ export class MqaBackend implements MlaBackend<tf.Tensor> {
       );
       // Sampled rows over every key; their probabilities where one kernel holds the global LSE (no splits).
       const lse1 = parts.length === 1 ? (tf.reshape(parts[0]!.lse, [T, N]) as tf.Tensor2D) : null; // [T,N]
+      // The sampled rows: [r,N,S]
       if (sampled)
-        tapSampledRows(probe, { layout: 't h s', q: mqa_q, k: keys, scale, batched: mm, rows: sampled, offset: piece.start, lse: lse1 }); // [r,N,S]
+        tapSampledRows(probe, { layout: 't h s', q: mqa_q, k: keys, scale, batched: mm, rows: sampled, offset: piece.start, lse: lse1 });
       return { masked: null, parts };
     });
     let lse: tf.Tensor; // [1,T·N]

@@ -67,7 +67,8 @@ describe('mla-diff run on checkpoints (e2e)', () => {
       'run',
       scenario(
         'fault',
-        'weights: {gguf: ck/tiny-q8_0.gguf, loader_fault: k-b-wrong-axis}\ncompare_weights: {safetensors: ck/tiny-bf16}\nprompt: {ids: [5, 6, 7]}',
+        'weights: {gguf: ck/tiny-q8_0.gguf, loader_fault: k-b-wrong-axis}\n' +
+          'compare_weights: {safetensors: ck/tiny-bf16}\nprompt: {ids: [5, 6, 7]}',
       ),
       '--device',
       'wasm',

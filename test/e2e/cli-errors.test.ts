@@ -1,5 +1,4 @@
-import execa from 'execa';
-import { CLI, TINY_SMOKE, mla, stackLines, suiteDir } from './cli-helpers';
+import { TINY_SMOKE, mla, stackLines, suiteDir } from './cli-helpers';
 
 /**
  * End to end: the built CLI (dist/surface/cli/main.js) as a user runs it. Every case is a tiny layer on

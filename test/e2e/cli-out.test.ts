@@ -1,8 +1,7 @@
 import { copyFileSync, readFileSync, writeFileSync } from 'node:fs';
-import execa from 'execa';
 import { itWebgpu, skipReason } from './webgpu-checks';
 import type { RunJson } from './cli-helpers';
-import { CLI, RUN_VERSION, TINY_SMOKE, jsStackLines, mla, stackLines, suiteDir, tinyScenario } from './cli-helpers';
+import { RUN_VERSION, TINY_SMOKE, jsStackLines, mla, stackLines, suiteDir, tinyScenario } from './cli-helpers';
 
 /**
  * End to end: the built CLI (dist/surface/cli/main.js) as a user runs it. Every case is a tiny layer on
@@ -106,7 +105,8 @@ describe('mla-diff CLI (e2e): --out and webgpu', () => {
     });
 
     itWebgpu(
-      `tiny-smoke with schedule.attention fused on webgpu: the WGSL flash kernel in both paths (MHA token-major) agrees with the reference${skipReason}`,
+      'tiny-smoke with schedule.attention fused on webgpu: ' +
+        `the WGSL flash kernel in both paths (MHA token-major) agrees with the reference${skipReason}`,
       async () => {
         const scenario = file('tiny-fused.yaml');
         writeFileSync(

@@ -1,6 +1,5 @@
-import execa from 'execa';
-import type { RunJson, Where } from './cli-helpers';
-import { CLI, RUN_VERSION, emptyChunkSchedule, mla, pairsAt, suiteDir, tinySchedule } from './cli-helpers';
+import type { RunJson } from './cli-helpers';
+import { RUN_VERSION, emptyChunkSchedule, mla, pairsAt, suiteDir, tinySchedule } from './cli-helpers';
 
 /**
  * End to end: the built CLI (dist/surface/cli/main.js) as a user runs it. Every case is a tiny layer on

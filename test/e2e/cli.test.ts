@@ -1,6 +1,5 @@
-import execa from 'execa';
 import type { RunJson } from './cli-helpers';
-import { CLI, RUN_VERSION, TINY_SMOKE, mla, stackLines, suiteDir, tinyScenario } from './cli-helpers';
+import { RUN_VERSION, TINY_SMOKE, mla, stackLines, suiteDir, tinyScenario } from './cli-helpers';
 
 /**
  * End to end: the built CLI (dist/surface/cli/main.js) as a user runs it. Every case is a tiny layer on
@@ -59,22 +58,25 @@ describe('mla-diff CLI (e2e): runs', () => {
       expect(r.stdout).toContain('◀ first');
     });
 
-    it('stage replay marks each divergent row introduced or inherited and names the first introduced stage; --replay off drops it', async () => {
-      const scenario = write(
-        'fault-replay.yaml',
-        tinyScenario('fault-replay', 'faults: [{path: mqa, fault: kv-norm-skipped}, {path: mqa, fault: softmax-scale-latent}]\n'),
-      );
-      const r = await mla(['run', scenario, '--device', 'wasm']);
-      expect(r.exitCode).toBe(1);
-      expect(r.stdout).toMatch(/^FAIL full: first divergence at kv_c_normed, .*; first introduced at kv_c_normed$/m);
-      expect(r.stdout).toMatch(/│ kv_c_normed .*│ out-of-tolerance \(mqa\) · introduced ◀ first\s+│$/m);
-      expect(r.stdout).toMatch(/│ logits .*│ out-of-tolerance \(mqa\) · introduced\s+│$/m);
-      expect(r.stdout).toMatch(/│ attn_out_latent .*│ out-of-tolerance \(mqa\) · inherited\s+│$/m);
-      expect(r.stdout).toMatch(/^stage replay: introduced at kv_c_normed, logits; \d+ inherited \(\d+ re-runs?, [\d.]+ s\)$/m);
-      const off = await mla(['run', scenario, '--device', 'wasm', '--replay', 'off']);
-      expect(off.exitCode).toBe(1);
-      expect(off.stdout).not.toMatch(/introduced|inherited|stage replay/);
-    });
+    it(
+      'stage replay marks each divergent row introduced or inherited and names the first introduced stage; ' + '--replay off drops it',
+      async () => {
+        const scenario = write(
+          'fault-replay.yaml',
+          tinyScenario('fault-replay', 'faults: [{path: mqa, fault: kv-norm-skipped}, {path: mqa, fault: softmax-scale-latent}]\n'),
+        );
+        const r = await mla(['run', scenario, '--device', 'wasm']);
+        expect(r.exitCode).toBe(1);
+        expect(r.stdout).toMatch(/^FAIL full: first divergence at kv_c_normed, .*; first introduced at kv_c_normed$/m);
+        expect(r.stdout).toMatch(/│ kv_c_normed .*│ out-of-tolerance \(mqa\) · introduced ◀ first\s+│$/m);
+        expect(r.stdout).toMatch(/│ logits .*│ out-of-tolerance \(mqa\) · introduced\s+│$/m);
+        expect(r.stdout).toMatch(/│ attn_out_latent .*│ out-of-tolerance \(mqa\) · inherited\s+│$/m);
+        expect(r.stdout).toMatch(/^stage replay: introduced at kv_c_normed, logits; \d+ inherited \(\d+ re-runs?, [\d.]+ s\)$/m);
+        const off = await mla(['run', scenario, '--device', 'wasm', '--replay', 'off']);
+        expect(off.exitCode).toBe(1);
+        expect(off.stdout).not.toMatch(/introduced|inherited|stage replay/);
+      },
+    );
 
     it('--quiet prints nothing; the exit code tells', async () => {
       const scenario = write('quiet.yaml', tinyScenario('quiet', 'faults: [{path: mha, fault: rope-neox}]\n'));

@@ -25,7 +25,8 @@ it.each([
   const file = join(dir, 'crash.yaml');
   writeFileSync(
     file,
-    'name: crash\nmodel: {preset: tiny}\nweights: {synthetic: {seed: 3}}\nprompt:\n  ids: [5, 17]\nexternal:\n  command: "exit 4"\n  timeout_s: 30\n',
+    'name: crash\nmodel: {preset: tiny}\nweights: {synthetic: {seed: 3}}\nprompt:\n  ids: [5, 17]\n' +
+      'external:\n  command: "exit 4"\n  timeout_s: 30\n',
   );
   const r = await mla(args.map((a) => (a === 'CRASH' ? file : a)));
   expect(r.exitCode).toBe(exit);

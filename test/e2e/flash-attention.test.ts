@@ -44,7 +44,8 @@ itWebgpu.each([
   ['8×4 logits per thread; 32-column chunks, 8 output rows per thread', ['--tiles', H200_SHAPES]],
   ['128 rows, 8 output rows per thread', ['--tiles', H200_LONG]],
 ])(
-  `webgpu: flashAttention (%s) equals the unfused attend within 1e-5 on 26 MHA/MQA edge cases (4 with split-KV, 5 token-major), no leak${skipReason}`,
+  'webgpu: flashAttention (%s) equals the unfused attend within 1e-5 on 26 MHA/MQA edge cases ' +
+    `(4 with split-KV, 5 token-major), no leak${skipReason}`,
   async (_, args) => {
     const j = await runCheck<FlashJson>('flash-check.mjs', outDir(), 'flash-check.json', ['--time', '0', ...(args as string[])]);
     expect(j.tolerance).toBeLessThanOrEqual(1e-5);

@@ -11,7 +11,9 @@ jest.setTimeout(600_000);
 const outDir = checkDir('mla-gemm-', 'kernels/gemm.js');
 
 itWebgpu(
-  `webgpu: gemm equals tf.matMul and the float64 product within 1e-5 on 24 edge, layer-shaped, batched and split-K cases (2 with the k-steps one per iteration) and 5 per-head (token-major) cases, no leak; the split-K cases split${skipReason}`,
+  'webgpu: gemm equals tf.matMul and the float64 product within 1e-5 on 24 edge, layer-shaped, batched and split-K cases ' +
+    '(2 with the k-steps one per iteration) and 5 per-head (token-major) cases, no leak; ' +
+    `the split-K cases split${skipReason}`,
   async () => {
     const j = await runCheck<{ passed: boolean; tolerance: number; device: { name: string }; checks: ProductCheck[] }>(
       'gemm-check.mjs',

@@ -28,7 +28,8 @@ interface CompareJson {
 
 /** The same scenario name clean and with a planted fault, so the two runs match up. */
 const scenario = (extra = '') =>
-  `name: golden-tiny\nmodel: {preset: tiny}\nweights: {synthetic: {seed: 3}}\nprompt:\n  ids: [5, 17, 256, 999, 42]\nreference: on\n${extra}`;
+  'name: golden-tiny\nmodel: {preset: tiny}\nweights: {synthetic: {seed: 3}}\n' +
+  `prompt:\n  ids: [5, 17, 256, 999, 42]\nreference: on\n${extra}`;
 const FAULT = 'faults:\n  - {path: mqa, fault: softmax-scale-latent}\n';
 
 describe('golden runs, rejudge and the ratchet (e2e)', () => {

@@ -31,7 +31,8 @@ describe('HTML report in headless Chromium', () => {
 
   const run = present || required ? it : it.skip;
   run(
-    `renders three plots with drawn marks and a non-blank page${present ? '' : ` (skipped: no chromium at ${CHROMIUM}; .ci/run installs Debian's chromium)`}`,
+    'renders three plots with drawn marks and a non-blank page' +
+      (present ? '' : ` (skipped: no chromium at ${CHROMIUM}; .ci/run installs Debian's chromium)`),
     async () => {
       const html = join(dir, 'report.html');
       const r = await execa('node', [CLI, 'report', FIXTURE, '--html', html], { cwd: ROOT, reject: false });

@@ -16,7 +16,8 @@ interface Report {
 }
 
 itWebgpu(
-  `webgpu: LSE bound violations counted by one program equal the tfjs ops' count on 8 layouts (MHA, MQA, chunk, per-element keys, NaN/±inf, zero keys, relative slack, one to ten workgroups)${skipReason}`,
+  "webgpu: LSE bound violations counted by one program equal the tfjs ops' count on 8 layouts " +
+    `(MHA, MQA, chunk, per-element keys, NaN/±inf, zero keys, relative slack, one to ten workgroups)${skipReason}`,
   async () => {
     const j = await runCheck<Report>('lse-bounds-check.mjs', outDir(), 'lse-bounds-check.json');
     expect(j.deviceError).toBeNull();

@@ -11,7 +11,8 @@ jest.setTimeout(600_000);
 const outDir = checkDir('mla-norm-rope-', 'kernels/norm-rope.js');
 
 itWebgpu(
-  `webgpu: rmsNorm and rope equal the tfjs ops and float64 within 1e-6 on 6 norm and 8 rotation cases (GLM-5 widths, off-stride widths, a dispatch spilling into y, empty), no leak${skipReason}`,
+  'webgpu: rmsNorm and rope equal the tfjs ops and float64 within 1e-6 on 6 norm and 8 rotation cases ' +
+    `(GLM-5 widths, off-stride widths, a dispatch spilling into y, empty), no leak${skipReason}`,
   async () => {
     const j = await runCheck<{ passed: boolean; tolerance: number; device: { name: string }; checks: ProductCheck[] }>(
       'norm-rope-check.mjs',

@@ -42,33 +42,37 @@ describe('CI reports (e2e)', () => {
     if (dir) rmSync(dir, { recursive: true, force: true });
   });
 
-  it('a planted fault with no expect: writes JUnit with the failing step and a Markdown summary (creating its directory), besides the table', async () => {
-    const scenario = file('fault.yaml');
-    writeFileSync(
-      scenario,
-      readFileSync(LSE_LAYOUT, 'utf8')
-        .replace(/^name: .*$/m, 'name: lse-fault')
-        .replace(/^expect: .*$/m, ''),
-    );
-    const r = await mla(['run', scenario, '--device', 'wasm', '--junit', file('fault.xml'), '--markdown', file('new/dir/fault.md')]);
-    expect(r.exitCode).toBe(1);
-    expect(r.stdout).toMatch(/^FAIL full: first divergence at context_lse\[chunk 0\]/m);
-    const doc = junit(file('fault.xml'));
-    const cases = doc.testsuites.testsuite[0]!.testcase;
-    expect(cases.map((t) => [t['@_name'], Boolean(t.failure)])).toEqual([
-      ['full step 0', false],
-      ['full step 1', true],
-      ['full step 2', false],
-    ]);
-    expect(cases[1]!.failure!['@_message']).toMatch(
-      /^first divergence at context_lse\[chunk 0\] \(step 1, request chat\): out-of-tolerance, culprit mha;.*likely cause: /,
-    );
-    const md = readFileSync(file('new/dir/fault.md'), 'utf8');
-    expect(md).toMatch(
-      /^\| ❌ \| lse-fault \| full .*first divergence at context\\_lse\\\[chunk 0\\\] \(step 1, chat\): out-of-tolerance, culprit mha \|/m,
-    );
-    expect(md).toMatch(/^\| context\\_lse\\\[chunk 0\\\] \| out-of-tolerance \| .* \| mha \| introduced \|$/m);
-  });
+  it(
+    'a planted fault with no expect: writes JUnit with the failing step and a Markdown summary (creating its directory), ' +
+      'besides the table',
+    async () => {
+      const scenario = file('fault.yaml');
+      writeFileSync(
+        scenario,
+        readFileSync(LSE_LAYOUT, 'utf8')
+          .replace(/^name: .*$/m, 'name: lse-fault')
+          .replace(/^expect: .*$/m, ''),
+      );
+      const r = await mla(['run', scenario, '--device', 'wasm', '--junit', file('fault.xml'), '--markdown', file('new/dir/fault.md')]);
+      expect(r.exitCode).toBe(1);
+      expect(r.stdout).toMatch(/^FAIL full: first divergence at context_lse\[chunk 0\]/m);
+      const doc = junit(file('fault.xml'));
+      const cases = doc.testsuites.testsuite[0]!.testcase;
+      expect(cases.map((t) => [t['@_name'], Boolean(t.failure)])).toEqual([
+        ['full step 0', false],
+        ['full step 1', true],
+        ['full step 2', false],
+      ]);
+      expect(cases[1]!.failure!['@_message']).toMatch(
+        /^first divergence at context_lse\[chunk 0\] \(step 1, request chat\): out-of-tolerance, culprit mha;.*likely cause: /,
+      );
+      const md = readFileSync(file('new/dir/fault.md'), 'utf8');
+      expect(md).toMatch(
+        /^\| ❌ \| lse-fault \| full .*first divergence at context\\_lse\\\[chunk 0\\\] \(step 1, chat\): out-of-tolerance, culprit mha \|/m,
+      );
+      expect(md).toMatch(/^\| context\\_lse\\\[chunk 0\\\] \| out-of-tolerance \| .* \| mha \| introduced \|$/m);
+    },
+  );
 
   it('--format junit and markdown print to stdout; the scenario declaring its divergence passes', async () => {
     const x = await mla(['run', LSE_LAYOUT, '--device', 'wasm', '--format', 'junit', '--out', file('lse.xml')]);

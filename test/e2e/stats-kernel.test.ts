@@ -25,7 +25,8 @@ interface StatsJson {
 const outDir = checkDir('mla-stats-', 'kernels/stats-kernel.js');
 
 itWebgpu(
-  `webgpu: the stats kernel equals hostStats on 17 edge cases and in the recorder (also with taps batched per launch), no leak${skipReason}`,
+  'webgpu: the stats kernel equals hostStats on 17 edge cases and in the recorder ' +
+    `(also with taps batched per launch), no leak${skipReason}`,
   async () => {
     const j = await runCheck<StatsJson>('stats-check.mjs', outDir(), 'stats-check.json', ['--time', '0']);
     expect(j.tolerance).toBeLessThanOrEqual(1e-6);

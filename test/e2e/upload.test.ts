@@ -15,7 +15,8 @@ interface UploadReport {
 }
 
 itWebgpu(
-  `webgpu: float32, int32 and bool host values come back bit for bit, a tensor disposed under a pending command keeps its values, pooled sizes create no buffer${skipReason}`,
+  'webgpu: float32, int32 and bool host values come back bit for bit, a tensor disposed under a pending command keeps its values, ' +
+    `pooled sizes create no buffer${skipReason}`,
   async () => {
     const j = await runCheck<UploadReport>('upload-check.mjs', outDir(), 'upload-check.json');
     expect(j.checks.map((c) => c.name)).toHaveLength(15);

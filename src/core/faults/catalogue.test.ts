@@ -49,11 +49,14 @@ describe('the fault catalogue (tiny, wasm)', () => {
     expect({ stage: first?.stage, culprit: first?.culprit }).toEqual({ stage: FAULTS[fault].enters, culprit: path });
   });
 
-  it('w-uk-uv-swapped changes nothing unless qk_nope_head_dim = v_head_dim (tiny: 16 vs 12); with them equal it is found at W_UK_T', async () => {
-    expect((await run(scenario(false, ['mqa', 'w-uk-uv-swapped']))).verdict).toBe('agree');
-    const r = await run(scenario(false, ['mqa', 'w-uk-uv-swapped']).replace('preset: tiny', 'preset: tiny, v_head_dim: 16'));
-    expect(r.cases[0]!.comparison.firstDivergence).toMatchObject({ stage: 'W_UK_T', culprit: 'mqa' });
-  });
+  it(
+    'w-uk-uv-swapped changes nothing unless qk_nope_head_dim = v_head_dim (tiny: 16 vs 12); ' + 'with them equal it is found at W_UK_T',
+    async () => {
+      expect((await run(scenario(false, ['mqa', 'w-uk-uv-swapped']))).verdict).toBe('agree');
+      const r = await run(scenario(false, ['mqa', 'w-uk-uv-swapped']).replace('preset: tiny', 'preset: tiny, v_head_dim: 16'));
+      expect(r.cases[0]!.comparison.firstDivergence).toMatchObject({ stage: 'W_UK_T', culprit: 'mqa' });
+    },
+  );
 
   it('YaRN faults change nothing without YaRN (why they need it)', async () => {
     for (const f of oneShot.filter((x) => FAULTS[x].needs === 'yarn')) {

@@ -87,7 +87,9 @@ export const FAULTS: Record<FaultName, FaultDef> = {
   },
   'k-scale-bf16-cache': {
     enters: 'logits',
-    summary: `the checkpoint's k_scale (${K_SCALE}) multiplied into the QK product although the cache is BF16: scores ~16× too small, softmax near uniform`,
+    summary:
+      `the checkpoint's k_scale (${K_SCALE}) multiplied into the QK product although the cache is BF16: ` +
+      'scores ~16× too small, softmax near uniform',
     bug: 'sgl-project/sglang#18396 (TRT-LLM MLA backend applied k_scale to a BF16 KV cache)',
     needs: 'prefill',
     paths: BOTH,
@@ -110,7 +112,8 @@ export const FAULTS: Record<FaultName, FaultDef> = {
     enters: 'q_pe',
     alsoEnters: ['k_pe'],
     summary:
-      'RoPE cos/sin scaled by get_mscale(factor, mscale_all_dim) instead of the ratio get_mscale(factor, mscale)/get_mscale(factor, mscale_all_dim)',
+      'RoPE cos/sin scaled by get_mscale(factor, mscale_all_dim) instead of the ratio ' +
+      'get_mscale(factor, mscale)/get_mscale(factor, mscale_all_dim)',
     bug: 'kekzl/imp#880 (cos/sin inflated 1.261×); NVIDIA/Megatron-LM#1429 (mscale vs mscale_all_dim)',
     needs: 'yarn',
     paths: BOTH,
@@ -118,14 +121,17 @@ export const FAULTS: Record<FaultName, FaultDef> = {
   'w-uk-wrong-axis': {
     enters: 'W_UK_T',
     summary: "W_UK_T built from kv_b_proj's [N, P, L] K block by a reshape to [N, L, P] and a transpose (a view where a permute was due)",
-    bug: 'ikawrakow/ik_llama.cpp#259 (wk_b computed on the fly broke generation); vllm-project/vllm#13181 (absorbed weights derived separately from the GEMM weights)',
+    bug:
+      'ikawrakow/ik_llama.cpp#259 (wk_b computed on the fly broke generation); ' +
+      'vllm-project/vllm#13181 (absorbed weights derived separately from the GEMM weights)',
     needs: 'prefill',
     paths: ['mqa'],
   },
   'k-pe-per-head': {
     enters: 'k',
     summary:
-      'k_pe broadcast to every head before RoPE, rotated by a kernel that walks the head axis as the sequence axis: head h at position + h (head 0 right)',
+      'k_pe broadcast to every head before RoPE, rotated by a kernel that walks the head axis as the sequence axis: ' +
+      'head h at position + h (head 0 right)',
     bug: 'elixir-nx/emlx#121 (mlx fast::rope on [B,T,H,D] rotates head h by position + h; only head 0 right)',
     needs: 'prefill',
     paths: ['mha'],
@@ -134,8 +140,11 @@ export const FAULTS: Record<FaultName, FaultDef> = {
     enters: 'W_UK_T',
     alsoEnters: ['W_UV'],
     summary:
-      'W_UK and W_UV swapped when both blocks have one shape (qk_nope_head_dim = v_head_dim, DeepSeek-V3 128/128): W_UK_T built from the V block, W_UV from the K block',
-    bug: 'issue 5 catalogue example; split attn_k_b/attn_v_b GGUF tensors (ggml-org/llama.cpp#12801) hand a loader two same-shaped blocks; no public report of this swap found',
+      'W_UK and W_UV swapped when both blocks have one shape (qk_nope_head_dim = v_head_dim, DeepSeek-V3 128/128): ' +
+      'W_UK_T built from the V block, W_UV from the K block',
+    bug:
+      'issue 5 catalogue example; split attn_k_b/attn_v_b GGUF tensors (ggml-org/llama.cpp#12801) hand a loader two same-shaped blocks; ' +
+      'no public report of this swap found',
     needs: 'p-eq-v',
     paths: ['mqa'],
   },
@@ -143,7 +152,8 @@ export const FAULTS: Record<FaultName, FaultDef> = {
     enters: 'context_output',
     alsoEnters: ['attn_out_heads'],
     summary:
-      "FlashAttention's V-padded [T,N,qk_head_dim] outputs unpadded to v_head_dim before merge_attn_states, which reads them as dense [T,N,V]",
+      "FlashAttention's V-padded [T,N,qk_head_dim] outputs unpadded to v_head_dim before merge_attn_states, " +
+      'which reads them as dense [T,N,V]',
     bug: 'vllm-project/vllm#42642 (V unpadding moved inside the prefill backend, before the chunked-context merge; DeepSeek 192/128)',
     needs: 'context-v-lt-d',
     paths: ['mha'],
@@ -151,8 +161,11 @@ export const FAULTS: Record<FaultName, FaultDef> = {
   'absorbed-fp16': {
     enters: 'ql_nope',
     summary:
-      'the absorbed q_nope·W_UK_T product stored in fp16 whatever the model dtype: rounded to 11 bits, and past ±65504 it overflows to ±inf (then NaN in the softmax)',
-    bug: 'ggml-org/llama.cpp#12801 and #11446 (the wk_b multiply of DeepSeek MLA overflowing in F16), #13137 (batched cuBLAS ignoring GGML_PREC_F32)',
+      'the absorbed q_nope·W_UK_T product stored in fp16 whatever the model dtype: rounded to 11 bits, ' +
+      'and past ±65504 it overflows to ±inf (then NaN in the softmax)',
+    bug:
+      'ggml-org/llama.cpp#12801 and #11446 (the wk_b multiply of DeepSeek MLA overflowing in F16), ' +
+      '#13137 (batched cuBLAS ignoring GGML_PREC_F32)',
     needs: 'prefill',
     paths: ['mqa'],
   },
@@ -160,7 +173,8 @@ export const FAULTS: Record<FaultName, FaultDef> = {
     enters: 'suffix_lse',
     alsoEnters: ['chunk_lse'],
     summary:
-      'the partial LSEs stored in bf16 before merge_attn_states: each weight exp(lse − max) off by up to |lse|·2^-8 (the bf16 unit roundoff)',
+      'the partial LSEs stored in bf16 before merge_attn_states: ' +
+      'each weight exp(lse − max) off by up to |lse|·2^-8 (the bf16 unit roundoff)',
     bug: "vllm-project/vllm#47800 (TRITON_MLA's bf16 LSE fed to a merge); ROCm/aiter#3542 (bf16 precision loss in the stage-2 merge)",
     needs: 'context',
     paths: ['mha'],

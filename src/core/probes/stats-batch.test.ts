@@ -69,35 +69,43 @@ describe('batched stats on cpu', () => {
     }
   });
 
-  it('with a kernel taking several tensors per launch, taps wait for a full batch (the rest go at finish); records as one by one, no leak', async () => {
-    const [single, batched] = [hostStatsKernel(rt.tf, 64), hostStatsKernel(rt.tf, 64, 2)];
-    const one = await expectNoLeak(rt, () => record(single));
-    const many = await expectNoLeak(rt, () => record(batched));
-    expect([single.launches, batched.launches]).toEqual([3, 2]); // 3 taps: a batch of 2 at the second tap, 1 at finish
-    expect(many).toEqual(one);
-  });
+  it(
+    'with a kernel taking several tensors per launch, taps wait for a full batch (the rest go at finish); ' +
+      'records as one by one, no leak',
+    async () => {
+      const [single, batched] = [hostStatsKernel(rt.tf, 64), hostStatsKernel(rt.tf, 64, 2)];
+      const one = await expectNoLeak(rt, () => record(single));
+      const many = await expectNoLeak(rt, () => record(batched));
+      expect([single.launches, batched.launches]).toEqual([3, 2]); // 3 taps: a batch of 2 at the second tap, 1 at finish
+      expect(many).toEqual(one);
+    },
+  );
 
-  it('settle launches the taps so far (a partial batch too) and starts reading them back; later taps go at finish; records as without it, no leak', async () => {
-    const reads: number[] = [];
-    const counted = (k: StatsKernel & { launches: number }): StatsKernel => ({
-      groupSize: k.groupSize,
-      maxBatch: 4,
-      launch: (x) => k.launch(x),
-      launchMany: (xs) => {
-        const p = k.launchMany!(xs);
-        const data = p.data.bind(p);
-        p.data = (() => {
-          reads.push(xs.length);
-          return data();
-        }) as typeof p.data;
-        return p;
-      },
-    });
-    const plain = await expectNoLeak(rt, () => record(hostStatsKernel(rt.tf, 64, 4)));
-    const settled = await expectNoLeak(rt, () => record(counted(hostStatsKernel(rt.tf, 64, 4)), undefined, true));
-    expect(settled).toEqual(plain);
-    expect(reads).toEqual([2, 1]); // lse and kv_c read at settle (a batch of 2 of 4), q_c at finish
-  });
+  it(
+    'settle launches the taps so far (a partial batch too) and starts reading them back; ' +
+      'later taps go at finish; records as without it, no leak',
+    async () => {
+      const reads: number[] = [];
+      const counted = (k: StatsKernel & { launches: number }): StatsKernel => ({
+        groupSize: k.groupSize,
+        maxBatch: 4,
+        launch: (x) => k.launch(x),
+        launchMany: (xs) => {
+          const p = k.launchMany!(xs);
+          const data = p.data.bind(p);
+          p.data = (() => {
+            reads.push(xs.length);
+            return data();
+          }) as typeof p.data;
+          return p;
+        },
+      });
+      const plain = await expectNoLeak(rt, () => record(hostStatsKernel(rt.tf, 64, 4)));
+      const settled = await expectNoLeak(rt, () => record(counted(hostStatsKernel(rt.tf, 64, 4)), undefined, true));
+      expect(settled).toEqual(plain);
+      expect(reads).toEqual([2, 1]); // lse and kv_c read at settle (a batch of 2 of 4), q_c at finish
+    },
+  );
 
   it('dispose frees the taps still waiting for a batch', async () => {
     const kernel = hostStatsKernel(rt.tf, 64, 4);

@@ -104,7 +104,9 @@ export class TensorRecorder extends BaseRecorder<tfc.Tensor> {
       this.settling.push({ keys, stats });
       this.jobs.clear();
     }
-    for (const [, t] of this.ordered()) for (const c of t.checks) this.count(c);
+    // Only starts the counts' reads: count caches each promise in `counting`, with a no-op catch so a failed read is not an
+    // unhandled rejection meanwhile; finish awaits the same cached promises and so throws the failure (dispose drops them).
+    for (const [, t] of this.ordered()) for (const c of t.checks) void this.count(c);
   }
 
   private count(c: Tap<tfc.Tensor>['checks'][number]): Promise<number> {

@@ -117,7 +117,8 @@ export function planFlash(req: FlashRequest, limits: FlashLimits): FlashPlan {
   const tileMemory = tileBytes(tiles, E);
   if (tileMemory > limits.maxComputeWorkgroupStorageSize || tiles.threads > limits.maxComputeInvocationsPerWorkgroup) {
     throw tooBig(
-      `tiles ${JSON.stringify(tiles)} need ${tileMemory} B of workgroup memory and ${tiles.threads} threads; the device allows ${limits.maxComputeWorkgroupStorageSize} B, ${limits.maxComputeInvocationsPerWorkgroup}`,
+      `tiles ${JSON.stringify(tiles)} need ${tileMemory} B of workgroup memory and ${tiles.threads} threads; ` +
+        `the device allows ${limits.maxComputeWorkgroupStorageSize} B, ${limits.maxComputeInvocationsPerWorkgroup}`,
       'use smaller tiles',
     );
   }
@@ -126,7 +127,8 @@ export function planFlash(req: FlashRequest, limits: FlashLimits): FlashPlan {
   const { splits, splitKeys } = splitKv(blocks * A, S, tiles.keys, req.splits);
   if (splits > 1 && 4 * splits * A * B * (E + 2) > limits.maxStorageBufferBindingSize) {
     throw tooBig(
-      `${splits} split-KV partials need ${4 * splits * A * B * (E + 2)} bytes, over the binding limit ${limits.maxStorageBufferBindingSize}`,
+      `${splits} split-KV partials need ${4 * splits * A * B * (E + 2)} bytes, ` +
+        `over the binding limit ${limits.maxStorageBufferBindingSize}`,
       hint,
     );
   }

@@ -167,7 +167,10 @@ export function defaultTiles(D: number, E: number, limits?: TileLimits, rows = 0
 
 /** Shader key: everything flashShader bakes in (tfjs keys pipelines by this, not by shapes). */
 export function flashShaderKey(t: FlashTiles, D: number, E: number, vFromK: boolean): string {
-  return `mlaFlashAttn2_r${t.rows}_k${t.keys}_c${t.chunk}_w${t.threads}_sr${t.scoreRows}_sk${t.scoreKeys}_or${t.outRows}_vk${t.valueKeys}_pv${t.prefetchV ? 1 : 0}_u${t.unroll ? 1 : 0}_d${D}_e${E}_${vFromK ? 'vk' : 'v'}`;
+  return (
+    `mlaFlashAttn2_r${t.rows}_k${t.keys}_c${t.chunk}_w${t.threads}_sr${t.scoreRows}_sk${t.scoreKeys}_or${t.outRows}_vk${t.valueKeys}` +
+    `_pv${t.prefetchV ? 1 : 0}_u${t.unroll ? 1 : 0}_d${D}_e${E}_${vFromK ? 'vk' : 'v'}`
+  );
 }
 
 /** Workgroups that keep the GPU busy (the H200 has 132 SMs; two workgroups each). */

@@ -47,7 +47,8 @@ ${C.map((c, j) => `          if (r + ${j} < ${limit}) { v.${c} = ${src(`r + ${j}
   const store = items
     .map(
       (k) =>
-        `      ${partial(k) ? `if (${guard(k)}) ` : ''}{ let i = t + ${k * t.threads}; faStage[${dst} + (i % ${t.chunk}) * ${stride} + i / ${t.chunk}] = ${name}${k}; }`,
+        `      ${partial(k) ? `if (${guard(k)}) ` : ''}{ let i = t + ${k * t.threads}; ` +
+        `faStage[${dst} + (i % ${t.chunk}) * ${stride} + i / ${t.chunk}] = ${name}${k}; }`,
     )
     .join('\n');
   return { decl: items.map((k) => `  var ${name}${k}: vec4<f32>;`).join('\n'), load, store };

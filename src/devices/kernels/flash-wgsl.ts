@@ -36,7 +36,8 @@ export { defaultTiles, flashShaderKey, tileBytes, tilesProblem } from './flash-t
 /** Program uniforms, in the order of the WGSL struct fields below. */
 /** Strides (elements): q, k, v and out per head and per row (query, key, output row); head-major or token-major. */
 export const FLASH_UNIFORMS =
-  'A : i32, B : i32, S : i32, offset : i32, rpt : i32, causal : i32, qHead : i32, qRow : i32, kHead : i32, kRow : i32, vHead : i32, vRow : i32, oHead : i32, oRow : i32, splitKeys : i32, scale : f32,';
+  'A : i32, B : i32, S : i32, offset : i32, rpt : i32, causal : i32, qHead : i32, qRow : i32, kHead : i32, kRow : i32, ' +
+  'vHead : i32, vRow : i32, oHead : i32, oRow : i32, splitKeys : i32, scale : f32,';
 
 /** The user code for tfjs's makeShader: inputs Q, K (and V unless vFromK), output `result`. */
 export function flashShader(t: FlashTiles, D: number, E: number, vFromK: boolean): string {

@@ -49,7 +49,10 @@ function loaders(vec: GemmVec): string {
   const b = vec.b
     ? 'if (k < uniforms.K && n < uniforms.N) { return B[(base + k * uniforms.ldb + n) / 4]; }\n  return vec4<f32>(0.0);'
     : scalar('B', 'base + k * uniforms.ldb + n', (c) => `k < uniforms.K && n + ${c} < uniforms.N`);
-  return `fn gemmLoadA(base: i32, row: i32, k: i32) -> vec4<f32> {\n  ${a}\n}\nfn gemmLoadB(base: i32, k: i32, n: i32) -> vec4<f32> {\n  ${b}\n}\n`;
+  return (
+    `fn gemmLoadA(base: i32, row: i32, k: i32) -> vec4<f32> {\n  ${a}\n}\n` +
+    `fn gemmLoadB(base: i32, k: i32, n: i32) -> vec4<f32> {\n  ${b}\n}\n`
+  );
 }
 
 /** The user code for tfjs's makeShader: inputs A, B, output `result` (vec4 when vec.b). */

@@ -62,12 +62,15 @@ describe('planGemm', () => {
     expect(planGemm(op([4, 33, 64]), op([64, 20]), LIMITS)).toMatchObject({ batch: 4, broadcastB: true });
   });
 
-  it(`takes the smaller (mid) tiles for products of fewer than ${MIN_GEMM_WORKGROUPS} workgroups (kv_a_proj's 576 columns, few tokens)`, () => {
-    expect(planGemm(op([2048, 6144]), op([6144, 576]), LIMITS)).toMatchObject({ tiles: MID_GEMM_TILES, dispatch: [9, 32, 1] });
-    expect(planGemm(op([512, 6144]), op([6144, 576]), LIMITS)).toMatchObject({ tiles: MID_GEMM_TILES, dispatch: [9, 8, 1] });
-    expect(planGemm(op([8, 512, 6144]), op([6144, 576]), LIMITS)).toMatchObject({ tiles: DEFAULT_GEMM_TILES, dispatch: [5, 8, 8] });
-    expect(planGemm(op([1, 3]), op([3, 5]), LIMITS).tiles).toEqual(MID_GEMM_TILES);
-  });
+  it(
+    `takes the smaller (mid) tiles for products of fewer than ${MIN_GEMM_WORKGROUPS} workgroups ` + "(kv_a_proj's 576 columns, few tokens)",
+    () => {
+      expect(planGemm(op([2048, 6144]), op([6144, 576]), LIMITS)).toMatchObject({ tiles: MID_GEMM_TILES, dispatch: [9, 32, 1] });
+      expect(planGemm(op([512, 6144]), op([6144, 576]), LIMITS)).toMatchObject({ tiles: MID_GEMM_TILES, dispatch: [9, 8, 1] });
+      expect(planGemm(op([8, 512, 6144]), op([6144, 576]), LIMITS)).toMatchObject({ tiles: DEFAULT_GEMM_TILES, dispatch: [5, 8, 8] });
+      expect(planGemm(op([1, 3]), op([3, 5]), LIMITS).tiles).toEqual(MID_GEMM_TILES);
+    },
+  );
 
   it('falls back to smaller tiles where the default does not fit the device', () => {
     const big = [op([4096, 4096]), op([4096, 4096])] as const;

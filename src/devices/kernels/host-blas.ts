@@ -83,7 +83,8 @@ function open(koffi: Koffi, name: string): Loaded {
   let call: (...args: unknown[]) => unknown;
   try {
     call = lib.func(
-      'void cblas_sgemm(int order, int transA, int transB, int m, int n, int k, float alpha, const float *a, int lda, const float *b, int ldb, float beta, float *c, int ldc)',
+      'void cblas_sgemm(int order, int transA, int transB, int m, int n, int k, float alpha, ' +
+        'const float *a, int lda, const float *b, int ldb, float beta, float *c, int ldc)',
     );
   } catch {
     lib.unload();

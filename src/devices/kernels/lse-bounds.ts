@@ -76,7 +76,8 @@ export function lseBoundsKernel(
   if (lse.size !== max.size || !ix || [lse, max, keys].some((x) => x.dtype !== 'float32')) {
     throw new MlaDiffError(
       'invalid-value',
-      `lse bounds: lse [${lse.shape}], max [${max.shape}] and keys [${keys.shape}] must be float32, max as large as lse and keys broadcast over its rows, columns or all of it`,
+      `lse bounds: lse [${lse.shape}], max [${max.shape}] and keys [${keys.shape}] must be float32, ` +
+        'max as large as lse and keys broadcast over its rows, columns or all of it',
       { field: 'kernels' },
     );
   }

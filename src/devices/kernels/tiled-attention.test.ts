@@ -16,7 +16,7 @@ const randn = (shape: number[], seed: number): tf.Tensor3D => {
 
 /** The unfused oracle: full [A,B,S] logits, the mask as an additive bias, one attend. */
 function unfused(a: FlashArgs, batched: Batched): Attended {
-  const [A, B] = a.q.shape;
+  const [, B] = a.q.shape;
   const S = a.k.shape[1];
   const E = a.v ? a.v.shape[2] : a.vDim!;
   const v = a.v ?? (tf.slice(a.k, [0, 0, 0], [a.k.shape[0], S, E]) as tf.Tensor3D);

@@ -75,7 +75,8 @@ function roundProgram(size: number, dtype: StorageDtype): WebgpuProgram {
   const c = size % 4 === 0 ? 4 : 1;
   const lanes =
     c === 4
-      ? 'let v = bitcast<vec4<u32>>(X[index]);\n      result[index] = bitcast<vec4<f32>>(vec4<u32>(roundBits(v.x), roundBits(v.y), roundBits(v.z), roundBits(v.w)));'
+      ? 'let v = bitcast<vec4<u32>>(X[index]);\n' +
+        '      result[index] = bitcast<vec4<f32>>(vec4<u32>(roundBits(v.x), roundBits(v.y), roundBits(v.z), roundBits(v.w)));'
       : 'result[index] = bitcast<f32>(roundBits(bitcast<u32>(X[index])));';
   return {
     outputShape: [size],

@@ -19,7 +19,8 @@ export async function main(argv: string[]): Promise<void> {
   await yargs(argv)
     .scriptName('mla-diff')
     .usage(
-      '$0 <command> [options]\n\nDifferential debugging of Multi-head Latent Attention (GLM-5, DeepSeek-V3):\nthe reconstructed-head MHA path and the latent-absorbed MQA path side by side.',
+      '$0 <command> [options]\n\nDifferential debugging of Multi-head Latent Attention (GLM-5, DeepSeek-V3):\n' +
+        'the reconstructed-head MHA path and the latent-absorbed MQA path side by side.',
     )
     .command(runModule)
     .command(reportModule)
@@ -43,7 +44,8 @@ export async function main(argv: string[]): Promise<void> {
     .help()
     .alias('h', 'help')
     .epilogue(
-      'exit codes: 0 the paths agree, 1 divergence beyond tolerance, 2 bad input or usage (incl. no GPU for --device webgpu),\n3 runtime or device failure (device-limit, external-failed, external-timeout) or internal error',
+      'exit codes: 0 the paths agree, 1 divergence beyond tolerance, 2 bad input or usage (incl. no GPU for --device webgpu),\n' +
+        '3 runtime or device failure (device-limit, external-failed, external-timeout) or internal error',
     )
     .fail((msg, err, y) => {
       if (err) throw err;

@@ -35,4 +35,5 @@ export function rangeText(v: StageVerdict): string {
 export const hasRange = (c: CaseResult): boolean => c.comparison.stages.some((v) => rangeText(v) !== '');
 
 export const DTYPE_LEGEND =
-  "dtype: storage dtype of the stage on mha/mqa (one value when alike); past range: values that rounded past the dtype's largest finite value (→inf) or were clamped by an fp8 cache (sat)";
+  'dtype: storage dtype of the stage on mha/mqa (one value when alike); ' +
+  "past range: values that rounded past the dtype's largest finite value (→inf) or were clamped by an fp8 cache (sat)";

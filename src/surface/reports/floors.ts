@@ -6,7 +6,9 @@ import { err, num } from './format';
 export const FLOOR_MARK: Record<FloorSource, string> = { reference: '', paths: 'ᵖ', 'best-path': 'ᵇ', upstream: '↑', minimum: 'ᵐ' };
 
 export const FLOOR_LEGEND =
-  'floor: relErr(cold, float64 reference); ᵇ best fp32 path vs reference, ᵖ smallest pairwise difference of three fp32 paths, ↑ largest floor upstream in the piece, ᵐ fp32 unit roundoff, ˢ with one rounding of a stage a path stores narrower than cold (docs/noise-floors.md)';
+  'floor: relErr(cold, float64 reference); ᵇ best fp32 path vs reference, ᵖ smallest pairwise difference of three fp32 paths, ' +
+  '↑ largest floor upstream in the piece, ᵐ fp32 unit roundoff, ' +
+  'ˢ with one rounding of a stage a path stores narrower than cold (docs/noise-floors.md)';
 
 /** `2.1e-7` or `3.4e-7↑`. */
 export const floorText = (v: Pick<StageVerdict, 'floor'>): string =>

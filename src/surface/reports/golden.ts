@@ -33,7 +33,8 @@ function outcome(c: CaseDiff): string {
     !x
       ? '—'
       : x.firstDivergence
-        ? `diverge at ${label(x.firstDivergence)} (step ${x.firstDivergence.step}, ${x.firstDivergence.request}; culprit ${x.firstDivergence.culprit})`
+        ? `diverge at ${label(x.firstDivergence)} ` +
+          `(step ${x.firstDivergence.step}, ${x.firstDivergence.request}; culprit ${x.firstDivergence.culprit})`
         : x.verdict;
   return `golden ${v(c.golden)}; new ${v(c.new)}`;
 }
@@ -42,11 +43,10 @@ function caseBlock(c: CaseDiff, s: Style): string[] {
   if (c.status === 'only-golden' || c.status === 'only-new')
     return [s.bad(`case ${c.name}: ${c.status === 'only-golden' ? 'only in golden' : 'only in new'}`)];
   if (c.status === 'same') return [s.ok(`case ${c.name}: same (${c.compared} records compared; ${outcome(c)})`)];
-  const lines = [
-    s.bad(
-      `case ${c.name}: CHANGED${c.firstChange ? ` — first at ${label(c.firstChange)} (step ${c.firstChange.step}, ${c.firstChange.request}, path ${c.firstChange.path})` : ''}`,
-    ),
-  ];
+  const first = c.firstChange
+    ? ` — first at ${label(c.firstChange)} (step ${c.firstChange.step}, ${c.firstChange.request}, path ${c.firstChange.path})`
+    : '';
+  const lines = [s.bad(`case ${c.name}: CHANGED${first}`)];
   if (c.outcomeChanged) lines.push(s.warn(`  outcome: ${outcome(c)}`));
   if (c.changes.length) {
     const t = new Table({

@@ -1,7 +1,9 @@
+import type * as html from './html';
+
 /**
  * The HTML report loads vega and vega-lite (~0.3 s of start-up): commands load it through this
  * function, only when a page is asked for, so that every other run of the CLI starts without them.
  */
-export type HtmlModule = typeof import('./html');
+export type HtmlModule = typeof html;
 
 export const loadHtml = (): HtmlModule => require('./html') as HtmlModule;

@@ -62,10 +62,14 @@ function recordTable(c: CaseResult): string {
       const colour = VERDICT_COLOURS[v.verdict];
       return (
         `<tr><td>${escapeHtml(recordLabel(v))}</td><td style="color:${colour}">${escapeHtml(v.verdict)}</td>` +
-        `<td>${escapeHtml(x ? `${x.a}↔${x.b}` : '—')}</td><td class="n">${escapeHtml(err(x?.relErr))}</td><td class="n">${escapeHtml(err(v.tolerance))}</td><td>${escapeHtml(v.culprit ?? '')}</td></tr>`
+        `<td>${escapeHtml(x ? `${x.a}↔${x.b}` : '—')}</td><td class="n">${escapeHtml(err(x?.relErr))}</td>` +
+        `<td class="n">${escapeHtml(err(v.tolerance))}</td><td>${escapeHtml(v.culprit ?? '')}</td></tr>`
       );
     });
-  return `<table><tr><th>record</th><th>verdict</th><th>worst pair</th><th>rel err</th><th>tolerance</th><th>culprit</th></tr>${rows.join('')}</table>`;
+  return (
+    '<table><tr><th>record</th><th>verdict</th><th>worst pair</th><th>rel err</th><th>tolerance</th><th>culprit</th></tr>' +
+    `${rows.join('')}</table>`
+  );
 }
 
 const figure = (svg: string, caption: string) => `<figure>${svg}<figcaption>${escapeHtml(caption)}</figcaption></figure>`;
@@ -75,11 +79,14 @@ async function caseSection(r: RunReport, c: CaseResult): Promise<string> {
   const piece = focusPiece(c);
   const verdict = c.comparison.verdict;
   const parts = [
-    `<h2>${escapeHtml(`${r.scenario.name} · case ${c.trace.name}`)} <span class="${verdict}">${verdict === 'agree' ? 'PASS' : 'FAIL'}</span></h2>`,
+    `<h2>${escapeHtml(`${r.scenario.name} · case ${c.trace.name}`)} ` +
+      `<span class="${verdict}">${verdict === 'agree' ? 'PASS' : 'FAIL'}</span></h2>`,
     header(r, c),
   ];
   if (piece) {
-    const which = `step ${piece.step}, request ${piece.request} (${pieceLabel(piece)}, ${c.comparison.firstDivergence ? 'the first divergent piece' : 'the last piece'})`;
+    const which =
+      `step ${piece.step}, request ${piece.request} ` +
+      `(${pieceLabel(piece)}, ${c.comparison.firstDivergence ? 'the first divergent piece' : 'the last piece'})`;
     const norms = normRows(c, piece);
     parts.push(
       figure(
@@ -91,7 +98,8 @@ async function caseSection(r: RunReport, c: CaseResult): Promise<string> {
     parts.push(
       figure(
         await renderSvg(errSpec(errs.rows, { text: 'Relative error per stage against its tolerance', subtitle: which })),
-        `Each record's worst pair of paths (points, coloured by verdict) against the record's tolerance (dashed).${droppedNote(errs.dropped, 'exact or unmeasured record(s)')}`,
+        "Each record's worst pair of paths (points, coloured by verdict) against the record's tolerance (dashed)." +
+          droppedNote(errs.dropped, 'exact or unmeasured record(s)'),
       ),
     );
   }

@@ -64,7 +64,8 @@ function mlaLines(m: MlaFacts): string[] {
   const y = c.rope_scaling;
   const rope = `rope theta ${c.rope_theta}, ${c.rope_interleave ? 'interleaved pairs' : 'NeoX halves'}, ${
     y
-      ? `yarn factor ${y.factor} over ${y.original_max_position_embeddings}, mscale ${y.mscale}/${y.mscale_all_dim}, beta ${y.beta_fast}/${y.beta_slow}`
+      ? `yarn factor ${y.factor} over ${y.original_max_position_embeddings}, ` +
+        `mscale ${y.mscale}/${y.mscale_all_dim}, beta ${y.beta_fast}/${y.beta_slow}`
       : 'no scaling'
   }`;
   return [
@@ -129,7 +130,8 @@ export function renderInspect(r: InspectReport, format: 'table' | 'json', s: Sty
     kv('format', containerLine(r)),
     kv(
       'files',
-      `${plural(r.files.length, 'file')}, ${formatBytes(r.totalBytes)}${r.files.length > 1 ? ` (${r.files.map((f) => formatBytes(f.bytes)).join(' + ')})` : ''}`,
+      `${plural(r.files.length, 'file')}, ${formatBytes(r.totalBytes)}` +
+        `${r.files.length > 1 ? ` (${r.files.map((f) => formatBytes(f.bytes)).join(' + ')})` : ''}`,
     ),
     kv('architecture', r.architecture === null ? s.warn('unknown') : `${r.architecture} ${r.isMla ? '(MLA)' : s.warn('(not MLA)')}`),
     kv(

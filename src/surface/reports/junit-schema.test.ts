@@ -78,7 +78,8 @@ describe('JUnit schema (Jenkins junit-4.xsd content model)', () => {
 
   it('the check itself catches order and attribute violations', () => {
     const bad =
-      '<testsuites><testsuite tests="1"><testcase name="a"><system-out>x</system-out><failure message="m">b</failure></testcase><properties/></testsuite></testsuites>';
+      '<testsuites><testsuite tests="1"><testcase name="a"><system-out>x</system-out><failure message="m">b</failure></testcase>' +
+      '<properties/></testsuite></testsuites>';
     const problems: string[] = [];
     conforms('testsuites', (new XMLParser({ ignoreAttributes: false, preserveOrder: true }).parse(bad) as Node[])[0]!, problems);
     expect(problems).toEqual([

@@ -98,7 +98,10 @@ describe('renderJUnit', () => {
     const f = lse!.testcase[1]!.failure!;
     expect(f['@_type']).toBe('out-of-tolerance');
     expect(f['@_message']).toMatch(
-      /^first divergence at context_lse\[chunk 0\] \(step 1, request chat\): out-of-tolerance, culprit mha; first introduced at context_lse/,
+      new RegExp(
+        /^first divergence at context_lse\[chunk 0\] \(step 1, request chat\): /.source +
+          /out-of-tolerance, culprit mha; first introduced at context_lse/.source,
+      ),
     );
     expect(f['@_message']).toContain(`likely cause: ${LSE.cases[0]!.diagnosis[0]!.summary}`);
     const divergent = LSE.cases[0]!.comparison.stages.filter((v) => v.verdict !== 'ok');

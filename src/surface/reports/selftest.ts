@@ -40,7 +40,10 @@ function renderScore(r: SelftestScore, s: Style): string[] {
     t.toString(),
     ...misses.map((m) =>
       s.bad(
-        `miss: ${m.name}: ${m.first ? `first divergence ${m.first.stage} (culprit ${m.first.culprit}, step ${m.first.step}, ${m.first.request})` : 'no divergence'}`,
+        `miss: ${m.name}: ` +
+          (m.first
+            ? `first divergence ${m.first.stage} (culprit ${m.first.culprit}, step ${m.first.step}, ${m.first.request})`
+            : 'no divergence'),
       ),
     ),
     ...r.rows
@@ -68,7 +71,9 @@ export function renderSelftest(r: SelftestReport, s: Style): string {
           ...renderScore(r.floor, s),
         ]
       : []),
-    "diagnosed: the first likely cause names the planted fault; origin: the stage replay marks the fault's entry stages introduced and the rest of its piece inherited (both reported, not part of the pass/fail goal)",
+    'diagnosed: the first likely cause names the planted fault; ' +
+      "origin: the stage replay marks the fault's entry stages introduced and the rest of its piece inherited " +
+      '(both reported, not part of the pass/fail goal)',
   ];
   return lines.join('\n');
 }

@@ -161,7 +161,11 @@ describe('schedules', () => {
     });
     const text = renderCase(runReport([c]), c, plain);
     expect(text).toMatch(
-      /^FAIL all-heads: first divergence at context_output\[chunk 1\], step 1, request a \(nan-introduced\) — mha is the wrong path; NaN first appears here$/m,
+      new RegExp(
+        /^FAIL all-heads: first divergence at context_output\[chunk 1\], step 1, request a \(nan-introduced\) — /.source +
+          /mha is the wrong path; NaN first appears here$/.source,
+        'm',
+      ),
     );
     const row = text.split('\n').find((l) => l.split('│')[1]?.trim() === 'context_output[1]')!;
     expect(row.split('│')[2]!.trim()).toBe('NaN');

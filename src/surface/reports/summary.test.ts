@@ -1,7 +1,7 @@
 import { checkExpectation } from '../../harness/compare/expect';
 import { STAGE_NAMES } from '../../trace/stages';
 import { caseResult, runReport } from '../../test-utils/reports';
-import { ONE_SHOT_STAGES, piece } from '../../test-utils/traces';
+import { ONE_SHOT_STAGES } from '../../test-utils/traces';
 import { makeStyle } from './style';
 import { oneLine, renderCase, renderRun } from './summary';
 

@@ -43,7 +43,9 @@ const WHO: Record<string, string> = {
 /** Honesty about norm-only records: their agreement bounds the norms, not the values. */
 function normOnlyNote(c: CaseResult): string {
   const n = c.trace.external?.statsOnly ?? 0;
-  return n ? `; ${pathLabel(c, 'external')} known by norms only at ${n} record(s): ‖a‖ and ‖b‖ agree there, the values are unchecked` : '';
+  return n
+    ? `; ${pathLabel(c, 'external')} known by norms only at ${n} record(s): ` + '‖a‖ and ‖b‖ agree there, the values are unchecked'
+    : '';
 }
 
 function verdictLine(c: CaseResult, s: Style): string {
@@ -72,8 +74,9 @@ function verdictLine(c: CaseResult, s: Style): string {
       ? ' (norms only: the error is at least this)'
       : '';
     return (
-      s.bad(`FAIL ${c.trace.name}: first divergence at ${at} (${f.verdict}) — ${pathLabel(c, 'external')} departs from paths that agree`) +
-      (f.relErr === null ? '' : `; rel err ${err(f.relErr)}${how}, norm ratio ${num(f.normRatio)}`)
+      s.bad(
+        `FAIL ${c.trace.name}: first divergence at ${at} (${f.verdict}) — ` + `${pathLabel(c, 'external')} departs from paths that agree`,
+      ) + (f.relErr === null ? '' : `; rel err ${err(f.relErr)}${how}, norm ratio ${num(f.normRatio)}`)
     );
   }
   const measure =
@@ -84,7 +87,8 @@ function verdictLine(c: CaseResult, s: Style): string {
         : `; rel err ${err(f.relErr)}, norm ratio ${num(f.normRatio)}`;
   const v = cmp.stages.find((x) => recordKey(x) === recordKey(f));
   const floor = v && f.verdict === 'out-of-tolerance' ? `; ${floorClause(v)}` : '';
-  return s.bad(`FAIL ${c.trace.name}: first divergence at ${at} (${f.verdict}) — ${WHO[f.culprit]}`) + measure + floor + introducedText(c);
+  const headline = s.bad(`FAIL ${c.trace.name}: first divergence at ${at} (${f.verdict}) — ${WHO[f.culprit]}`);
+  return headline + measure + floor + introducedText(c);
 }
 
 /** With floor-based tolerances, a passing case's largest error in units of its floor, and the k it had to stay under. */
@@ -121,7 +125,8 @@ function replayLine(c: CaseResult, s: Style): string | null {
     .filter(([, o]) => o === 'introduced')
     .map(
       ([v]) =>
-        `${stageLabel(v)}${v.step === c.comparison.firstDivergence?.step && v.request === c.comparison.firstDivergence?.request ? '' : ` (step ${v.step})`}`,
+        stageLabel(v) +
+        (v.step === c.comparison.firstDivergence?.step && v.request === c.comparison.firstDivergence?.request ? '' : ` (step ${v.step})`),
     );
   const rest = [
     `${count('inherited')} inherited`,
@@ -129,7 +134,8 @@ function replayLine(c: CaseResult, s: Style): string | null {
     ...(count('not-replayed') ? [`${count('not-replayed')} not replayed`] : []),
   ];
   return s.dim(
-    `stage replay: introduced at ${intro.length ? intro.join(', ') : 'none'}; ${rest.join(', ')} (${r.runs} re-run${r.runs === 1 ? '' : 's'}, ${r.seconds.toFixed(2)} s)`,
+    `stage replay: introduced at ${intro.length ? intro.join(', ') : 'none'}; ${rest.join(', ')} ` +
+      `(${r.runs} re-run${r.runs === 1 ? '' : 's'}, ${r.seconds.toFixed(2)} s)`,
   );
 }
 
@@ -147,7 +153,9 @@ export function renderCase(r: RunReport, c: CaseResult, s: Style, all = false): 
   const t = c.trace;
   const run = t.pieces.filter((p) => p.kind !== 'cached');
   const lines = [
-    s.bold(`${r.scenario.name} · case ${t.name} (${t.label}) · ${run.length} piece(s) · ${r.scenario.preset} · ${r.device.description}`),
+    s.bold(
+      `${r.scenario.name} · case ${t.name} (${t.label}) · ${run.length} piece(s) · ` + `${r.scenario.preset} · ${r.device.description}`,
+    ),
   ];
   if (all || run.length <= FULL_TABLES_UP_TO) {
     for (const p of run) lines.push(pieceBlock(r, c, p, s));
@@ -193,9 +201,15 @@ export function oneLine(r: RunReport): string {
   const wc = r.weights?.comparison;
   if (!bad.length && wc?.verdict === 'diverge') {
     const moved = (['mha', 'mqa'] as const).filter((p) => wc.firstActivation[p]).map((p) => `${p} ${wc.firstActivation[p]!.stage}`);
-    return `FAIL ${r.scenario.name}: weights differ from ${r.weights!.compare!.label} at ${wc.firstWeight ?? 'no single weight'}${moved.length ? `, then ${moved.join(', ')}` : ''} on ${r.device.name}`;
+    return (
+      `FAIL ${r.scenario.name}: weights differ from ${r.weights!.compare!.label} at ${wc.firstWeight ?? 'no single weight'}` +
+      `${moved.length ? `, then ${moved.join(', ')}` : ''} on ${r.device.name}`
+    );
   }
   if (!bad.length) return `PASS ${r.scenario.name}: ${r.cases.length} case(s) agree on ${r.device.name}`;
   const f = bad[0]!.comparison.firstDivergence!;
-  return `FAIL ${r.scenario.name}: ${bad[0]!.trace.name} first diverges at ${stageLabel(f)} (step ${f.step}, ${f.request}; culprit ${f.culprit}) on ${r.device.name}`;
+  return (
+    `FAIL ${r.scenario.name}: ${bad[0]!.trace.name} first diverges at ${stageLabel(f)} ` +
+    `(step ${f.step}, ${f.request}; culprit ${f.culprit}) on ${r.device.name}`
+  );
 }

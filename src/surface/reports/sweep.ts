@@ -6,19 +6,29 @@ import type { Style } from './style';
 
 const expectText = (p: SweepPoint): string =>
   p.expect
-    ? `${p.expect.outcome}${p.expect.first_divergence ? ` at ${p.expect.first_divergence}` : ''}${p.expect.culprit ? ` (${p.expect.culprit})` : ''}`
+    ? `${p.expect.outcome}${p.expect.first_divergence ? ` at ${p.expect.first_divergence}` : ''}` +
+      `${p.expect.culprit ? ` (${p.expect.culprit})` : ''}`
     : '—';
 
 function foundText(p: SweepPoint, s: Style): string {
   if (p.error) return s.bad(`error (exit ${p.error.exit})`);
   const f = p.firstDivergence;
   if (!f) return s.ok('agree');
-  return `${s.warn('diverge')} at ${f.stage}${f.chunk === undefined ? '' : `#${f.chunk}`} (${f.culprit}) ${err(f.relErr)} · step ${f.step} ${f.request}`;
+  return (
+    `${s.warn('diverge')} at ${f.stage}${f.chunk === undefined ? '' : `#${f.chunk}`} (${f.culprit}) ` +
+    `${err(f.relErr)} · step ${f.step} ${f.request}`
+  );
 }
 
 /** One line per finished point, for the stderr progress. */
 export const progressLine = (p: SweepPoint, done: number, total: number): string =>
-  `[${done}/${total}] ${p.id}: ${p.error ? `error: ${p.error.message}` : p.firstDivergence ? `diverge at ${p.firstDivergence.stage} (${p.firstDivergence.culprit})` : 'agree'}${p.met ? '' : ' — expectation NOT met'} (${p.seconds.toFixed(1)} s)`;
+  `[${done}/${total}] ${p.id}: ` +
+  (p.error
+    ? `error: ${p.error.message}`
+    : p.firstDivergence
+      ? `diverge at ${p.firstDivergence.stage} (${p.firstDivergence.culprit})`
+      : 'agree') +
+  `${p.met ? '' : ' — expectation NOT met'} (${p.seconds.toFixed(1)} s)`;
 
 /** `mla-diff sweep` / `merge`: one row per point, its misses, the verdict. */
 export function renderSweep(r: SweepReport, s: Style): string {
@@ -52,7 +62,8 @@ export function renderSweep(r: SweepReport, s: Style): string {
     met === points && !r.missing.length
       ? s.ok(`PASS: all ${points} points met their expectation (${r.seconds.toFixed(1)} s)`)
       : s.bad(
-          `FAIL: ${unmet} point(s) missed their expectation, ${errors} failed to run${r.missing.length ? `, ${r.missing.length} missing` : ''} (${r.seconds.toFixed(1)} s)`,
+          `FAIL: ${unmet} point(s) missed their expectation, ${errors} failed to run` +
+            `${r.missing.length ? `, ${r.missing.length} missing` : ''} (${r.seconds.toFixed(1)} s)`,
         ),
   ].join('\n');
 }

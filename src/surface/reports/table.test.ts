@@ -1,7 +1,7 @@
 import type { StageName } from '../../trace/stages';
 import { STAGE_NAMES, STAGES } from '../../trace/stages';
 import { caseResult } from '../../test-utils/reports';
-import { ONE_SHOT_STAGES, piece, PIECE0 } from '../../test-utils/traces';
+import { ONE_SHOT_STAGES, PIECE0 } from '../../test-utils/traces';
 import { makeStyle } from './style';
 import { normTraceTable } from './table';
 
@@ -29,15 +29,6 @@ function stageRows(table: string): Map<string, string[]> {
   }
   return out;
 }
-
-/** A schedule: a plain prefill, a cache fill, two prefills with 2 context chunks, a decode. */
-const PIECES = [
-  piece(0, 'a', { count: 5 }),
-  piece(0, 'b', { kind: 'cached', count: 7 }),
-  piece(1, 'a', { start: 5, count: 5, chunks: 2 }),
-  piece(1, 'b', { start: 7, count: 6, chunks: 2 }),
-  piece(2, 'a', { kind: 'decode', count: 1, start: 10, chunks: 2 }),
-];
 
 describe('normTraceTable', () => {
   const agree = caseResult();

@@ -49,7 +49,8 @@ export function weightsTable(w: WeightsReport, s: Style): string {
 }
 
 const at = (a: AcrossVerdict) =>
-  `${a.stage}${a.chunk === undefined ? '' : `[chunk ${a.chunk}]`} (step ${a.step}, ${a.request}; rel err ${err(a.relErr)} > ${err(a.allowed)})`;
+  `${a.stage}${a.chunk === undefined ? '' : `[chunk ${a.chunk}]`} ` +
+  `(step ${a.step}, ${a.request}; rel err ${err(a.relErr)} > ${err(a.allowed)})`;
 
 /** Headline, W table and the verdict across sources. */
 export function renderWeights(w: WeightsReport, s: Style): string {
@@ -63,7 +64,8 @@ export function renderWeights(w: WeightsReport, s: Style): string {
     if (c.verdict === 'agree') {
       lines.push(
         s.ok(
-          `PASS weights: every weight within its quantization bound; ${moved} activation records of mha and mqa move no more than the bounds allow`,
+          `PASS weights: every weight within its quantization bound; ` +
+            `${moved} activation records of mha and mqa move no more than the bounds allow`,
         ),
       );
     } else {

@@ -186,7 +186,9 @@ for (const [i, c] of CASES.entries()) {
   const shape = `A=${c.A} B=${c.B} S=${c.S} D=${c.D} E=${c.E}${c.vFromK ? ' V=K[:E]' : ''}`;
   checks.push({ name: c.name, shape, out, lse, max, leakedTensors: leaked, ok });
   console.log(
-    `${ok ? 'ok  ' : 'FAIL'} ${c.name.padEnd(46)} ${shape.padEnd(34)} out ${out.rel.toExponential(2)} lse ${lse.rel.toExponential(2)} max ${max.rel.toExponential(2)} non-finite mismatches ${out.mismatched + lse.mismatched + max.mismatched} leaked ${leaked}`,
+    `${ok ? 'ok  ' : 'FAIL'} ${c.name.padEnd(46)} ${shape.padEnd(34)} ` +
+      `out ${out.rel.toExponential(2)} lse ${lse.rel.toExponential(2)} max ${max.rel.toExponential(2)} ` +
+      `non-finite mismatches ${out.mismatched + lse.mismatched + max.mismatched} leaked ${leaked}`,
   );
 }
 

@@ -125,7 +125,9 @@ for (const [i, c] of CASES.entries()) {
   const shape = `[${aShape}]·[${bShape}]`;
   checks.push({ name: c.name, shape, tiles: c.tiles ?? null, split, rel, host, shapeOk, leakedTensors: leaked, ok });
   console.log(
-    `${ok ? 'ok  ' : 'FAIL'} ${c.name.padEnd(50)} ${shape.padEnd(26)} vs matMul ${rel.toExponential(2)} vs float64 ${host.toExponential(2)}${split > 1 ? ` split ${split}` : ''}${shapeOk ? '' : ' SHAPE'} leaked ${leaked}`,
+    `${ok ? 'ok  ' : 'FAIL'} ${c.name.padEnd(50)} ${shape.padEnd(26)} ` +
+      `vs matMul ${rel.toExponential(2)} vs float64 ${host.toExponential(2)}` +
+      `${split > 1 ? ` split ${split}` : ''}${shapeOk ? '' : ' SHAPE'} leaked ${leaked}`,
   );
 }
 
@@ -168,7 +170,9 @@ for (const [i, c] of HEADS.entries()) {
   const shape = `[${xShape}]·[${c.N},${c.K},${c.E}]`;
   checks.push({ name: c.name, shape, tiles: c.tiles ?? null, rel, host: hostErr, shapeOk, leakedTensors: leaked, ok });
   console.log(
-    `${ok ? 'ok  ' : 'FAIL'} ${c.name.padEnd(50)} ${shape.padEnd(26)} vs matMul ${rel.toExponential(2)} vs float64 ${hostErr.toExponential(2)}${shapeOk ? '' : ' SHAPE'} leaked ${leaked}`,
+    `${ok ? 'ok  ' : 'FAIL'} ${c.name.padEnd(50)} ${shape.padEnd(26)} ` +
+      `vs matMul ${rel.toExponential(2)} vs float64 ${hostErr.toExponential(2)}` +
+      `${shapeOk ? '' : ' SHAPE'} leaked ${leaked}`,
   );
 }
 

@@ -87,7 +87,8 @@ for (const c of cases) {
   const ok = Math.abs(w - g) <= nearBound && leaked === 0 && got.dtype === 'int32';
   checks.push({ name: c.name, elements: n, tfjsOps: w, kernel: g, nearBound, leakedTensors: leaked, ok });
   console.log(
-    `${ok ? 'ok  ' : 'FAIL'} ${c.name}: ${g} violations (tfjs ops ${w}; ${nearBound} within 3e-7 of a bound)${leaked ? ` leaked ${leaked}` : ''}`,
+    `${ok ? 'ok  ' : 'FAIL'} ${c.name}: ${g} violations (tfjs ops ${w}; ${nearBound} within 3e-7 of a bound)` +
+      `${leaked ? ` leaked ${leaked}` : ''}`,
   );
 }
 const deviceError = rt.deviceError?.() ?? null;

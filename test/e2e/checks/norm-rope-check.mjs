@@ -58,7 +58,8 @@ async function check(name, make, host) {
   const ok = shapeOk && rel <= TOL && hostErr <= TOL && leaked === 0;
   checks.push({ name, rel, host: hostErr, shapeOk, leakedTensors: leaked, ok });
   console.log(
-    `${ok ? 'ok  ' : 'FAIL'} ${name.padEnd(44)} vs tfjs ${rel.toExponential(2)} vs float64 ${hostErr.toExponential(2)}${shapeOk ? '' : ' SHAPE'} leaked ${leaked}`,
+    `${ok ? 'ok  ' : 'FAIL'} ${name.padEnd(44)} vs tfjs ${rel.toExponential(2)} vs float64 ${hostErr.toExponential(2)}` +
+      `${shapeOk ? '' : ' SHAPE'} leaked ${leaked}`,
   );
 }
 

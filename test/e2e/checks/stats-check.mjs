@@ -157,7 +157,8 @@ for (const [name, shape, data] of CASES) {
     const ok = informational || (bad.length === 0 && leaked === 0);
     checks.push({ name, via, shape, err, bad, leakedTensors: leaked, ok, ...(informational ? { informational } : {}) });
     console.log(
-      `${informational ? (bad.length ? 'info' : 'same') : ok ? 'ok  ' : 'FAIL'} ${via.padEnd(17)} ${name.padEnd(52)} l2 ${err.l2.toExponential(1)} mean ${err.mean.toExponential(1)} ${bad.join('; ')}${leaked ? ` leaked ${leaked}` : ''}`,
+      `${informational ? (bad.length ? 'info' : 'same') : ok ? 'ok  ' : 'FAIL'} ${via.padEnd(17)} ${name.padEnd(52)} ` +
+        `l2 ${err.l2.toExponential(1)} mean ${err.mean.toExponential(1)} ${bad.join('; ')}${leaked ? ` leaked ${leaked}` : ''}`,
     );
   }
   x.dispose();
@@ -274,7 +275,8 @@ for (const [name, shape, data] of CASES) {
     ok,
   });
   console.log(
-    `${ok ? 'ok  ' : 'FAIL'} recorder, batched: ${taps.length} taps in ${launches} launches (want ${batches}) ${bad.join('; ')}${leaked ? ` leaked ${leaked}` : ''}`,
+    `${ok ? 'ok  ' : 'FAIL'} recorder, batched: ${taps.length} taps in ${launches} launches (want ${batches}) ` +
+      `${bad.join('; ')}${leaked ? ` leaked ${leaked}` : ''}`,
   );
 }
 
@@ -307,7 +309,8 @@ if (arg('time', '1') !== '0') {
   x.dispose();
   timings.push({ shape: [rows, cols], kernelMs, deviceStatsMs: genericMs, gpuMs, gbPerS: gbs });
   console.log(
-    `time [${rows}, ${cols}]: kernel ${kernelMs.toFixed(1)} ms with its read-back and settle, ${gpuMs.toFixed(2)} ms per launch alone (${gbs.toFixed(0)} GB/s); deviceStats ${genericMs.toFixed(1)} ms (median of ${reps})`,
+    `time [${rows}, ${cols}]: kernel ${kernelMs.toFixed(1)} ms with its read-back and settle, ` +
+      `${gpuMs.toFixed(2)} ms per launch alone (${gbs.toFixed(0)} GB/s); deviceStats ${genericMs.toFixed(1)} ms (median of ${reps})`,
   );
 }
 

@@ -6,7 +6,7 @@ import type { IO } from './process-io';
 
 /** Every error code has its exit code; handleErrors returns it, and 3 for what is not an MlaDiffError. */
 const silent: IO = { out: () => {}, err: () => {} };
-const thrown = (e: unknown) => handleErrors(false, silent, () => Promise.reject(e));
+const thrown = (e: Error) => handleErrors(false, silent, () => Promise.reject(e));
 
 describe('exit codes', () => {
   it('classes every error code as bad input (2) or runtime/device failure (3)', () => {
