@@ -1,7 +1,4 @@
-import { closest } from 'fastest-levenshtein';
-import type { z } from 'zod';
-import { fieldPath, MlaDiffError } from '../../errors';
-import type { ErrorCode } from '../../errors';
+import { MlaDiffError } from '../../errors';
 import type { FaultName } from '../../core/faults/catalogue';
 import { FAULTS } from '../../core/faults/catalogue';
 import { readTextFile } from '../../formats/text-file';
@@ -11,12 +8,13 @@ import { resolveRequests } from './requests';
 import type { LoadOptions } from './tolerances';
 import { resolveTolerances } from './tolerances';
 import type { StageName } from '../../trace/stages';
-import type { CaseSpec, Culprit, Scenario, WeightsExpectation } from './scenario';
+import type { Culprit, Scenario, WeightsExpectation } from './scenario';
 import type { WeightName } from '../../core/weights/records';
-import { allowedKeys } from './schema-keys';
 import type { ScenarioFile } from './schema';
 import { scenarioSchema } from './schema';
+import { resolveCases } from './cases';
 import { resolveExternal } from './external';
+import { issueError } from './issue-error';
 import { precisionTolerances, resolvePrecision } from './precision';
 import { resolveWeights } from './weights';
 import { YamlSource } from './yaml-source';
@@ -58,59 +56,6 @@ export function parseScenarioSource(src: YamlSource, opts: LoadOptions = {}): Sc
   return resolve(parsed.data, src, opts);
 }
 
-/** One zod issue as an MlaDiffError at its line; `root` is the schema the issue's path walks (default the scenario's). */
-export function issueError(src: YamlSource, issue: z.core.$ZodIssue, root?: unknown): MlaDiffError {
-  if (issue.code === 'invalid_union' && issue.errors.length) {
-    // Of the union's branches, report the one that got deepest into the value (e.g. the bad item of a list).
-    const deepest = issue.errors.flat().reduce((a, b) => (b.path.length > a.path.length ? b : a));
-    if (deepest.path.length) return issueError(src, { ...deepest, path: [...issue.path, ...deepest.path] } as z.core.$ZodIssue, root);
-    const words = issue.errors
-      .flat()
-      .flatMap((e) => (e.code === 'invalid_value' ? e.values.filter((v): v is string => typeof v === 'string') : []));
-    if (words.length) return issueError(src, { ...issue, code: 'invalid_value', values: words } as unknown as z.core.$ZodIssue, root);
-  }
-  const path = issue.path as PropertyKey[];
-  if (issue.code === 'unrecognized_keys') {
-    const key = issue.keys[0]!;
-    const allowed = allowedKeys(path, root);
-    const guess = allowed.length ? closest(key, allowed) : undefined;
-    const at = src.locate([...path, key], true);
-    return new MlaDiffError(
-      'unknown-key',
-      `unknown key "${key}"${guess ? ` (did you mean "${guess}"?)` : ''}`,
-      { file: src.file, line: at?.line, column: at?.column, field: fieldPath([...path, key]) },
-      allowed.length ? `allowed here: ${allowed.join(', ')}` : undefined,
-    );
-  }
-  const at = src.locate(path);
-  const value = valueAt(src.toJS(), path);
-  if (issue.code === 'invalid_value' && value === undefined) {
-    return new MlaDiffError('invalid-type', `missing required field (expected one of ${issue.values.map(String).join(', ')})`, {
-      file: src.file,
-      line: at?.line,
-      column: at?.column,
-      field: fieldPath(path),
-    });
-  }
-  if (issue.code === 'invalid_value' && issue.values.every((v) => typeof v === 'string')) {
-    const got = String(value);
-    const options = issue.values as string[];
-    return new MlaDiffError(
-      path[0] === 'model' && path[1] === 'preset' ? 'unknown-preset' : 'invalid-value',
-      `"${got}" is not one of ${options.join(', ')} (did you mean "${closest(got, options)}"?)`,
-      { file: src.file, line: at?.line, column: at?.column, field: fieldPath(path) },
-    );
-  }
-  const code: ErrorCode = issue.code === 'invalid_type' ? 'invalid-type' : 'invalid-value';
-  const missing = issue.code === 'invalid_type' && issue.message.includes('received undefined');
-  const message = missing ? `missing required field (expected ${issue.expected})` : issue.message.replace(/^Invalid input: /, '');
-  return new MlaDiffError(code, message, { file: src.file, line: at?.line, column: at?.column, field: fieldPath(path) || undefined });
-}
-
-function valueAt(root: unknown, path: readonly PropertyKey[]): unknown {
-  return path.reduce<unknown>((v, k) => (v !== null && typeof v === 'object' ? (v as Record<PropertyKey, unknown>)[k] : undefined), root);
-}
-
 function resolve(f: ScenarioFile, src: YamlSource, opts: LoadOptions): Scenario {
   const w = resolveWeights(f, src);
   const config = w.config;
@@ -123,50 +68,7 @@ function resolve(f: ScenarioFile, src: YamlSource, opts: LoadOptions): Scenario 
   }
   const N = config.num_attention_heads;
   const requests = resolveRequests(f, config, src, w.seed, w.tokenizer);
-  const cases: CaseSpec[] = f.cases.map((c, i) => {
-    if (c.heads && c.tp) fail(src, 'invalid-value', ['cases', i], 'give either heads: or tp:, not both');
-    if (c.tp) {
-      const { size, rank } = c.tp;
-      if (N % size !== 0) {
-        fail(
-          src,
-          'invalid-value',
-          ['cases', i, 'tp', 'size'],
-          `tp size ${size} does not divide num_attention_heads ${N}`,
-          `divisors of ${N}: ${[...Array(N).keys()]
-            .map((k) => k + 1)
-            .filter((d) => N % d === 0)
-            .join(', ')}`,
-        );
-      }
-      if (rank >= size) fail(src, 'invalid-value', ['cases', i, 'tp', 'rank'], `tp rank ${rank} must be < size ${size}`);
-      const count = N / size;
-      return {
-        name: c.name,
-        heads: { start: rank * count, count },
-        label: `tp rank ${rank} of ${size}: heads ${rank * count}–${(rank + 1) * count - 1}`,
-      };
-    }
-    const heads = c.heads ?? { start: 0, count: N };
-    if (heads.start + heads.count > N) {
-      fail(
-        src,
-        'invalid-value',
-        ['cases', i, 'heads'],
-        `heads ${heads.start}–${heads.start + heads.count - 1} exceed the model's ${N} heads`,
-      );
-    }
-    return {
-      name: c.name,
-      heads,
-      label: heads.count === N ? `all ${N} heads` : `heads ${heads.start}–${heads.start + heads.count - 1} of ${N}`,
-    };
-  });
-  const seen = new Set<string>();
-  cases.forEach((c, i) => {
-    if (seen.has(c.name)) fail(src, 'invalid-value', ['cases', i, 'name'], `duplicate case name "${c.name}"`);
-    seen.add(c.name);
-  });
+  const cases = resolveCases(f, N, src);
   const faults = { mha: new Set<FaultName>(), mqa: new Set<FaultName>() };
   f.faults.forEach(({ path, fault }, i) => {
     const def = FAULTS[fault as FaultName];
