@@ -10,7 +10,9 @@ import type { PairDiff, Where } from '../harness/run/diff';
 import type { CaseResult, PieceInfo, RunReport } from '../harness/run/trace';
 import { RUN_FORMAT, RUN_VERSION } from '../harness/run/trace';
 import type { Rel } from './traces';
-import { caseTrace, PIECE0, pieceRecords, stagePairs, stageRecord } from './traces';
+import { PIECE0, pieceRecords, stageRecord } from './traces';
+import { stagePairs } from './pairs';
+import { caseTrace } from './case-traces';
 
 /** The norm every path records at a stage in synthetic cases: 10 + its pipeline index (+ chunk/10). */
 export const normOf = (w: Where): number => 10 + STAGE_NAMES.indexOf(w.stage) + (w.chunk ?? 0) / 10;

@@ -4,7 +4,9 @@ import type { PathName, StageName } from '../../trace/stages';
 import { STAGES } from '../../trace/stages';
 import type { PairDiff, Where } from '../run/diff';
 import { diffCaptured } from '../run/diff';
-import { at, caseTrace, ONE_SHOT_STAGES, pairDiff, PIECE0, stagePairs } from '../../test-utils/traces';
+import { at, ONE_SHOT_STAGES, PIECE0 } from '../../test-utils/traces';
+import { pairDiff, stagePairs } from '../../test-utils/pairs';
+import { caseTrace } from '../../test-utils/case-traces';
 import { compareCase } from './compare';
 import { WEIGHT_REL } from './tolerance';
 

@@ -5,7 +5,9 @@ import type { PairDiff, Where } from '../run/diff';
 import type { CaseTrace } from '../run/trace';
 import type { Culprit } from '../scenario/scenario';
 import type { Rel } from '../../test-utils/traces';
-import { at, caseTrace, ONE_SHOT_STAGES, pairDiff, piece, stagePairs, stageRecord, stats } from '../../test-utils/traces';
+import { at, ONE_SHOT_STAGES, piece, stageRecord, stats } from '../../test-utils/traces';
+import { pairDiff, stagePairs } from '../../test-utils/pairs';
+import { caseTrace } from '../../test-utils/case-traces';
 import { compareCase } from './compare';
 import { WEIGHT_REL } from './tolerance';
 

@@ -1,7 +1,9 @@
 import type { StageName } from '../../trace/stages';
 import { STAGES } from '../../trace/stages';
 import type { PairDiff, Where } from '../run/diff';
-import { caseTrace, ONE_SHOT_STAGES, pairDiff, piece, stagePairs } from '../../test-utils/traces';
+import { ONE_SHOT_STAGES, piece } from '../../test-utils/traces';
+import { pairDiff, stagePairs } from '../../test-utils/pairs';
+import { caseTrace } from '../../test-utils/case-traces';
 import { compareCase } from './compare';
 import type { ToleranceSpec } from './tolerance';
 import { DEFAULT_REL, WEIGHT_REL } from './tolerance';

@@ -3,7 +3,9 @@ import { STAGES } from '../../trace/stages';
 import type { PairDiff, Where } from '../run/diff';
 import type { Culprit } from '../scenario/scenario';
 import type { Rel } from '../../test-utils/traces';
-import { caseTrace, ONE_SHOT_STAGES, pairDiff, stagePairs } from '../../test-utils/traces';
+import { ONE_SHOT_STAGES } from '../../test-utils/traces';
+import { pairDiff, stagePairs } from '../../test-utils/pairs';
+import { caseTrace } from '../../test-utils/case-traces';
 import { compareCase } from './compare';
 import { DEFAULT_REL, WEIGHT_REL } from './tolerance';
 

@@ -1,23 +1,13 @@
 import { isInvariant } from '../../core/probes/probe';
 import { executionOrder, recordKey } from '../../core/probes/recorder';
-import type { PathName, ScalarName, ScalarValue } from '../../trace/stages';
+import type { PathName } from '../../trace/stages';
 import { STAGES } from '../../trace/stages';
-import type {
-  CaseComparison,
-  CaseTrace,
-  CheckResult,
-  Culprit,
-  Divergence,
-  PairDiff,
-  PairVerdict,
-  ScalarMismatch,
-  StageVerdict,
-  Verdict,
-  Where,
-} from '../../trace';
+import type { CaseComparison, CaseTrace, CheckResult, Divergence, PairDiff, PairVerdict, StageVerdict, Verdict, Where } from '../../trace';
 import { noiseFloors, vsReference, withStorage } from './floors';
 import type { ToleranceSpec } from '../../trace';
-import { externalCulprit, isExt } from './external-culprit';
+import { culpritOf, findPair, namedCulprit } from './culprit';
+import { isExt } from './external-culprit';
+import { scalarMismatches } from './scalar-mismatches';
 import { floorMultiple, ruleFor, toleranceFor } from './tolerance';
 
 /**
@@ -40,76 +30,6 @@ export function pairVerdict(d: PairDiff, tolerance: number): Verdict {
   if (!d.shapeMatch) return 'shape-mismatch';
   if (d.nan[0] > 0 || d.nan[1] > 0) return 'nan-introduced';
   return d.relErr !== null && d.relErr > tolerance ? 'out-of-tolerance' : 'ok';
-}
-
-const ENGINES: PathName[] = ['mha', 'mqa', 'cold'];
-const find = (pairs: PairVerdict[], a: PathName, b: PathName) => pairs.find((p) => (p.a === a && p.b === b) || (p.a === b && p.b === a));
-const named = (set: PathName[]): Culprit => (set.includes('mha') && set.includes('mqa') ? 'both' : (set[0] as Culprit));
-
-/**
- * Who is wrong at a divergent record: the paths that break an invariant; else the external path
- * when it alone departs; else those that disagree with the float64 reference; else the odd one out
- * of three fp32 paths; else the side with NaN.
- */
-export function culpritOf(pairs: PairVerdict[], checks: CheckResult[], diffs: PairDiff[]): Culprit {
-  const violating = [...new Set(checks.filter((c) => c.violations > 0 && isInvariant(c.name)).map((c) => c.path))].filter(
-    (p) => p !== 'reference',
-  );
-  if (violating.length) return named(violating);
-  const ext = externalCulprit(pairs);
-  if (ext) return ext;
-  const present = ENGINES.filter((p) => pairs.some((x) => x.a === p || x.b === p));
-  const vsRef = present.map((p) => [p, find(pairs, p, 'reference')] as const).filter(([, v]) => v);
-  if (vsRef.length) {
-    const bad = vsRef.filter(([, v]) => v!.verdict !== 'ok').map(([p]) => p);
-    const engines = bad.filter((p) => p !== 'cold');
-    if (!bad.length) return 'unknown';
-    if (engines.length === 2) return find(pairs, 'mha', 'mqa')?.verdict === 'ok' ? 'shared' : 'both';
-    return engines.length ? (engines[0] as Culprit) : 'cold';
-  }
-  if (present.length === 3) {
-    const odd = present.filter((p) => present.filter((q) => q !== p).every((q) => find(pairs, p, q)?.verdict !== 'ok'));
-    const rest = (p: PathName) => present.filter((q) => q !== p);
-    const others = (p: PathName) => find(pairs, rest(p)[0]!, rest(p)[1]!)?.verdict === 'ok';
-    const single = odd.filter(others);
-    if (single.length === 1) return single[0] as Culprit;
-  }
-  const nanSides = new Set<PathName>();
-  for (const d of diffs) {
-    if (d.nan[0] > 0) nanSides.add(d.a);
-    if (d.nan[1] > 0) nanSides.add(d.b);
-  }
-  nanSides.delete('reference');
-  const nanEngines = ENGINES.filter((p) => nanSides.has(p));
-  return nanEngines.length ? named(nanEngines) : nanSides.has('external') ? 'external' : 'unknown';
-}
-
-const SCALARS_COMPARED: ScalarName[] = [
-  'softmax_scale',
-  'lse_base',
-  'rope_style',
-  'has_context',
-  'causal',
-  'num_tokens',
-  'num_context_tokens',
-];
-
-function scalarMismatches(trace: CaseTrace): ScalarMismatch[] {
-  const out: ScalarMismatch[] = [];
-  const same = (x: ScalarValue, y: ScalarValue) =>
-    typeof x === 'number' && typeof y === 'number' ? Math.abs(x - y) <= 1e-12 * Math.max(Math.abs(x), Math.abs(y)) : x === y;
-  for (const piece of trace.pieces.filter((p) => p.kind !== 'cached')) {
-    for (const name of SCALARS_COMPARED) {
-      const values: ScalarMismatch['values'] = {};
-      for (const [p, t] of Object.entries(trace.paths)) {
-        const v = t?.pieces.find((x) => x.step === piece.step && x.request === piece.request)?.scalars[name];
-        if (v !== undefined) values[p as PathName] = v;
-      }
-      const vs = Object.values(values);
-      if (vs.some((v) => !same(v, vs[0]!))) out.push({ step: piece.step, request: piece.request, name, values });
-    }
-  }
-  return out;
 }
 
 interface RecordFacts {
@@ -179,7 +99,7 @@ export function compareCase(trace: CaseTrace, tolerances: ToleranceSpec): CaseCo
       verdict === 'ok'
         ? null
         : nan.length && !pairs.some((p) => p.verdict === 'nan-introduced')
-          ? named(nan)
+          ? namedCulprit(nan)
           : culpritOf(pairs, checks, diffs);
     stages.push({
       ...where,
@@ -192,7 +112,7 @@ export function compareCase(trace: CaseTrace, tolerances: ToleranceSpec): CaseCo
       checks,
       culprit,
     });
-    const e = find(pairs, 'mha', 'mqa');
+    const e = findPair(pairs, 'mha', 'mqa');
     if (
       e?.relErr != null &&
       Number.isFinite(e.relErr) &&
@@ -221,7 +141,7 @@ export function divergenceOf(v: StageVerdict): Divergence {
     v.culprit === 'external'
       ? v.pairs.filter((p) => isExt(p) && p.verdict !== 'ok').sort((x, y) => Number(y.b === 'reference') - Number(x.b === 'reference'))[0]
       : undefined;
-  const measure = extBad ?? find(v.pairs, 'mha', 'mqa') ?? v.pairs.find((p) => p.verdict !== 'ok') ?? v.pairs[0];
+  const measure = extBad ?? findPair(v.pairs, 'mha', 'mqa') ?? v.pairs.find((p) => p.verdict !== 'ok') ?? v.pairs[0];
   const { verdict, culprit, pairs: _p, checks: _c, tolerance: _t, floorMultiple: _k, floor: _f, vsReference: _v, ...where } = v;
   return { ...where, verdict, culprit: culprit ?? 'unknown', relErr: measure?.relErr ?? null, normRatio: measure?.normRatio ?? null };
 }

@@ -1,6 +1,6 @@
 import type { PathName } from '../../trace/stages';
 import type { PairVerdict, Verdict } from './compare';
-import { culpritOf } from './compare';
+import { culpritOf } from './culprit';
 
 const pv = (a: PathName, b: PathName, verdict: Verdict): PairVerdict => ({
   a,
