@@ -1,0 +1,56 @@
+/** run's outputs: the report in each format, checked and written to --out, --junit, --markdown, --html or stdout. */
+import { resolve } from 'node:path';
+import { MlaDiffError } from '../../../errors';
+import { renderJUnit } from '../../reports/junit';
+import { renderMarkdown } from '../../reports/markdown';
+import { oneLine, renderRun } from '../../reports/summary';
+import { colorWanted, makeStyle } from '../../reports/style';
+import type { RunReport } from '../../../harness/run/trace';
+import { loadHtml } from '../../reports/html-lazy';
+import type { IO } from '../io/process-io';
+import { writeOutput } from '../io/process-io';
+import type { RunArgs, RunFormat } from './run-options';
+
+/** --out, --junit and --markdown must name different files (one would silently replace another). */
+export function checkOutputs(args: RunArgs): void {
+  const outs = (['out', 'junit', 'markdown', 'html'] as const).filter((k) => args[k] !== undefined);
+  for (const [i, k] of outs.entries()) {
+    const twin = outs.slice(0, i).find((j) => resolve(args[j]!) === resolve(args[k]!));
+    if (twin)
+      throw new MlaDiffError(
+        'invalid-value',
+        `--${k} names the same file as --${twin}`,
+        { file: args[k], field: `--${k}` },
+        'give each report its own file',
+      );
+  }
+}
+
+function render(format: RunFormat, reports: RunReport[], args: RunArgs): string {
+  if (format === 'json')
+    return JSON.stringify(reports.length === 1 ? reports[0] : { format: 'mla-diff/runs', version: 1, runs: reports }, null, 2);
+  if (format === 'junit') return renderJUnit(reports);
+  if (format === 'markdown') return renderMarkdown(reports);
+  return ['mla-diff report', ...reports.map((r) => renderRun(r, makeStyle(!args.out && colorWanted()), args.verbose))].join('\n\n');
+}
+
+/** Writes the reports where the flags say: the side files, then --out (one line per scenario on stdout) or stdout. */
+export async function writeReports(args: RunArgs, reports: RunReport[], io: IO, log: (m: string) => void): Promise<void> {
+  const text = render(args.format, reports, args);
+  for (const k of ['junit', 'markdown'] as const) {
+    if (args[k] === undefined) continue;
+    writeOutput(args[k]!, render(k, reports, args), { force: args.force, inputs: args.scenarios, field: `--${k}` });
+    log(`${k} report: ${args[k]}`);
+  }
+  if (args.html) {
+    const { renderHtml } = loadHtml();
+    writeOutput(args.html, await renderHtml(reports), { force: args.force, inputs: args.scenarios, field: '--html' });
+    log(`html report: ${args.html}`);
+  }
+  if (args.out) {
+    writeOutput(args.out, text, { force: args.force, inputs: args.scenarios });
+    if (!args.quiet) for (const r of reports) io.out(`${oneLine(r)} (report: ${args.out})`);
+  } else if (!args.quiet || args.format !== 'table') {
+    io.out(text);
+  }
+}
