@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { readGgufHeader } from './header';
 import { metaValue, openGguf, readTensorBytes, readTensorF32 } from './read';
-import type { Bytes} from './test-utils/gguf-bytes';
+import type { Bytes } from './test-utils/gguf-bytes';
 import { handGguf, kvString, kvU32, type HandTensor } from './test-utils/gguf-bytes';
 import { writeGguf } from './write';
 
