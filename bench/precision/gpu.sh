@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Issue 7 on the device machine (H200), everything in one call (30 device-minutes a session):
-#  1. exact rounding on webgpu: bench/precision/rounding.mjs (bit for bit against the oracle; throughput)
+#  1. exact rounding on webgpu: test/e2e/checks/rounding-check.mjs (bit for bit against the oracle; throughput)
 #  2. mla-diff's bf16 rel(mha, mqa) against PyTorch's bf16 rel(torch-mha, torch-mqa) on GLM-5 at 64 heads,
 #     same weights and inputs: scenarios/gpu/external-torch-bf16-{mha,mqa}-64.yaml (dtype: bfloat16, so one
 #     run holds mla-diff's bf16 paths and PyTorch's), torch-pair.py, trace-pair.mjs --torch (ratio per stage)
@@ -16,8 +16,8 @@ kept() { node -e 'const r = JSON.parse(require("fs").readFileSync(process.argv[1
 main() {
   echo "## machine"; nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader; node --version
   python3 -c 'import torch; print("torch", torch.__version__, "cuda", torch.version.cuda, torch.cuda.get_device_name(0))'
-  echo "## 1. node bench/precision/rounding.mjs --device webgpu"
-  node bench/precision/rounding.mjs --device webgpu --out "$out/rounding"; echo "exit $?"
+  echo "## 1. node test/e2e/checks/rounding-check.mjs --device webgpu"
+  node test/e2e/checks/rounding-check.mjs --device webgpu --out "$out/rounding"; echo "exit $?"
   echo "## 2. PyTorch bf16 against mla-diff bf16"
   for p in mha mqa; do
     echo "## mla-diff run scenarios/gpu/external-torch-bf16-$p-64.yaml --device webgpu --format json --keep-external"

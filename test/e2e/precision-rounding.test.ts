@@ -6,11 +6,11 @@ import { probeAdapter } from '../../src/devices/select';
 
 /**
  * Runtime.round bit for bit against the reference rounding on every storage format, through
- * bench/precision/rounding.mjs on the built package: on webgpu (the WGSL kernel; Dawn cannot load
+ * test/e2e/checks/rounding-check.mjs on the built package: on webgpu (the WGSL kernel; Dawn cannot load
  * under jest) where an adapter exists (CI: lavapipe, MLA_DIFF_REQUIRE_WEBGPU=1), and on wasm.
  */
 const ROOT = resolve(__dirname, '../..');
-const BENCH = join(ROOT, 'bench', 'precision', 'rounding.mjs');
+const BENCH = join(ROOT, 'test', 'e2e', 'checks', 'rounding-check.mjs');
 
 jest.setTimeout(180_000);
 

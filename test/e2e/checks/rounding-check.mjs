@@ -2,7 +2,7 @@
 // host's roundInto, bit for bit, on the edge and random input sets of every storage format; then
 // the throughput of Runtime.round on a large tensor against a host round trip (download, roundArray,
 // upload). Plain node on the built package (mla-diff, mla-diff/devices; production dependencies only).
-// Usage: node bench/precision/rounding.mjs --device webgpu [--out DIR] [--random 100000]
+// Usage: node test/e2e/checks/rounding-check.mjs --device webgpu [--out DIR] [--random 100000]
 //          [--elements 67108864] [--reps 5]      (--elements 0 skips the throughput part)
 // Exit status 1 when any value differs from the oracle.
 import { createRequire } from 'node:module';
@@ -151,7 +151,7 @@ if (elements > 0) {
 
 const failed = checks.some((c) => c.deviceVsOracle || c.hostVsOracle || c.overflowed.oracle !== c.overflowed.roundInto || c.leakedTensors);
 const result = {
-  command: `node bench/precision/rounding.mjs ${process.argv.slice(2).join(' ')}`,
+  command: `node test/e2e/checks/rounding-check.mjs ${process.argv.slice(2).join(' ')}`,
   device: rt.device,
   host: { cpus: os.cpus().length, cpu: os.cpus()[0]?.model, node: process.version },
   bitExact: !failed,
