@@ -1,0 +1,71 @@
+/** The float64 reference's versions of the MQA path's absorbed stages: W_UK_T/W_UV, ql_nope/mqa_q and the KV splits' LSEs. */
+import type { MlaConfig } from '../core/model/config';
+import type { HostProbe } from '../core/probes/probe';
+import type { HeadSlice, WeightSource } from '../core/weights/layer';
+import { sliceRanges } from '../core/weights/layer';
+import { attendColumns } from './reference-attention';
+import type { History } from './reference-host';
+import { host } from './reference-host';
+import { concatCols } from './reference-math';
+import { splitRanges } from './splits';
+
+/** kv_b_proj of a head slice [N(P+V), L] and its absorbed views W_UK_T [N,P,L], W_UV [N,L,V]. */
+export interface KvBViews {
+  W: Float32Array;
+  W_UK_T: Float32Array;
+  W_UV: Float32Array;
+}
+
+/** kv_b_proj of this slice and its absorbed views, W_UK_T[h,p,l] = W[h(P+V)+p, l], W_UV[h,l,v] = W[h(P+V)+P+v, l]. */
+export function kvBViews(source: WeightSource, heads: HeadSlice, c: MlaConfig): KvBViews {
+  const { num_attention_heads: N, qk_nope_head_dim: P, v_head_dim: V, kv_lora_rank: L } = c;
+  const { rows, cols } = sliceRanges(source.config, 'kv_b_proj', heads);
+  const W = new Float32Array(N * (P + V) * L);
+  source.block('kv_b_proj', rows, cols, 'out_in', W);
+  const W_UK_T = new Float32Array(N * P * L);
+  const W_UV = new Float32Array(N * L * V);
+  for (let h = 0; h < N; h++) {
+    W_UK_T.set(W.subarray(h * (P + V) * L, (h * (P + V) + P) * L), h * P * L);
+    for (let v = 0; v < V; v++) for (let l = 0; l < L; l++) W_UV[(h * L + l) * V + v] = W[(h * (P + V) + P + v) * L + l]!;
+  }
+  return { W, W_UK_T, W_UV };
+}
+
+/** ql_nope [T,N,L] = q_nope[t,h,:]·W_UK_T[h] and mqa_q [T,N,L+R] = [ql_nope | q_pe], recorded. */
+export function absorbedQuery(
+  probe: HostProbe,
+  q_nope: Float64Array,
+  q_pe: Float64Array,
+  W_UK_T: Float32Array,
+  [T, N, P, L, R]: readonly [number, number, number, number, number],
+): void {
+  const ql_nope = new Float64Array(T * N * L); // [T,N,L] = q_nope[t,h,:]·W_UK_T[h]
+  for (let t = 0; t < T; t++)
+    for (let h = 0; h < N; h++)
+      for (let p = 0; p < P; p++) {
+        const a = q_nope[(t * N + h) * P + p]!;
+        const o = (t * N + h) * L;
+        const row = (h * P + p) * L;
+        for (let l = 0; l < L; l++) ql_nope[o + l] = ql_nope[o + l]! + a * W_UK_T[row + l]!;
+      }
+  probe.tap('ql_nope', host([T, N, L], ql_nope));
+  probe.tap('mqa_q', host([T, N, L + R], concatCols(ql_nope, L, q_pe, R)));
+}
+
+/** split_lse [T,N,splits]: each KV split's LSE over logits [N,T,S] under the causal mask (same ranges as the engine). */
+export function splitLse(
+  probe: HostProbe,
+  logits: Float64Array,
+  hist: History,
+  kvSplits: number,
+  causal: (t: number, s: number) => boolean,
+  [N, T, S]: readonly [number, number, number],
+): void {
+  const ranges = splitRanges(S, kvSplits);
+  const split = new Float64Array(T * N * ranges.length); // [T,N,splits]
+  ranges.forEach(([a, b], j) => {
+    const r = attendColumns(logits, N, T, S, a, b, causal, hist.latentOnly, 0, true); // E = 0: the split's LSE only
+    for (let h = 0; h < N; h++) for (let t = 0; t < T; t++) split[(t * N + h) * ranges.length + j] = r.lse[h * T + t]!;
+  });
+  probe.tap('split_lse', host([T, N, ranges.length], split));
+}
