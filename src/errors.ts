@@ -38,6 +38,16 @@ export type ErrorCode =
   | 'external-bad-response'
   /** A returned tensor or statistic names an unknown stage, step or request, or has the wrong shape or layout. */
   | 'external-bad-output'
+  /** The llama.cpp engine is not installed here (its npm package, or MLA_DIFF_LLAMA_CPP_DIR), or a library does not load. */
+  | 'engine-unavailable'
+  /** The installed llama.cpp is another release than the one its binding was verified for. */
+  | 'engine-version'
+  /** The llama.cpp binary's struct layouts or defaults differ from the verified ABI. */
+  | 'engine-abi'
+  /** llama.cpp failed (a load error, a failed decode, an abort in GGML_ASSERT) or its child process died. */
+  | 'engine-failed'
+  /** llama.cpp ran past its timeout_s and was killed. */
+  | 'engine-timeout'
   /** A saved run (report, compare, rejudge, --golden) is not JSON or not an mla-diff run report. */
   | 'report-invalid'
   /** A saved run report of another version than this tool reads. */

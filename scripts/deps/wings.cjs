@@ -9,6 +9,7 @@ const WINGS = [
   { name: 'devices', path: '^src/devices/', what: 'runtimes and kernels' },
   { name: 'paths', path: '^src/paths/', what: 'mha, mqa, cold, reference' },
   { name: 'checkpoints', path: '^src/checkpoints/', what: 'checkpoint, tokenizer, inspect' },
+  { name: 'engines', path: '^src/engines/', what: "real engines driven in-process: llama.cpp's binding, child, models" },
   { name: 'harness', path: '^src/harness/', what: 'scenario, run, compare, golden, sweep, selftest, external' },
   { name: 'surface', path: '^src/surface/', what: 'reports, cli' },
   { name: 'api', path: '^src/index\\.ts$', what: 'the public API' },

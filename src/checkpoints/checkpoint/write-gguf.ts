@@ -43,6 +43,10 @@ export interface GgufCheckpointSpec {
   /** Split over this many shards (gguf-split naming); 1 = one file. */
   shards?: number;
   arch?: 'deepseek2' | 'glm-dsa';
+  /** More metadata and tensors (a runnable model's FFN, output head, indexer): src/engines/llamacpp/model-gguf.ts. */
+  extra?: { meta: ReadonlyMap<string, GgufEntry>; tensors: readonly LazyTensor[] };
+  /** Metadata keys left out (a legacy conversion has no *_mla keys). */
+  drop?: readonly string[];
 }
 
 const u32 = (value: number): GgufEntry => ({ type: 'UINT32', value });
@@ -80,7 +84,7 @@ export function mlaMetadata(c: MlaConfig, arch: string, layers: number): Map<str
 }
 
 /** A tensor quantized only when the writer reaches it. `values` is PyTorch order, ne = reversed shape. */
-function lazy(name: string, shape: readonly number[], type: GgmlType, values: () => Float32Array): LazyTensor {
+export function lazyTensor(name: string, shape: readonly number[], type: GgmlType, values: () => Float32Array): LazyTensor {
   const ne = [...shape].reverse();
   const t = fallbackType(type, ne[0]!);
   return { name, ne, type: t, produce: () => quantizeRows(t, values(), ne[0]!) };
@@ -94,14 +98,14 @@ export function writeGgufCheckpoint(path: string, spec: GgufCheckpointSpec): str
   for (const [k, v] of spec.vocab ?? []) meta.set(k, v);
   const first = spec.layers[0]!;
   const tensors: LazyTensor[] = [
-    lazy(GGUF_EMBEDDINGS, [c.vocab_size, c.hidden_size], spec.embeddingType ?? spec.type, () =>
+    lazyTensor(GGUF_EMBEDDINGS, [c.vocab_size, c.hidden_size], spec.embeddingType ?? spec.type, () =>
       first.embeddings(Array.from({ length: c.vocab_size }, (_, i) => i)),
     ),
   ];
   spec.layers.forEach((src, n) => {
     for (const t of LAYER_TENSORS) {
       if (t === 'input_layernorm' || t === 'q_a_layernorm' || t === 'kv_a_layernorm') {
-        tensors.push(lazy(ggufName(n, t), [normLength(c, t)], 'F32', () => src.norm(t)));
+        tensors.push(lazyTensor(ggufName(n, t), [normLength(c, t)], 'F32', () => src.norm(t)));
         continue;
       }
       const [rows, cols] = linearShape(c, t);
@@ -111,14 +115,17 @@ export function writeGgufCheckpoint(path: string, spec: GgufCheckpointSpec): str
         return w;
       };
       if (t !== 'kv_b_proj' || spec.kvB === 'merged') {
-        tensors.push(lazy(ggufName(n, t), [rows, cols], spec.type, full));
+        tensors.push(lazyTensor(ggufName(n, t), [rows, cols], spec.type, full));
         continue;
       }
       const d = { heads: c.num_attention_heads, nope: c.qk_nope_head_dim, v: c.v_head_dim, rank: c.kv_lora_rank };
-      tensors.push(lazy(ggufKB(n), [d.heads, d.rank, d.nope], spec.type, () => splitKvB(full(), d).kB));
-      tensors.push(lazy(ggufVB(n), [d.heads, d.v, d.rank], spec.type, () => splitKvB(full(), d).vB));
+      tensors.push(lazyTensor(ggufKB(n), [d.heads, d.rank, d.nope], spec.type, () => splitKvB(full(), d).kB));
+      tensors.push(lazyTensor(ggufVB(n), [d.heads, d.v, d.rank], spec.type, () => splitKvB(full(), d).vB));
     }
   });
+  for (const [k, v] of spec.extra?.meta ?? []) meta.set(k, v);
+  tensors.push(...(spec.extra?.tensors ?? []));
+  for (const k of spec.drop ?? []) meta.delete(k);
   const shards = spec.shards ?? 1;
   if (shards === 1) {
     writeGguf(path, meta, tensors);

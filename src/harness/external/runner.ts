@@ -1,4 +1,5 @@
 import execa from 'execa';
+import type { ErrorCode } from '../../errors';
 import { MlaDiffError } from '../../errors';
 
 /** Lines of stderr an error quotes. */
@@ -12,6 +13,8 @@ export interface CommandOptions {
   timeoutS: number;
   /** Named in errors. */
   label: string;
+  /** The codes and field of its errors: external-timeout / external-failed at external.* unless given. */
+  errors?: { timeout: ErrorCode; failed: ErrorCode; field: string; hint: string };
 }
 
 const tail = (text: string) => text.trimEnd().split('\n').slice(-TAIL_LINES).join('\n');
@@ -45,22 +48,23 @@ export async function runBackend(command: string, o: CommandOptions): Promise<{ 
   }, o.timeoutS * 1000);
   const r = await child.finally(() => clearTimeout(timer));
   const seconds = (performance.now() - t0) / 1000;
+  const e = o.errors;
   if (timedOut) {
     throw new MlaDiffError(
-      'external-timeout',
+      e?.timeout ?? 'external-timeout',
       `${o.label} ran past its timeout of ${o.timeoutS} s and was killed`,
-      { field: 'external.timeout_s' },
-      'raise external: timeout_s, or make the backend faster',
+      { field: e ? `${e.field}.timeout_s` : 'external.timeout_s' },
+      e ? `raise ${e.field}: timeout_s` : 'raise external: timeout_s, or make the backend faster',
     );
   }
   if (r.exitCode !== 0 || r.failed) {
     const how = r.signal ? `was killed by ${r.signal}` : `exited with code ${r.exitCode}`;
     const err = tail(r.stderr ?? '');
     throw new MlaDiffError(
-      'external-failed',
+      e?.failed ?? 'external-failed',
       `${o.label} ${how}${err ? `; its stderr ends:\n${err}` : ' (no stderr)'}`,
-      { field: 'external.command' },
-      `the command: ${command}`,
+      { field: e?.field ?? 'external.command' },
+      e?.hint ?? `the command: ${command}`,
     );
   }
   return { stdout: r.stdout ?? '', stderr: r.stderr ?? '', seconds };

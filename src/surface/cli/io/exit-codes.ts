@@ -44,6 +44,13 @@ export const EXIT_FOR: Readonly<Record<ErrorCode, ExitCode>> = {
   /** The backend's command exited non-zero or was killed at its timeout_s. */
   'external-failed': RUNTIME,
   'external-timeout': RUNTIME,
+  /** The llama.cpp engine is not installed, or not the verified release: install it (npm install @node-llama-cpp/linux-x64). */
+  'engine-unavailable': INPUT,
+  'engine-version': INPUT,
+  'engine-abi': INPUT,
+  /** llama.cpp itself failed or timed out on a model it loaded. */
+  'engine-failed': RUNTIME,
+  'engine-timeout': RUNTIME,
   /** What a backend returned (or an engine dump holds) is malformed: data mla-diff was given. */
   'external-bad-response': INPUT,
   'external-bad-output': INPUT,
