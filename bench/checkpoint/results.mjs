@@ -1,7 +1,7 @@
 // bench/checkpoint's results: results.json holds one key per bench ('layer-load': run.mjs, 'sparse-416gb':
-// sparse-run.mjs); results.md is prose with each bench's table rendered from results.json between markers.
+// sparse-run.mjs, 'extract': extract-run.mjs); results.md is prose with each bench's table rendered from results.json between markers.
 // record(key, data) stores a bench's data and re-renders its table; `node bench/checkpoint/results.mjs`
-// re-renders both tables.
+// re-renders every table.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
@@ -50,7 +50,37 @@ function sparse(d) {
   return lines;
 }
 
-const TABLES = { 'layer-load': layerLoad, 'sparse-416gb': sparse };
+/** The tables of extract-run.mjs: `mla-diff extract` of layers 0, 40, 77 of each file (medians over the rounds); llama.cpp's runs. */
+function extract(d) {
+  const rounds = Math.max(...d.cases[0].rows.map((x) => x.round));
+  const lines = [
+    `| file | size | layer | \`mla-diff extract\` (median of ${rounds}, whole process) | of it, extracting | bytes read | written | ` +
+      'peak RSS |',
+    '|---|---|---|---|---|---|---|---|',
+  ];
+  for (const c of d.cases) {
+    for (const layer of [...new Set(c.rows.map((x) => x.layer))]) {
+      const r = c.rows.filter((x) => x.layer === layer);
+      const m = (f) => med(r.map(f));
+      lines.push(
+        `| ${c.what} | ${(c.fileBytes / 2 ** 30).toFixed(2)} GiB | ${layer} | ${m((x) => x.processSeconds).toFixed(2)} s | ` +
+          `${m((x) => x.seconds).toFixed(2)} s | ${MiB(m((x) => x.bytesRead))} | ${MiB(m((x) => x.bytesWritten))} | ` +
+          `${m((x) => x.maxRssMiB).toFixed(0)} MiB |`,
+      );
+    }
+  }
+  for (const c of d.cases.filter((x) => x.engine)) {
+    lines.push('', '| llama.cpp on the extracted layer | load | prefill 8 + decode 1 | nodes captured |', '|---|---|---|---|');
+    for (const e of c.engine) {
+      const layer = /l(\d+)\.gguf$/.exec(e.model)?.[1];
+      const decode = e.decodeSeconds.map((s) => s.toFixed(3)).join(' + ');
+      lines.push(`| layer ${layer} of ${c.what} | ${e.loadSeconds.toFixed(2)} s | ${decode} s | ${e.nodes} |`);
+    }
+  }
+  return lines;
+}
+
+const TABLES = { 'layer-load': layerLoad, 'sparse-416gb': sparse, extract };
 const begin = (key) => `<!-- ${key}: rendered from results.json by bench/checkpoint/results.mjs -->`;
 const end = (key) => `<!-- /${key} -->`;
 

@@ -2,7 +2,8 @@
 // split attn_k_b / attn_v_b, the full 154 880 × 6144 token_embd, a vocabulary of 154 880 tokens
 // and 321 649 merges in the header (GLM-5's counts, synthetic strings). Layers are
 // SyntheticWeights(glm-5, seed 0) and (seed 1), alternating: quantized once each, written `layers`
-// times, so a 78-layer file costs two quantizations. Usage: node bench/checkpoint/write-glm5.mjs OUT TYPE LAYERS
+// times, so a 78-layer file costs two quantizations. SHARDS > 1 splits it as gguf-split does (our writeGgufSplit:
+// OUT-0000k-of-0000N.gguf). Usage: node bench/checkpoint/write-glm5.mjs OUT TYPE LAYERS [SHARDS]
 import { createRequire } from 'node:module';
 const require = createRequire(import.meta.url);
 const api = require('mla-diff');
@@ -24,6 +25,9 @@ const {
 } = api;
 
 const [out, type, nLayers] = [process.argv[2], process.argv[3] ?? 'Q8_0', Number(process.argv[4] ?? 1)];
+const shards = Number(process.argv[5] ?? 1);
+// not in the public API: the built module itself
+const { writeGgufSplit } = require('../../dist/formats/gguf/write-split.js');
 const c = preset('glm-5');
 const meta = mlaMetadata(c, 'glm-dsa', nLayers);
 meta.set('tokenizer.ggml.model', { type: 'STRING', value: 'gpt2' });
@@ -110,5 +114,5 @@ for (let n = 0; n < nLayers; n++) {
   }
 }
 const t0 = performance.now();
-writeGguf(out, meta, tensors);
-console.log(JSON.stringify({ file: out, type, layers: nLayers, seconds: (performance.now() - t0) / 1000 }));
+const files = shards > 1 ? writeGgufSplit(out.replace(/\.gguf$/, ''), meta, tensors, shards) : (writeGguf(out, meta, tensors), [out]);
+console.log(JSON.stringify({ file: files[0], files, type, layers: nLayers, seconds: (performance.now() - t0) / 1000 }));

@@ -2,6 +2,7 @@
 import yargs from 'yargs';
 import { hideBin } from 'yargs/helpers';
 import { compareModule } from './commands/compare';
+import { extractModule } from './commands/extract';
 import { faultsModule } from './commands/faults';
 import { inspectModule } from './commands/inspect';
 import { mergeModule } from './commands/merge';
@@ -26,6 +27,7 @@ export async function main(argv: string[]): Promise<void> {
     .command(reportModule)
     .command(stagesModule)
     .command(inspectModule)
+    .command(extractModule)
     .command(faultsModule)
     .command(selftestModule)
     .command(sweepModule)
