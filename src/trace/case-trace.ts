@@ -128,12 +128,41 @@ export const pieceInfo = def(
 export type PieceInfo = z.infer<typeof pieceInfo>;
 
 /** What the run JSON says about the external path of a case (CaseTrace.external). */
+/** What a run of llama.cpp was: its build, devices, settings, the scalars read from its op params. */
+export const engineInfo = def(
+  'engineInfo',
+  z.strictObject({
+    versions: z.strictObject({ llama: str, ggml: str, commit: str }),
+    devices: z.array(str),
+    arch: str,
+    graph: oneOf(['absorbed', 'legacy']),
+    cacheType: str,
+    flashAttn: bool,
+    threads: count,
+    gpuLayers: count,
+    plants: z.array(str),
+    /** The softmax scale of its SOFT_MAX / FLASH_ATTN_EXT op, and RoPE's n_dims, mode, freq_base, freq_scale, ext_factor, attn_factor. */
+    opScalars: z.record(z.string(), z.number()),
+    /**
+     * RMS over the rotary pairs of |δθ| at the largest position: llama.cpp computes RoPE angles position·θ_i in
+     * float32, so each carries ~2 ulps of it (u32 · max position · rms θ_i, θ after YaRN): a rounding point of its own.
+     */
+    ropeAngleError: finite,
+    /** What the runnable GGUF filled in around the layer. */
+    filled: z.array(str),
+    loadSeconds: finite,
+    decodeSeconds: finite,
+    nodes: count,
+  }),
+);
+export type EngineInfo = z.infer<typeof engineInfo>;
+
 export const externalInfo = def(
   'externalInfo',
   z.strictObject({
     /** Label in reports: external: name, response.json name, or the dump's file name. */
     name: str,
-    kind: oneOf(['command', 'trace']),
+    kind: oneOf(['command', 'trace', 'engine']),
     /** The command, or the dump file. */
     source: str,
     precision: str.optional(),
@@ -142,6 +171,8 @@ export const externalInfo = def(
     statsOnly: count,
     /** The exchange directory, when kept (--keep-external). */
     dir: str.optional(),
+    /** An engine mla-diff drove (kind engine): its release, what it ran on and with, what it recorded. */
+    engine: engineInfo.optional(),
   }),
 );
 export type ExternalInfo = z.infer<typeof externalInfo>;

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { FAULT_NAMES } from './faults';
+import { FAULT_NAMES, GGUF_PLANTS } from './faults';
 import { PATH_NAMES } from './stages';
 import { count, def, finite, keyed, num, numOrNull, oneOf, scope, str, trueOnly } from './json';
 import { cause, checkName, culprit, DEVICE_PATHS, floorSource, LOADER_FAULTS, outcome, path, scalarName, verdict } from './names';
@@ -49,6 +49,11 @@ export const stageVerdict = def(
     tolerance: finite,
     /** Present when the tolerance is k × the noise floor (`{floor: k}`): k. */
     floorMultiple: finite.optional(),
+    /**
+     * The bound the external path's pairs are judged with when an engine rounds where our paths do not (llama.cpp's
+     * F16 K cache, flash attention's F16 K/V): k × hypot(floor, the engine's storage term); never below `tolerance`.
+     */
+    externalTolerance: finite.optional(),
     /** The record's noise floor and where it came from (floors.ts). */
     floor: noiseFloor,
     /** Each fp32 path's relative error against the float64 reference here (with the reference). */
@@ -102,7 +107,7 @@ export const diagnosis = def(
     summary: str,
     evidence: str,
     /** The planted fault (or real bug class) this signature is. */
-    matches: oneOf([...FAULT_NAMES, ...LOADER_FAULTS]).optional(),
+    matches: oneOf([...FAULT_NAMES, ...LOADER_FAULTS, ...GGUF_PLANTS]).optional(),
   }),
 );
 export type Diagnosis = z.infer<typeof diagnosis>;

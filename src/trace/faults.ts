@@ -23,3 +23,21 @@ export const FAULT_NAMES = [
   'lse-bf16-merge',
 ] as const;
 export type FaultName = (typeof FAULT_NAMES)[number];
+
+/**
+ * Converter bugs planted in the GGUF handed to an engine only (scenario `engines: [{plant: …}]`); our paths keep the true
+ * config and weights, so the engine must depart where the bug enters (src/engines/llamacpp/plants.ts does each).
+ */
+export const GGUF_PLANTS = [
+  'rope-freq-base',
+  'rope-dimension-count',
+  'rope-neox-permuted',
+  'yarn-log-multiplier-unscaled',
+  'mla-lengths-swapped',
+  'k-b-untransposed',
+  'v-b-wrong-half',
+  'kv-a-norm-ones',
+  'q-a-norm-ones',
+  'head-count',
+] as const;
+export type GgufPlant = (typeof GGUF_PLANTS)[number];

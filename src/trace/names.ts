@@ -52,6 +52,9 @@ export const CAUSES = [
   'norm-ratio',
   'dtype-range',
   'narrow-storage',
+  'rope-parameters',
+  'norm-weight-ones',
+  'weight-differs',
 ] as const;
 export const cause = oneOf(CAUSES);
 export type CauseName = z.infer<typeof cause>;

@@ -4,6 +4,11 @@ import { STAGE_NAMES } from './stages';
 import { asJson, bool, count, def, finite, int, ints, keyed, oneOf, str } from './json';
 import { culpritName, deviceName, faultName, LINEAR_NAMES, loaderFault, NORM_NAMES, outcome, stageName, weightName } from './names';
 import { precisionSpec } from './precision';
+import { GGUF_PLANTS } from './faults';
+
+/** The engines mla-diff drives itself. */
+export const ENGINE_NAMES = ['llama.cpp'] as const;
+export type EngineName = (typeof ENGINE_NAMES)[number];
 
 /**
  * The resolved scenario as a report echoes it (`scenario`, src/harness/scenario has the parsing)
@@ -132,6 +137,26 @@ export type ExternalSpec = z.infer<typeof externalSpec>;
 export const traceSpec = z.strictObject({ file: str, layouts: stringMap, names: stringMap });
 export type TraceSpec = z.infer<typeof traceSpec>;
 
+/** A real engine run as the third-party path (scenario `engines:`, or `--engine`): src/harness/engines. */
+export const engineSpec = def(
+  'engineSpec',
+  z.strictObject({
+    name: oneOf(ENGINE_NAMES),
+    flashAttn: bool,
+    cacheType: oneOf(['f32', 'f16']),
+    threads: count,
+    gpuLayers: count,
+    timeoutS: finite,
+    /** The architecture the GGUF declares: deepseek2 (DeepSeek-V2/V3) or glm-dsa (GLM-5). */
+    arch: oneOf(['deepseek2', 'glm-dsa']),
+    /** split attn_k_b/attn_v_b (the absorbed graph) or the legacy merged attn_kv_b (the MHA graph). */
+    kvB: oneOf(['split', 'merged']),
+    /** Converter bugs planted in the engine's GGUF only. */
+    plants: z.array(oneOf(GGUF_PLANTS)),
+  }),
+);
+export type EngineSpec = z.infer<typeof engineSpec>;
+
 /** The resolved scenario as JSON (src/harness/scenario Scenario without its cases; fault sets as arrays). */
 export const scenarioEcho = def(
   'scenarioEcho',
@@ -162,6 +187,7 @@ export const scenarioEcho = def(
     expect: expectation.optional(),
     external: externalSpec.optional(),
     trace: traceSpec.optional(),
+    engine: engineSpec.optional(),
   }),
 );
 export type ScenarioEcho = z.infer<typeof scenarioEcho>;

@@ -47,6 +47,8 @@ export interface GgufCheckpointSpec {
   extra?: { meta: ReadonlyMap<string, GgufEntry>; tensors: readonly LazyTensor[] };
   /** Metadata keys left out (a legacy conversion has no *_mla keys). */
   drop?: readonly string[];
+  /** Rewrites a tensor's values (PyTorch order) before it is encoded: a planted converter bug. */
+  transform?: (name: string, values: Float32Array) => Float32Array;
 }
 
 const u32 = (value: number): GgufEntry => ({ type: 'UINT32', value });
@@ -83,8 +85,10 @@ export function mlaMetadata(c: MlaConfig, arch: string, layers: number): Map<str
   return m;
 }
 
+export { lazyTensorOf as lazyTensor };
+
 /** A tensor quantized only when the writer reaches it. `values` is PyTorch order, ne = reversed shape. */
-export function lazyTensor(name: string, shape: readonly number[], type: GgmlType, values: () => Float32Array): LazyTensor {
+export function lazyTensorOf(name: string, shape: readonly number[], type: GgmlType, values: () => Float32Array): LazyTensor {
   const ne = [...shape].reverse();
   const t = fallbackType(type, ne[0]!);
   return { name, ne, type: t, produce: () => quantizeRows(t, values(), ne[0]!) };
@@ -93,6 +97,10 @@ export function lazyTensor(name: string, shape: readonly number[], type: GgmlTyp
 /** Writes a GGUF checkpoint of MLA layers (our own writer; used for fixtures and the load bench). */
 export function writeGgufCheckpoint(path: string, spec: GgufCheckpointSpec): string[] {
   const c = spec.config;
+  const tf = spec.transform;
+  const lazyTensor: typeof lazyTensorOf = tf
+    ? (name, shape, type, values) => lazyTensorOf(name, shape, type, () => tf(name, values()))
+    : lazyTensorOf;
   const arch = spec.arch ?? 'deepseek2';
   const meta = mlaMetadata(c, arch, spec.layers.length);
   for (const [k, v] of spec.vocab ?? []) meta.set(k, v);

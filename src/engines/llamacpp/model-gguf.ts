@@ -3,6 +3,8 @@ import type { LazyTensor } from '../../formats/gguf/write';
 import type { MlaConfig } from '../../core/model/config';
 import type { WeightSource } from '../../core/weights/layer';
 import { lazyTensor, writeGgufCheckpoint } from '../../checkpoints/checkpoint/write-gguf';
+import type { GgufPlant } from '../../trace/faults';
+import { plantEffect } from './plants';
 
 /** The architectures llama.cpp runs MLA under: DeepSeek-V2/V3 and GLM-5 (DSA; dense when top_k covers every key). */
 export type EngineArch = 'deepseek2' | 'glm-dsa';
@@ -70,10 +72,19 @@ export interface EngineModelSpec {
   contextLength: number;
   /** split attn_k_b + attn_v_b (current converters: the absorbed graph) or legacy attn_kv_b (the MHA graph). */
   kvB: 'split' | 'merged';
+  /** Converter bugs planted in this file only (plants.ts). */
+  plants?: readonly GgufPlant[];
 }
 
-/** Writes a runnable one-layer F32 model of the source's attention; returns what was filled in. */
-export function writeEngineModel(path: string, spec: EngineModelSpec): string[] {
+export interface EngineModel {
+  /** What was filled in around the layer. */
+  filled: string[];
+  /** What each planted bug wrote. */
+  planted: string[];
+}
+
+/** Writes a runnable one-layer F32 model of the source's attention; says what was filled in and planted. */
+export function writeEngineModel(path: string, spec: EngineModelSpec): EngineModel {
   const c: MlaConfig = {
     ...spec.source.config,
     vocab_size: ENGINE_VOCAB,
@@ -88,6 +99,17 @@ export function writeEngineModel(path: string, spec: EngineModelSpec): string[] 
     extra.meta.set(`${a}.value_length`, u32(c.v_head_dim));
   }
   const drop = spec.kvB === 'merged' ? [`${a}.key_length_mla`, `${a}.value_length_mla`] : [];
-  writeGgufCheckpoint(path, { config: c, layers: [spec.source], type: 'F32', kvB: spec.kvB, arch: spec.arch, extra, drop });
-  return extra.filled;
+  const plant = plantEffect(c, spec.arch, spec.plants ?? [], spec.source);
+  for (const [k, v] of plant.meta) extra.meta.set(k, v);
+  writeGgufCheckpoint(path, {
+    config: c,
+    layers: [plant.source],
+    type: 'F32',
+    kvB: spec.kvB,
+    arch: spec.arch,
+    extra,
+    drop,
+    ...(plant.transform ? { transform: plant.transform } : {}),
+  });
+  return { filled: extra.filled, planted: plant.notes };
 }

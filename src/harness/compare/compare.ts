@@ -3,7 +3,7 @@ import { executionOrder, recordKey } from '../../core/probes/recorder';
 import type { PathName } from '../../trace/stages';
 import { STAGES } from '../../trace/stages';
 import type { CaseComparison, CaseTrace, CheckResult, Divergence, PairDiff, PairVerdict, StageVerdict, Verdict, Where } from '../../trace';
-import { noiseFloors, vsReference, withStorage } from './floors';
+import { CALIBRATED_K, engineStorage, noiseFloors, vsReference, withStorage } from './floors';
 import type { ToleranceSpec } from '../../trace';
 import { culpritOf, findPair, namedCulprit } from './culprit';
 import { isExt } from './external-culprit';
@@ -59,12 +59,22 @@ function records(trace: CaseTrace): RecordFacts[] {
   return [...byKey.values()].sort((x, y) => order(x.where, y.where));
 }
 
+/** The RMS of the piece's logits as the reference (else cold) recorded them; 1 when neither did. */
+function logitsRms(trace: CaseTrace, w: Where): number {
+  for (const p of ['reference', 'cold'] as const) {
+    const r = trace.paths[p]?.stages.find((x) => x.step === w.step && x.request === w.request && x.stage === 'logits');
+    if (r && Number.isFinite(r.stats.rms)) return r.stats.rms;
+  }
+  return 1;
+}
+
 export function compareCase(trace: CaseTrace, tolerances: ToleranceSpec): CaseComparison {
   const diffsByKey = new Map<string, PairDiff[]>();
   for (const d of trace.diffs) diffsByKey.set(recordKey(d), [...(diffsByKey.get(recordKey(d)) ?? []), d]);
   const stages: StageVerdict[] = [];
   let worstEngine: CaseComparison['worstEngine'] = null;
   const recs = records(trace);
+  const engine = trace.external?.engine;
   const floors = noiseFloors(
     recs.map((r) => r.where),
     (w) => diffsByKey.get(recordKey(w)) ?? [],
@@ -80,10 +90,15 @@ export function compareCase(trace: CaseTrace, tolerances: ToleranceSpec): CaseCo
     );
     const k = floorMultiple(ruleFor(where.stage, tolerances));
     const tolerance = toleranceFor(where.stage, tolerances, 'float32', floor.value);
+    const storage = engineStorage(engine, where.stage, logitsRms(trace, where));
+    const externalTolerance = storage ? Math.max(tolerance, (k ?? CALIBRATED_K) * Math.hypot(floor.value, storage)) : undefined;
     const pairs = diffs.map((d): PairVerdict => ({
       a: d.a,
       b: d.b,
-      verdict: pairVerdict(d, tolerance),
+      verdict: pairVerdict(
+        d,
+        externalTolerance !== undefined && (d.a === 'external' || d.b === 'external') ? externalTolerance : tolerance,
+      ),
       relErr: d.relErr,
       normRatio: d.normRatio,
       ...(d.normOnly ? { normOnly: true } : {}),
@@ -106,6 +121,7 @@ export function compareCase(trace: CaseTrace, tolerances: ToleranceSpec): CaseCo
       verdict,
       tolerance,
       ...(k === null ? {} : { floorMultiple: k }),
+      ...(externalTolerance === undefined ? {} : { externalTolerance }),
       floor,
       vsReference: vsReference(diffs),
       pairs,

@@ -6,6 +6,7 @@ import { narrowStorageSig, rangeSig } from './diagnose-precision';
 import { flatSoftmaxSig, headSubsetSig, normRatioSig, positionZeroSig, swappedWeightsSig, unpaddedMergeSig } from './diagnose-detail';
 import { contextOnlySig, emptyContextSig, mergeInputsSig, splitMergeSig } from './diagnose-merge';
 import { lseBaseSig, ropeSig, softmaxScaleSig } from './diagnose-scalars';
+import { ENGINE_SIGNATURES } from './diagnose-engine';
 
 /**
  * Diagnosis: known causes checked against the first divergence, each with the evidence that
@@ -76,5 +77,5 @@ const SIGNATURES: readonly Signature[] = [
 export function diagnose(trace: CaseTrace, comparison: CaseComparison, config: MlaConfig, detail?: CaseDetail): Diagnosis[] {
   const f = facts(trace, comparison, detail);
   if (!f) return [];
-  return SIGNATURES.map((s) => s(f, config, trace)).filter((d): d is Diagnosis => d !== null);
+  return [...SIGNATURES, ...ENGINE_SIGNATURES].map((s) => s(f, config, trace)).filter((d): d is Diagnosis => d !== null);
 }

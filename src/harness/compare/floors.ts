@@ -99,3 +99,58 @@ export function noiseFloors(
  * fault's error at the stage it enters is 10^5 floors and more).
  */
 export const CALIBRATED_K = 8;
+
+/** Stages that read llama.cpp's K cache (its V is a view of it): they inherit its rounding. */
+const READS_CACHE: ReadonlySet<StageName> = new Set<StageName>([
+  'kv_cache',
+  'logits',
+  'attn_probs',
+  'attn_out_latent',
+  'attn_out_heads',
+  'attn_out',
+  'o_proj_out',
+]);
+const AFTER_SOFTMAX: ReadonlySet<StageName> = new Set<StageName>([
+  'attn_probs',
+  'attn_out_latent',
+  'attn_out_heads',
+  'attn_out',
+  'o_proj_out',
+]);
+const AFTER_PV: ReadonlySet<StageName> = new Set<StageName>(['attn_out_latent', 'attn_out_heads', 'attn_out', 'o_proj_out']);
+
+/**
+ * The storage term of an engine's own rounding points at `stage` (docs/llama-cpp.md, "Precision"): the K cache
+ * stored in F16 (u/√3 per element, round to nearest), or flash attention's F16 copies of Q, K and V. A logit's
+ * absolute error is its size times the key's relative rounding, so from the softmax on the term grows with the
+ * logits' RMS `logitsRms` (≥ 1); the P·V product adds V's own rounding. 0 where the engine rounds as fp32 does.
+ */
+export function engineStorage(
+  e: { cacheType: string; flashAttn: boolean; ropeAngleError: number } | undefined,
+  stage: StageName,
+  logitsRms: number,
+): number {
+  if (!e) return 0;
+  const rope = ropeTerm(e.ropeAngleError, stage, logitsRms);
+  if (!READS_CACHE.has(stage)) return rope;
+  const f16 = e.cacheType === 'f16';
+  if (!f16 && !e.flashAttn) return rope;
+  if (stage === 'kv_cache') return Math.hypot(rope, f16 ? unitRoundoff('float16') / Math.sqrt(3) : 0);
+  const u = unitRoundoff('float16') / Math.sqrt(3);
+  const roundings = e.flashAttn ? 2 : 1; // K, and with flash attention Q too
+  let s = u * Math.sqrt(roundings);
+  if (AFTER_SOFTMAX.has(stage)) s *= Math.max(1, logitsRms);
+  if (AFTER_PV.has(stage)) s = Math.hypot(s, u * (e.flashAttn ? Math.SQRT2 : 1)); // V, and flash attention's F16 accumulation
+  return Math.hypot(s, rope);
+}
+
+const ROTATED: ReadonlySet<StageName> = new Set<StageName>(['q_pe', 'k_pe', 'q', 'mqa_q', 'k', 'kv_cache']);
+
+/** The float32 RoPE angles' term: the rotated rows carry δθ; a logit both of its rotated factors; from the softmax on × the logits' RMS. */
+function ropeTerm(delta: number, stage: StageName, logitsRms: number): number {
+  if (!delta) return 0;
+  if (ROTATED.has(stage)) return delta;
+  if (stage === 'logits') return delta * Math.SQRT2;
+  if (AFTER_SOFTMAX.has(stage)) return delta * Math.SQRT2 * Math.max(1, logitsRms);
+  return 0;
+}

@@ -14,8 +14,9 @@ const SCALARS_COMPARED: ScalarName[] = [
 /** Each piece's compared scalars on which the paths that recorded them disagree. */
 export function scalarMismatches(trace: CaseTrace): ScalarMismatch[] {
   const out: ScalarMismatch[] = [];
-  const same = (x: ScalarValue, y: ScalarValue) =>
-    typeof x === 'number' && typeof y === 'number' ? Math.abs(x - y) <= 1e-12 * Math.max(Math.abs(x), Math.abs(y)) : x === y;
+  // Our paths hold scalars in float64; a third party (an engine's op parameter) may hold it in float32: one ulp of it.
+  const same = (x: ScalarValue, y: ScalarValue, rel: number) =>
+    typeof x === 'number' && typeof y === 'number' ? Math.abs(x - y) <= rel * Math.max(Math.abs(x), Math.abs(y)) : x === y;
   for (const piece of trace.pieces.filter((p) => p.kind !== 'cached')) {
     for (const name of SCALARS_COMPARED) {
       const values: ScalarMismatch['values'] = {};
@@ -24,7 +25,8 @@ export function scalarMismatches(trace: CaseTrace): ScalarMismatch[] {
         if (v !== undefined) values[p as PathName] = v;
       }
       const vs = Object.values(values);
-      if (vs.some((v) => !same(v, vs[0]!))) out.push({ step: piece.step, request: piece.request, name, values });
+      const rel = values.external === undefined ? 1e-12 : 2 ** -23;
+      if (vs.some((v) => !same(v, vs[0]!, rel))) out.push({ step: piece.step, request: piece.request, name, values });
     }
   }
   return out;

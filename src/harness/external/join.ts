@@ -9,7 +9,7 @@ import { scenarioDir } from './scenario-dir';
 import { importTrace } from './trace-import';
 
 /** What the external path reads of a scenario (src/harness/scenario Scenario has it) and of one of its cases. */
-type ExternalScenario = Pick<ScenarioEcho, 'name' | 'file' | 'external' | 'trace'>;
+type ExternalScenario = Pick<ScenarioEcho, 'name' | 'file' | 'external' | 'trace' | 'engine'>;
 interface ExternalCase {
   name: string;
   heads: HeadSlice;
@@ -29,6 +29,11 @@ export function withExternalFlags<S extends ExternalScenario>(s: S, f: ExternalF
     throw new MlaDiffError('usage', 'give either --external or --trace, not both', { field: '--trace' });
   let out = s;
   if (f.external !== undefined) {
+    if (s.engine)
+      throw new MlaDiffError('usage', 'the scenario runs an engine (engines:); --external would make a second third party', {
+        file,
+        field: '--external',
+      });
     if (s.trace)
       throw new MlaDiffError('usage', 'the scenario imports an engine dump (trace:); --external would make a second external path', {
         file,

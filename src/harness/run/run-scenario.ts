@@ -4,6 +4,7 @@ import type { Log, Runtime } from '../../devices/runtime';
 import type { ReferenceMode, ReplayMode, Scenario } from '../scenario/scenario';
 import { openSource } from '../../checkpoints/checkpoint/source';
 import { roundedSource } from '../../core/precision/source';
+import { engineFor } from '../engines/llamacpp';
 import { externalFor } from '../external/join';
 import { planRun } from './pieces';
 import type { Progress } from './progress';
@@ -94,7 +95,9 @@ export async function runScenario(s: Scenario, opts: RunOptions): Promise<RunRep
               reference: ref,
               notes: [refPlan.note, attn.note].filter((n): n is string => Boolean(n)),
               replay: opts.replay ?? s.replay,
-              external: externalFor(s, source, c, plan.pieces, plan.kernels.kvSplits, opts.keepExternal ?? false, log),
+              external:
+                engineFor(s, source, c.heads, plan.pieces, plan.kernels.kvSplits, opts.keepExternal ?? false, log) ??
+                externalFor(s, source, c, plan.pieces, plan.kernels.kvSplits, opts.keepExternal ?? false, log),
               progress: (done, piece) =>
                 progress({
                   phase: 'pieces',

@@ -3,8 +3,11 @@ import { parseLayout } from '../external/layout-map';
 import { scenarioDir } from '../external/scenario-dir';
 import type { StageName } from '../../trace/stages';
 import { isStageName } from '../../trace/stages';
+import { MlaDiffError } from '../../errors';
 import { fail } from './fail';
+import type { EngineSpec } from '../../trace/scenario';
 import type { ExternalSpec, TraceSpec } from './scenario';
+import { engineItemSchema } from './schema-sources';
 import type { ScenarioFile } from './schema';
 import type { YamlSource } from './yaml-source';
 
@@ -30,11 +33,31 @@ function checkLayouts(src: YamlSource, key: 'external' | 'trace', layouts: Recor
   }
 }
 
-/** `external:` and `trace:` of a scenario (a command or file may still come from --external / --trace). */
-export function resolveExternal(f: ScenarioFile, src: YamlSource): { external?: ExternalSpec; trace?: TraceSpec } {
+/** One `engines:` item resolved: a bare name takes every default. */
+export function resolveEngine(item: NonNullable<ScenarioFile['engines']>[number]): EngineSpec {
+  const e = engineItemSchema.options[1].parse(typeof item === 'string' ? { name: item } : item);
+  const plants = e.plant === undefined ? [] : Array.isArray(e.plant) ? e.plant : [e.plant];
+  return {
+    name: e.name,
+    flashAttn: e.flash_attn,
+    cacheType: e.cache_type,
+    threads: e.threads,
+    gpuLayers: e.gpu_layers,
+    timeoutS: e.timeout_s,
+    arch: e.arch,
+    kvB: e.kv_b,
+    plants,
+  };
+}
+
+/** `external:`, `trace:` and `engines:` of a scenario (a command or file may still come from --external / --trace). */
+export function resolveExternal(f: ScenarioFile, src: YamlSource): { external?: ExternalSpec; trace?: TraceSpec; engine?: EngineSpec } {
   if (f.external && f.trace)
     fail(src, 'invalid-value', ['trace'], 'give either external: or trace:, not both (one external path per case)');
-  const out: { external?: ExternalSpec; trace?: TraceSpec } = {};
+  if (f.engines && (f.external || f.trace))
+    fail(src, 'invalid-value', ['engines'], 'an engine is the third-party path: give engines: or external: / trace:, not both');
+  const out: { external?: ExternalSpec; trace?: TraceSpec; engine?: EngineSpec } = {};
+  if (f.engines) out.engine = resolveEngine(f.engines[0]!);
   if (f.external) {
     checkLayouts(src, 'external', f.external.layouts);
     const e = f.external;
@@ -56,4 +79,18 @@ export function resolveExternal(f: ScenarioFile, src: YamlSource): { external?: 
     };
   }
   return out;
+}
+
+/** `--engine llama.cpp`: the engine at its defaults as the third-party path, unless the scenario already runs it. */
+export function withEngineFlag<S extends { file: string | null; engine?: EngineSpec | undefined; external?: unknown; trace?: unknown }>(
+  s: S,
+  engine: 'llama.cpp' | undefined,
+): S {
+  if (engine === undefined || s.engine) return s;
+  if (s.external || s.trace)
+    throw new MlaDiffError('usage', '--engine makes the third-party path; the scenario already has external: or trace:', {
+      ...(s.file ? { file: s.file } : {}),
+      field: '--engine',
+    });
+  return { ...s, engine: resolveEngine(engine) };
 }

@@ -1,5 +1,7 @@
 /** The scenario file's sources of the layer: the model config, the weights, an external backend's command and an engine's trace dump. */
 import { z } from 'zod';
+import { GGUF_PLANTS } from '../../trace/faults';
+import { ENGINE_NAMES } from '../../trace/scenario';
 import { LOADER_FAULTS } from '../../checkpoints/checkpoint/kv-b';
 import { PRESET_NAMES } from '../../core/model/presets';
 import { STAGE_NAMES } from '../../trace/stages';
@@ -80,3 +82,24 @@ export const traceSchema = z.strictObject({
   layouts: layoutsSchema,
   names: namesSchema,
 });
+
+/** One engine of `engines:`: a bare name (`llama.cpp`) or its settings (src/harness/engines). */
+export const engineItemSchema = z.union([
+  z.enum(ENGINE_NAMES),
+  z.strictObject({
+    name: z.enum(ENGINE_NAMES),
+    /** Flash attention (FLASH_ATTN_EXT, K/V in F16) on or off; default off. */
+    flash_attn: z.boolean().default(false),
+    /** The K cache type; llama.cpp's default is f16. */
+    cache_type: z.enum(['f32', 'f16']).default('f16'),
+    threads: z.number().int().positive().max(256).default(2),
+    gpu_layers: z.number().int().nonnegative().max(1024).default(0),
+    timeout_s: z.number().positive().default(600),
+    /** deepseek2 (DeepSeek-V2/V3) or glm-dsa (GLM-5); default deepseek2. */
+    arch: z.enum(['deepseek2', 'glm-dsa']).default('deepseek2'),
+    /** split attn_k_b/attn_v_b (current converters) or merged attn_kv_b (legacy files: the MHA graph). */
+    kv_b: z.enum(['split', 'merged']).default('split'),
+    /** A converter bug planted in the engine's GGUF only. */
+    plant: z.union([z.enum(GGUF_PLANTS), z.array(z.enum(GGUF_PLANTS))]).optional(),
+  }),
+]);

@@ -4,7 +4,7 @@ import { STAGE_NAMES } from '../../trace/stages';
 import { WEIGHT_NAMES } from '../../core/weights/records';
 import { ACTIVATION_DTYPES, KERNEL_PRESETS, KV_CACHE_DTYPES, ROUND_POINTS } from '../../core/precision/plan';
 import { CULPRITS } from './scenario';
-import { externalSchema, modelSchema, traceSchema, weightsSchema } from './schema-sources';
+import { engineItemSchema, externalSchema, modelSchema, traceSchema, weightsSchema } from './schema-sources';
 import { promptSchema, requestsSchema, scheduleSchema } from './schema-schedule';
 
 /**
@@ -75,6 +75,8 @@ export const scenarioSchema = z.strictObject({
     .default({}),
   external: externalSchema.optional(),
   trace: traceSchema.optional(),
+  /** Real engines run as the third-party path (one per scenario for now). */
+  engines: z.array(engineItemSchema).min(1).max(1).optional(),
   expect: z
     .strictObject({
       outcome: z.enum(['agree', 'diverge']),

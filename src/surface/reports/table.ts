@@ -21,7 +21,11 @@ export const pathsOf = (c: CaseResult): PathName[] => ENGINE_PATHS.filter((p) =>
 
 /** A path as the report names it: the external one with its label, e.g. `external (torch-mha)`. */
 export const pathLabel = (c: CaseResult, p: PathName): string =>
-  p === 'external' && c.trace.external ? `external (${c.trace.external.name})` : p;
+  p === 'external' && c.trace.external
+    ? c.trace.external.kind === 'engine'
+      ? c.trace.external.name
+      : `external (${c.trace.external.name})`
+    : p;
 
 /** The external path's error against the judge (reference, else mha): `≥` marks a norm-only lower bound. */
 function externalCell(diffs: PairDiff[]): string {

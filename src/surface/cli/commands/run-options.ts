@@ -23,6 +23,7 @@ export interface RunArgs {
   verbose: boolean;
   quiet: boolean;
   external?: string;
+  engine?: 'llama.cpp';
   keepExternal?: boolean;
   trace?: string;
   golden?: string;
@@ -69,6 +70,10 @@ export function runOptions(y: Argv): Argv<RunArgs> {
     .option('external', {
       type: 'string',
       describe: "an external backend's command (sets or overrides the scenario's external: command; docs/external-backends.md)",
+    })
+    .option('engine', {
+      choices: ['llama.cpp'] as const,
+      describe: "run this engine as the third-party path, at its defaults (the scenario's engines: gives its settings; docs/llama-cpp.md)",
     })
     .option('keep-external', {
       type: 'boolean',

@@ -8,6 +8,7 @@ import type { RunReport } from '../../../harness/run/trace';
 import { selectRuntime } from '../../../devices/select';
 import { loadScenario } from '../../../harness/scenario/load';
 import { withExternalFlags } from '../../../harness/external/join';
+import { withEngineFlag } from '../../../harness/scenario/external';
 import type { Scenario } from '../../../harness/scenario/scenario';
 import { EXIT, handleErrors } from '../io/handle-errors';
 import { finishGolden, prepareGolden } from './run-golden';
@@ -37,7 +38,10 @@ export async function runCommand(args: RunArgs, io: IO = processIO): Promise<num
   checkOutputs(args);
   const flags = { external: args.external, trace: args.trace };
   const scenarios = args.scenarios.map((f) =>
-    withExternalFlags(pickCases(loadScenario(f, { allowLooser: args.allowLooser ?? false }), args.case), flags),
+    withEngineFlag(
+      withExternalFlags(pickCases(loadScenario(f, { allowLooser: args.allowLooser ?? false }), args.case), flags),
+      args.engine,
+    ),
   );
   const golden = prepareGolden(args);
   const log = args.verbose ? (m: string) => io.err(`mla-diff: ${m}`) : () => {};

@@ -1,0 +1,231 @@
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { isMlaDiffError, MlaDiffError } from '../../errors';
+import type { PieceInput } from '../../paths/backend';
+import type { EngineSpec, ExternalInfo } from '../../trace';
+import type { HeadSlice, WeightSource } from '../../core/weights/layer';
+import { slicedConfig } from '../../core/weights/layer';
+import { slicedSource } from '../../core/weights/sliced';
+import { invFreq } from '../../core/model/rope';
+import type { PieceTrace } from '../../core/probes/recorder';
+import { findLibDir, loadLlama } from '../../engines/llamacpp/library';
+import type { EngineJob, EngineResult } from '../../engines/llamacpp/job';
+import { writeEngineModel } from '../../engines/llamacpp/model-gguf';
+import { mapStages, opParamFloat, softmaxScaleOf } from '../../engines/llamacpp/stage-map';
+import type { ExternalRun } from '../external/external';
+import type { NamedTensor } from '../external/records';
+import { importRecords } from '../external/records';
+import { runBackend } from '../external/runner';
+
+/** The compiled child script (dist/engines/llamacpp/child.js), also when this module runs from src/ under ts-jest. */
+function childScript(): string {
+  const here = join(__dirname, '../../engines/llamacpp/child.js');
+  if (existsSync(here)) return here;
+  return resolve(__dirname, '../../../dist/engines/llamacpp/child.js');
+}
+
+export interface EngineCase {
+  source: WeightSource;
+  heads: HeadSlice;
+  pieces: readonly PieceInput[];
+  kvSplits: number;
+  keep: boolean;
+  log?: (line: string) => void;
+}
+
+const CTX_PAD = 256;
+
+/** Checks in-process that the engine is installed and is the verified release (engine-unavailable / engine-version / engine-abi). */
+export function checkEngine(): string {
+  const dir = findLibDir('cpu');
+  loadLlama(dir);
+  return dir;
+}
+
+/**
+ * One case through llama.cpp: writes the case's head slice of the layer as a runnable GGUF (plants
+ * applied to it only), runs the child over the schedule, maps the captured nodes onto stages and
+ * imports them as the third-party path, named llama.cpp.
+ */
+export async function runLlamaCpp(spec: EngineSpec, c: EngineCase): Promise<ExternalRun> {
+  const libDir = checkEngine();
+  const dir = mkdtempSync(join(tmpdir(), 'mla-diff-llama-cpp-'));
+  try {
+    const source = slicedSource(c.source, c.heads);
+    const config = slicedConfig(c.source.config, c.heads);
+    const total = c.pieces.reduce((n, p) => n + p.ids.length, 0);
+    const maxPos = Math.max(0, ...c.pieces.flatMap((p) => p.positions)) + 1;
+    const model = writeEngineModel(join(dir, 'model.gguf'), {
+      source,
+      arch: spec.arch,
+      contextLength: Math.max(maxPos, total),
+      kvB: spec.kvB,
+      plants: spec.plants,
+    });
+    const requests = [...new Set(c.pieces.map((p) => p.request))];
+    let row = 0;
+    const pieces = c.pieces.map((p) => {
+      const j = { step: p.step, request: p.request, seq: requests.indexOf(p.request), kind: p.kind, positions: [...p.positions], row };
+      row += p.ids.length;
+      return j;
+    });
+    const embd = new Float32Array(row * config.hidden_size);
+    let at = 0;
+    for (const p of c.pieces) {
+      embd.set(p.embeddings, at);
+      at += p.embeddings.length;
+    }
+    writeFileSync(join(dir, 'embeddings.bin'), embd);
+    const job: EngineJob = {
+      format: 'mla-diff/llama-cpp-job',
+      version: 1,
+      libDir,
+      model: join(dir, 'model.gguf'),
+      embeddings: join(dir, 'embeddings.bin'),
+      hidden: config.hidden_size,
+      params: { flashAttn: spec.flashAttn, cacheType: spec.cacheType, threads: spec.threads, gpuLayers: spec.gpuLayers },
+      nCtx: Math.ceil(Math.max(total, 1) / CTX_PAD) * CTX_PAD,
+      nBatch: Math.max(1, ...c.pieces.map((p) => p.ids.length)),
+      nSeq: Math.max(1, requests.length),
+      pieces,
+      out: dir,
+    };
+    writeFileSync(join(dir, 'job.json'), JSON.stringify(job));
+    c.log?.(
+      `llama.cpp: ${pieces.length} decodes, ${spec.arch}, ${spec.kvB} kv_b, cache ${spec.cacheType}, ` +
+        `flash attention ${spec.flashAttn ? 'on' : 'off'} (${dir})`,
+    );
+    const run = await runBackend(`"${process.execPath}" "${childScript()}" "${join(dir, 'job.json')}"`, {
+      cwd: dir,
+      env: {},
+      timeoutS: spec.timeoutS,
+      label: 'llama.cpp',
+      errors: { timeout: 'engine-timeout', failed: 'engine-failed', field: 'engines', hint: `its job and model: ${dir}` },
+    });
+    for (const line of run.stderr.split('\n')) if (line.trim()) c.log?.(`llama.cpp| ${line}`);
+    const result = JSON.parse(readFileSync(join(dir, 'nodes.json'), 'utf8')) as EngineResult;
+    const bin = readFileSync(join(dir, 'nodes.bin'));
+    const values = (n: { offset?: number; count?: number }) =>
+      new Float32Array(bin.buffer.slice(bin.byteOffset + n.offset! * 4, bin.byteOffset + (n.offset! + n.count!) * 4));
+    const { tensors, scalars, opScalars } = collect(config, spec, c, result, values);
+    const recording = importRecords(
+      { config, pieces: shapes(c.pieces), kvSplits: c.kvSplits, file: join(dir, 'nodes.bin'), layouts: {}, names: {} },
+      tensors,
+      [],
+      scalars,
+    );
+    const info: ExternalInfo = {
+      name: 'llama.cpp',
+      kind: 'engine',
+      source: `llama.cpp ${result.versions.llama} (ggml ${result.versions.ggml}, ${result.versions.commit})`,
+      precision:
+        spec.cacheType === 'f16' || spec.flashAttn ? `float32, ${spec.flashAttn ? 'K/V f16 (flash attention)' : 'f16 K cache'}` : 'float32',
+      device: result.devices.join('; '),
+      statsOnly: 0,
+      ...(c.keep ? { dir } : {}),
+      engine: {
+        versions: result.versions,
+        devices: result.devices,
+        arch: spec.arch,
+        graph: spec.kvB === 'split' ? 'absorbed' : 'legacy',
+        cacheType: spec.cacheType,
+        flashAttn: spec.flashAttn,
+        threads: spec.threads,
+        gpuLayers: spec.gpuLayers,
+        plants: model.planted,
+        opScalars,
+        ropeAngleError: ropeAngleError(config, maxPos - 1),
+        filled: model.filled,
+        loadSeconds: result.loadSeconds,
+        decodeSeconds: result.decodeSeconds.reduce((a, b) => a + b, 0),
+        nodes: result.nodes.length,
+      },
+    };
+    if (!c.keep) rmSync(dir, { recursive: true, force: true });
+    return { recording, info, seconds: run.seconds };
+  } catch (e) {
+    if (isMlaDiffError(e)) throw new MlaDiffError(e.code, e.message, e.where, `${e.hint ? `${e.hint}; ` : ''}kept: ${dir}`);
+    throw e;
+  }
+}
+
+/** 2 ulps of float32 at the largest angle position·θ_i, RMS over the pairs (θ_i as the config's YaRN blends them). */
+export function ropeAngleError(c: ReturnType<typeof slicedConfig>, maxPosition: number): number {
+  const f = invFreq(c);
+  const ms = f.reduce((a, t) => a + t * t, 0) / f.length;
+  return 2 * 2 ** -24 * maxPosition * Math.sqrt(ms);
+}
+
+const shapes = (pieces: readonly PieceInput[]) =>
+  pieces.map((p) => ({ step: p.step, request: p.request, kind: p.kind, start: p.start, count: p.ids.length, chunks: p.chunks }));
+
+/** Captured nodes → stage tensors per attending piece, its scalars, and the op parameters of the first decode. */
+function collect(
+  config: ReturnType<typeof slicedConfig>,
+  spec: EngineSpec,
+  c: EngineCase,
+  result: EngineResult,
+  values: (n: { offset?: number; count?: number }) => Float32Array,
+): { tensors: NamedTensor[]; scalars: PieceTrace[]; opScalars: Record<string, number> } {
+  const cells = new Map<string, number[]>();
+  let next = 0;
+  const tensors: NamedTensor[] = [];
+  const scalars: PieceTrace[] = [];
+  for (const [i, p] of c.pieces.entries()) {
+    const mine = cells.get(p.request) ?? [];
+    for (let t = 0; t < p.ids.length; t++) mine.push(next++);
+    cells.set(p.request, mine);
+    if (p.kind === 'cached') continue;
+    const nodes = result.nodes.filter((n) => n.piece === i);
+    const graph = spec.kvB === 'split' ? 'absorbed' : 'legacy';
+    for (const t of mapStages(config, graph, nodes, { cells: [...mine], tokens: p.ids.length }, values))
+      tensors.push({ name: `${p.step}/${p.request}/${t.stage}`, data: t.data, shape: t.shape });
+    const scale = softmaxScaleOf(nodes);
+    const rope = nodes.find((n) => n.op === 'ROPE');
+    scalars.push({
+      step: p.step,
+      request: p.request,
+      scalars: {
+        ...(scale === undefined ? {} : { softmax_scale: scale }),
+        ...(rope ? { rope_style: (rope.opParams[2]! & 2) !== 0 ? 'neox' : 'gptj' } : {}),
+        causal: true,
+      },
+    });
+  }
+  const first = result.nodes.filter((n) => n.piece === 0);
+  const rope = first.find((n) => n.op === 'ROPE' && /^(k_pe|q_pe|Qcur)-0$/.test(n.name));
+  const opScalars: Record<string, number> = {};
+  const scale = softmaxScaleOf(first);
+  if (scale !== undefined) opScalars.softmax_scale = scale;
+  if (rope) {
+    const q = rope.opParams;
+    Object.assign(opScalars, {
+      rope_n_dims: q[1]!,
+      rope_mode: q[2]!,
+      rope_n_ctx_orig: q[4]!,
+      rope_freq_base: opParamFloat(q[5]!),
+      rope_freq_scale: opParamFloat(q[6]!),
+      rope_ext_factor: opParamFloat(q[7]!),
+      rope_attn_factor: opParamFloat(q[8]!),
+      rope_beta_fast: opParamFloat(q[9]!),
+      rope_beta_slow: opParamFloat(q[10]!),
+    });
+  }
+  return { tensors, scalars, opScalars };
+}
+
+/** The engine path of one case, as the thunk runCase calls after the device paths; null when the scenario runs no engine. */
+export function engineFor(
+  s: { engine?: EngineSpec | undefined },
+  source: WeightSource,
+  heads: HeadSlice,
+  pieces: readonly PieceInput[],
+  kvSplits: number,
+  keep: boolean,
+  log?: (l: string) => void,
+): (() => Promise<ExternalRun>) | null {
+  const spec = s.engine;
+  if (!spec) return null;
+  return () => runLlamaCpp(spec, { source, heads, pieces, kvSplits, keep, ...(log ? { log } : {}) });
+}
