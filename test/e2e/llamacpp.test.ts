@@ -28,7 +28,9 @@ interface Run {
 
 const dir = suiteDir();
 const MODELS = {
-  tiny: 'model: { preset: tiny }\nweights: { synthetic: { seed: 7 } }\nrequests:\n  - name: chat\n    steps: [{ prefill: 9 }, { decode: 2 }]',
+  tiny:
+    'model: { preset: tiny }\nweights: { synthetic: { seed: 7 } }\n' +
+    'requests:\n  - name: chat\n    steps: [{ prefill: 9 }, { decode: 2 }]',
   glm:
     'model: { preset: glm-5 }\nweights: { synthetic: { seed: 3 } }\ncases: [{ name: tp8, tp: { size: 8, rank: 0 } }]\n' +
     'requests:\n  - name: chat\n    steps: [{ prefill: 16 }, { decode: 1 }]',
