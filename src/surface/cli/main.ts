@@ -40,7 +40,7 @@ export async function main(argv: string[]): Promise<void> {
     .example('$0 stages', 'every probe stage and plantable fault')
     .example('$0 faults', 'the fault catalogue: where each fault enters and the real bug it models')
     .example('$0 selftest', 'plant every fault; score detection, localization and attribution')
-    .demandCommand(1, 'name a command: run, report, compare, rejudge, inspect, stages, faults, selftest, sweep or merge')
+    .demandCommand(1, 'name a command: run, report, compare, rejudge, inspect, extract, stages, faults, selftest, sweep or merge')
     .strict()
     .version(toolVersion())
     .help()
