@@ -16,8 +16,9 @@ export type EngineBuild = keyof typeof ENGINE_PACKAGES;
 export function findLibDir(build: EngineBuild, env: NodeJS.ProcessEnv = process.env, from: string = __dirname): string {
   const pkg = ENGINE_PACKAGES[build];
   const override = env.MLA_DIFF_LLAMA_CPP_DIR;
-  const candidates = override ? [override] : modulePaths(from).map((p) => join(p, pkg, 'bins', 'linux-x64'));
-  const found = candidates.find((d) => existsSync(join(d, VERIFIED.libllama)) || (existsSync(d) && hasLibllama(d)));
+  const bins = build === 'cpu' ? 'linux-x64' : `linux-x64-${build}`;
+  const candidates = override ? [override] : modulePaths(from).map((p) => join(p, pkg, 'bins', bins));
+  const found = candidates.find((d) => existsSync(d) && hasLibllama(d));
   if (found) return found;
   throw new MlaDiffError(
     'engine-unavailable',
@@ -37,7 +38,17 @@ function modulePaths(from: string): string[] {
   }
 }
 
-const hasLibllama = (d: string) => readdirSync(d).some((f) => /^libllama(\.v[\d.]+)?\.so$/.test(f));
+const hasLibllama = (d: string) => readdirSync(d).some((f) => /^libllama(\.\w+)?\.v[\d.]+\.so$/.test(f));
+
+/**
+ * The file of a library in a build's directory: `libllama.v0.5.0.so` (CPU build), `libllama.vulkan.v0.5.0.so`
+ * (Vulkan build); the verified name when present.
+ */
+export function libraryFile(libDir: string, verified: string): string {
+  if (existsSync(join(libDir, verified))) return verified;
+  const [stem, rest] = [verified.slice(0, verified.indexOf('.')), verified.slice(verified.indexOf('.'))];
+  return readdirSync(libDir).find((f) => f.startsWith(`${stem}.`) && f.endsWith(rest)) ?? verified;
+}
 
 // The part of koffi's API used here (its own typings are an ES module, this build is CommonJS).
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -130,8 +141,8 @@ export function loadLlama(libDir: string): Llama {
     }
   };
   bind(open('libggml-base.so'), SIGNATURES.base);
-  bind(open(VERIFIED.libggml), SIGNATURES.ggml);
-  bind(open(VERIFIED.libllama), SIGNATURES.llama);
+  bind(open(libraryFile(libDir, VERIFIED.libggml)), SIGNATURES.ggml);
+  bind(open(libraryFile(libDir, VERIFIED.libllama)), SIGNATURES.llama);
   const versions = { llama: fn.llama_version!() as string, ggml: fn.ggml_version!() as string, commit: fn.ggml_commit!() as string };
   if (versions.llama !== VERIFIED.llama || versions.ggml !== VERIFIED.ggml || versions.commit !== VERIFIED.commit)
     throw new MlaDiffError(

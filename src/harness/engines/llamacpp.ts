@@ -33,9 +33,19 @@ export interface EngineCase {
 
 const CTX_PAD = 256;
 
+/** With gpu_layers > 0: the Vulkan build when it is installed (else the CPU build runs every layer on the CPU). */
+function gpuDir(gpuLayers: number): string | null {
+  if (gpuLayers <= 0 || process.env.MLA_DIFF_LLAMA_CPP_DIR) return null;
+  try {
+    return findLibDir('vulkan');
+  } catch {
+    return null;
+  }
+}
+
 /** Checks in-process that the engine is installed and is the verified release (engine-unavailable / engine-version / engine-abi). */
-export function checkEngine(): string {
-  const dir = findLibDir('cpu');
+export function checkEngine(gpuLayers = 0): string {
+  const dir = gpuDir(gpuLayers) ?? findLibDir('cpu');
   loadLlama(dir);
   return dir;
 }
@@ -46,7 +56,7 @@ export function checkEngine(): string {
  * imports them as the third-party path, named llama.cpp.
  */
 export async function runLlamaCpp(spec: EngineSpec, c: EngineCase): Promise<ExternalRun> {
-  const libDir = checkEngine();
+  const libDir = checkEngine(spec.gpuLayers);
   const dir = mkdtempSync(join(tmpdir(), 'mla-diff-llama-cpp-'));
   try {
     const source = slicedSource(c.source, c.heads);
