@@ -136,6 +136,8 @@ export const engineInfo = def(
     devices: z.array(str),
     arch: str,
     graph: oneOf(['absorbed', 'legacy']),
+    /** What its CPU products round the activations to for the model's weight types (ggml's vec_dot_type); f32 for F32 weights. */
+    activation: oneOf(['f32', 'f16', 'bf16', 'q8_0', 'q8_k']),
     cacheType: str,
     flashAttn: bool,
     threads: count,

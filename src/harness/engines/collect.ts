@@ -1,5 +1,4 @@
 import type { PieceInput } from '../../paths/backend';
-import type { EngineSpec } from '../../trace';
 import type { slicedConfig } from '../../core/weights/layer';
 import type { PieceTrace } from '../../core/probes/recorder';
 import { invFreq } from '../../core/model/rope';
@@ -25,7 +24,7 @@ export const shapes = (pieces: readonly PieceInput[]) =>
 /** Captured nodes → stage tensors per attending piece, its scalars, and the op parameters of the first decode. */
 export function collect(
   config: ReturnType<typeof slicedConfig>,
-  spec: EngineSpec,
+  graph: 'absorbed' | 'legacy',
   c: CollectCase,
   result: EngineResult,
   values: (n: { offset?: number; count?: number }) => Float32Array,
@@ -40,7 +39,6 @@ export function collect(
     cells.set(p.request, mine);
     if (p.kind === 'cached') continue;
     const nodes = result.nodes.filter((n) => n.piece === i);
-    const graph = spec.kvB === 'split' ? 'absorbed' : 'legacy';
     for (const t of mapStages(config, graph, nodes, { cells: [...mine], tokens: p.ids.length }, values))
       tensors.push({ name: `${p.step}/${p.request}/${t.stage}`, data: t.data, shape: t.shape });
     const scale = softmaxScaleOf(nodes);

@@ -3,13 +3,12 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { isMlaDiffError, MlaDiffError } from '../../errors';
 import type { PieceInput } from '../../paths/backend';
-import type { EngineSpec, ExternalInfo } from '../../trace';
+import type { EngineSpec, ExternalInfo, SourceSpec } from '../../trace';
 import type { HeadSlice, WeightSource } from '../../core/weights/layer';
 import { slicedConfig } from '../../core/weights/layer';
-import { slicedSource } from '../../core/weights/sliced';
 import { findLibDir, loadLlama } from '../../engines/llamacpp/library';
 import type { EngineJob, EngineResult } from '../../engines/llamacpp/job';
-import { writeEngineModel } from '../../engines/llamacpp/model-gguf';
+import { engineModel } from './engine-model';
 import type { ExternalRun } from '../external/external';
 import { importRecords } from '../external/records';
 import { runBackend } from '../external/runner';
@@ -24,6 +23,8 @@ function childScript(): string {
 
 export interface EngineCase {
   source: WeightSource;
+  /** The scenario's weights as data: a GGUF checkpoint is extracted for llama.cpp with its own bytes. */
+  weights?: SourceSpec;
   heads: HeadSlice;
   pieces: readonly PieceInput[];
   kvSplits: number;
@@ -59,17 +60,10 @@ export async function runLlamaCpp(spec: EngineSpec, c: EngineCase): Promise<Exte
   const libDir = checkEngine(spec.gpuLayers);
   const dir = mkdtempSync(join(tmpdir(), 'mla-diff-llama-cpp-'));
   try {
-    const source = slicedSource(c.source, c.heads);
     const config = slicedConfig(c.source.config, c.heads);
     const total = c.pieces.reduce((n, p) => n + p.ids.length, 0);
     const maxPos = Math.max(0, ...c.pieces.flatMap((p) => p.positions)) + 1;
-    const model = writeEngineModel(join(dir, 'model.gguf'), {
-      source,
-      arch: spec.arch,
-      contextLength: Math.max(maxPos, total),
-      kvB: spec.kvB,
-      plants: spec.plants,
-    });
+    const model = engineModel(join(dir, 'model.gguf'), spec, c, Math.max(maxPos, total));
     const requests = [...new Set(c.pieces.map((p) => p.request))];
     let row = 0;
     const pieces = c.pieces.map((p) => {
@@ -115,7 +109,7 @@ export async function runLlamaCpp(spec: EngineSpec, c: EngineCase): Promise<Exte
     const bin = readFileSync(join(dir, 'nodes.bin'));
     const values = (n: { offset?: number; count?: number }) =>
       new Float32Array(bin.buffer.slice(bin.byteOffset + n.offset! * 4, bin.byteOffset + (n.offset! + n.count!) * 4));
-    const { tensors, scalars, opScalars } = collect(config, spec, c, result, values);
+    const { tensors, scalars, opScalars } = collect(config, model.graph, c, result, values);
     const recording = importRecords(
       { config, pieces: shapes(c.pieces), kvSplits: c.kvSplits, file: join(dir, 'nodes.bin'), layouts: {}, names: {} },
       tensors,
@@ -134,8 +128,9 @@ export async function runLlamaCpp(spec: EngineSpec, c: EngineCase): Promise<Exte
       engine: {
         versions: result.versions,
         devices: result.devices,
-        arch: spec.arch,
-        graph: spec.kvB === 'split' ? 'absorbed' : 'legacy',
+        arch: model.arch,
+        graph: model.graph,
+        activation: model.activation,
         cacheType: spec.cacheType,
         flashAttn: spec.flashAttn,
         threads: spec.threads,
@@ -159,7 +154,7 @@ export async function runLlamaCpp(spec: EngineSpec, c: EngineCase): Promise<Exte
 
 /** The engine path of one case, as the thunk runCase calls after the device paths; null when the scenario runs no engine. */
 export function engineFor(
-  s: { engine?: EngineSpec | undefined },
+  s: { engine?: EngineSpec | undefined; weights?: SourceSpec },
   source: WeightSource,
   heads: HeadSlice,
   pieces: readonly PieceInput[],
@@ -169,5 +164,6 @@ export function engineFor(
 ): (() => Promise<ExternalRun>) | null {
   const spec = s.engine;
   if (!spec) return null;
-  return () => runLlamaCpp(spec, { source, heads, pieces, kvSplits, keep, ...(log ? { log } : {}) });
+  const weights = s.weights ? { weights: s.weights } : {};
+  return () => runLlamaCpp(spec, { source, heads, pieces, kvSplits, keep, ...weights, ...(log ? { log } : {}) });
 }
