@@ -1,5 +1,6 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
+import { reportValidator } from '../../src/trace/validate';
 import { mla, ROOT, suiteDir } from './cli-helpers';
 
 /**
@@ -82,6 +83,7 @@ maybe('converter bugs planted in the GGUF llama.cpp loads', () => {
     expect(code).toBe(1);
     expect(r!.cases[0]!.comparison.firstDivergence).toMatchObject({ stage, culprit: 'external' });
     expect(r!.cases[0]!.diagnosis.map((d) => d.cause)).toContain(cause);
+    expect(reportValidator().validate(r).errors).toEqual([]); // the saved run loads again (rejudge, --golden)
   });
 
   it.each(['rope-dimension-count', 'head-count'])('%s: llama.cpp refuses the GGUF (engine-failed, exit 3)', async (plant) => {

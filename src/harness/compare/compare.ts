@@ -68,6 +68,10 @@ function logitsRms(trace: CaseTrace, w: Where): number {
   return 1;
 }
 
+/** The bound a record's verdict was reached with: the third party's when it is the culprit there (externalTolerance). */
+export const judgedTolerance = (v: Pick<StageVerdict, 'tolerance' | 'externalTolerance' | 'culprit'>): number =>
+  v.culprit === 'external' && v.externalTolerance !== undefined ? v.externalTolerance : v.tolerance;
+
 export function compareCase(trace: CaseTrace, tolerances: ToleranceSpec): CaseComparison {
   const diffsByKey = new Map<string, PairDiff[]>();
   for (const d of trace.diffs) diffsByKey.set(recordKey(d), [...(diffsByKey.get(recordKey(d)) ?? []), d]);
@@ -158,6 +162,17 @@ export function divergenceOf(v: StageVerdict): Divergence {
       ? v.pairs.filter((p) => isExt(p) && p.verdict !== 'ok').sort((x, y) => Number(y.b === 'reference') - Number(x.b === 'reference'))[0]
       : undefined;
   const measure = extBad ?? findPair(v.pairs, 'mha', 'mqa') ?? v.pairs.find((p) => p.verdict !== 'ok') ?? v.pairs[0];
-  const { verdict, culprit, pairs: _p, checks: _c, tolerance: _t, floorMultiple: _k, floor: _f, vsReference: _v, ...where } = v;
+  const {
+    verdict,
+    culprit,
+    pairs: _p,
+    checks: _c,
+    tolerance: _t,
+    floorMultiple: _k,
+    floor: _f,
+    vsReference: _v,
+    externalTolerance: _e,
+    ...where
+  } = v;
   return { ...where, verdict, culprit: culprit ?? 'unknown', relErr: measure?.relErr ?? null, normRatio: measure?.normRatio ?? null };
 }

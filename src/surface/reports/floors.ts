@@ -1,3 +1,4 @@
+import { judgedTolerance } from '../../harness/compare/compare';
 import type { FloorSource, StageVerdict } from '../../trace';
 import type { DevicePath } from '../../trace/stages';
 import { err, num } from './format';
@@ -18,8 +19,12 @@ export const floorText = (v: Pick<StageVerdict, 'floor'>): string =>
 export const floorBased = (stages: readonly StageVerdict[]): boolean => stages.some((v) => v.floorMultiple !== undefined);
 
 /** `8×floor = 2.4e-6` for a floor-based tolerance, else the relative bound. */
-export const toleranceText = (v: Pick<StageVerdict, 'tolerance' | 'floorMultiple'>): string =>
-  v.floorMultiple === undefined ? err(v.tolerance) : `${num(v.floorMultiple)}×floor = ${err(v.tolerance)}`;
+export const toleranceText = (v: Pick<StageVerdict, 'tolerance' | 'floorMultiple' | 'externalTolerance' | 'culprit'>): string =>
+  judgedTolerance(v) !== v.tolerance
+    ? `${err(judgedTolerance(v))} (the engine's rounding points)`
+    : v.floorMultiple === undefined
+      ? err(v.tolerance)
+      : `${num(v.floorMultiple)}×floor = ${err(v.tolerance)}`;
 
 /** The largest error at a record in units of its floor: over its pairs, finite ones only. */
 export function floorRatio(v: Pick<StageVerdict, 'pairs' | 'floor'>): number | null {

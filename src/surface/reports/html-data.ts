@@ -1,3 +1,4 @@
+import { judgedTolerance } from '../../harness/compare/compare';
 import type { CaseResult, PairVerdict, PieceInfo, StageVerdict, Verdict } from '../../trace';
 import type { PathName } from '../../trace/stages';
 import { stageOrder } from '../../trace/stages';
@@ -94,7 +95,7 @@ export function errRows(c: CaseResult, piece: PieceInfo): Plotted<ErrRow> {
       order: stageOrder(v.stage, v.chunk),
       pair: `${pathLabel(c, x.a)}↔${pathLabel(c, x.b)}`,
       relErr: x.relErr,
-      tolerance: v.tolerance,
+      tolerance: judgedTolerance(v),
       verdict: v.verdict,
     });
   }
@@ -111,7 +112,7 @@ export function errOverTolerance(c: CaseResult, piece: PieceInfo): number[] {
     .sort((a, b) => stageOrder(a.stage, a.chunk) - stageOrder(b.stage, b.chunk))
     .map((v) => {
       const x = plottedPair(v)?.relErr;
-      return x === null || x === undefined ? NaN : Math.log10(x / v.tolerance);
+      return x === null || x === undefined ? NaN : Math.log10(x / judgedTolerance(v));
     });
 }
 

@@ -1,3 +1,4 @@
+import { judgedTolerance } from '../../harness/compare/compare';
 import { originOf } from '../../harness/compare/origin';
 import type { CaseResult, RunReport } from '../../trace';
 import { err, num } from './format';
@@ -63,7 +64,7 @@ function recordTable(c: CaseResult): string {
       return (
         `<tr><td>${escapeHtml(recordLabel(v))}</td><td style="color:${colour}">${escapeHtml(v.verdict)}</td>` +
         `<td>${escapeHtml(x ? `${x.a}↔${x.b}` : '—')}</td><td class="n">${escapeHtml(err(x?.relErr))}</td>` +
-        `<td class="n">${escapeHtml(err(v.tolerance))}</td><td>${escapeHtml(v.culprit ?? '')}</td></tr>`
+        `<td class="n">${escapeHtml(err(judgedTolerance(v)))}</td><td>${escapeHtml(v.culprit ?? '')}</td></tr>`
       );
     });
   return (

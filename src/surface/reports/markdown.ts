@@ -1,3 +1,4 @@
+import { judgedTolerance } from '../../harness/compare/compare';
 import type { CaseResult, RunReport } from '../../trace';
 import type { RunError } from './junit';
 import { caseOutcome, failingPair, originText, recordLabel } from './steps';
@@ -87,7 +88,7 @@ function detail(r: RunReport, c: CaseResult): string[] {
               .map((x) => `${x.name} on ${x.path}`)
               .join(', '),
           ),
-      err(v.tolerance),
+      err(judgedTolerance(v)),
       mdText(v.culprit ?? 'unknown'),
       mdText(originText(c, v) ?? ''),
     ]);

@@ -1,3 +1,4 @@
+import { judgedTolerance } from '../../harness/compare/compare';
 import type { CaseResult, Origin, PairVerdict, PieceInfo, RunReport, StageVerdict } from '../../trace';
 import { firstIntroduced, originOf } from '../../harness/compare/origin';
 import { err } from './format';
@@ -44,7 +45,7 @@ export function failingPair(v: StageVerdict): PairVerdict | null {
 export function measureText(v: StageVerdict): string {
   const p = failingPair(v);
   const checks = v.checks.filter((c) => c.violations > 0).map((c) => `${c.name} violated on ${c.path} (${c.violations})`);
-  const rel = p ? `rel err ${err(p.relErr)}${p.normOnly ? ' (norms only)' : ''} (${p.a}↔${p.b}, tolerance ${err(v.tolerance)})` : '';
+  const rel = p ? `rel err ${err(p.relErr)}${p.normOnly ? ' (norms only)' : ''} (${p.a}↔${p.b}, tolerance ${err(judgedTolerance(v))})` : '';
   return [rel, ...checks].filter(Boolean).join('; ') || 'no pair measured';
 }
 
