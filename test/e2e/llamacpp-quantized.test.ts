@@ -52,4 +52,15 @@ maybe('llama.cpp-quantized checkpoints', () => {
     expect(e.filled[0]).toContain('as stored');
     expect(run.cases[0]!.trace.diffs.filter((d) => d.a === 'external' && d.b === 'reference').length).toBeGreaterThan(20);
   });
+
+  it('every element of a llama.cpp-quantized weight within its bound of the F32 source (its quantizers clip: bounds widened)', async () => {
+    const yaml =
+      `version: 1\nname: w-q4km\nmodel: {}\nweights:\n  gguf: ${dir.file('Q4_K_M.gguf')}\n  layer: 0\n` +
+      'compare_weights:\n  synthetic: { seed: 5 }\nprompt: { ids: [3, 14, 15, 92, 65] }\nreference: off\n';
+    const r = await mla(['run', dir.write('w-q4km.yaml', yaml), '--device', 'wasm', '--format', 'json']);
+    expect(r.exitCode).toBe(0);
+    const beyond = [...r.stdout.matchAll(/"beyond":\s*(\d+)/g)].map((m) => Number(m[1]));
+    expect(beyond.length).toBeGreaterThan(5);
+    expect(beyond.every((b) => b === 0)).toBe(true);
+  });
 });

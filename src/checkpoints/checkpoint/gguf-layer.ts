@@ -1,6 +1,7 @@
 import { basename } from 'node:path';
 import { MlaDiffError } from '../../errors';
 import { boundRows } from '../../formats/gguf/codecs';
+import { boundFactor } from '../../formats/gguf/quant-bounds';
 import { openGguf, readTensorBytes, readTensorF32 } from '../../formats/gguf/read';
 import type { GgufModel, GgufTensorInfo } from '../../formats/gguf/types';
 import type { MlaConfig } from '../../core/model/config';
@@ -35,6 +36,12 @@ function tensorInfo(m: GgufModel, name: string, layer: number): GgufTensorInfo {
   );
 }
 
+/** A bound widened by a quantizer's factor (quant-bounds.ts); as is for 1. */
+function scaled(b: Float32Array, factor: number): Float32Array {
+  if (factor !== 1) for (let i = 0; i < b.length; i++) b[i] = b[i]! * factor;
+  return b;
+}
+
 function reader(m: GgufModel, info: GgufTensorInfo): TensorReader {
   return {
     origin: { tensors: [info.name], dtype: info.type },
@@ -42,10 +49,13 @@ function reader(m: GgufModel, info: GgufTensorInfo): TensorReader {
     bound: () =>
       info.type === 'F32'
         ? null
-        : boundRows(
-            info.type,
-            readTensorBytes(m, info.name),
-            info.shape.reduce((a, b) => a * b, 1),
+        : scaled(
+            boundRows(
+              info.type,
+              readTensorBytes(m, info.name),
+              info.shape.reduce((a, b) => a * b, 1),
+            ),
+            boundFactor(m.metadata, info.type),
           ),
   };
 }
@@ -111,6 +121,10 @@ export function openGgufLayer(path: string, opts: GgufLayerOptions): CheckpointL
     embeddingRows: (ids) => gatherRows(ids, H, (id) => readTensorF32(m, GGUF_EMBEDDINGS, [id, id + 1])),
     embeddingOrigin: { tensors: [embd.name], dtype: embd.type },
     embeddingBound: (ids) =>
-      embd.type === 'F32' ? null : gatherRows(ids, H, (id) => boundRows(embd.type, readTensorBytes(m, GGUF_EMBEDDINGS, [id, id + 1]), H)),
+      embd.type === 'F32'
+        ? null
+        : gatherRows(ids, H, (id) =>
+            scaled(boundRows(embd.type, readTensorBytes(m, GGUF_EMBEDDINGS, [id, id + 1]), H), boundFactor(m.metadata, embd.type)),
+          ),
   };
 }

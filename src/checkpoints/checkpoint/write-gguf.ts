@@ -5,6 +5,7 @@ import type { GgufEntry } from '../../formats/gguf/types';
 import type { LazyTensor } from '../../formats/gguf/write';
 import { writeGguf } from '../../formats/gguf/write';
 import { writeGgufSplit } from '../../formats/gguf/write-split';
+import { MLA_DIFF_QUANTIZER_KEY, QUANTIZER_ENTRY } from '../../formats/gguf/quant-bounds';
 import type { MlaConfig } from '../../core/model/config';
 import type { WeightSource } from '../../core/weights/layer';
 import { LAYER_TENSORS, linearShape, normLength } from '../../core/weights/layer';
@@ -59,6 +60,7 @@ export function mlaMetadata(c: MlaConfig, arch: string, layers: number): Map<str
   const m = new Map<string, GgufEntry>([
     ['general.architecture', { type: 'STRING', value: arch }],
     ['general.name', { type: 'STRING', value: 'mla-diff fixture' }],
+    [MLA_DIFF_QUANTIZER_KEY, QUANTIZER_ENTRY],
     [`${arch}.block_count`, u32(layers)],
     [`${arch}.context_length`, u32(c.max_position_embeddings)],
     [`${arch}.embedding_length`, u32(c.hidden_size)],

@@ -60,7 +60,7 @@ describe('inspect: GGUF', () => {
       weights: null,
       issues: [],
     });
-    expect(r.container).toEqual({ kind: 'gguf', version: 3, alignment: 32, metadataKeys: 26 });
+    expect(r.container).toEqual({ kind: 'gguf', version: 3, alignment: 32, metadataKeys: 27 });
     expect(r.files).toHaveLength(1);
     expect(r.mla!.config).toMatchObject({ ...TINY, vocab_size: 393, rope_theta: 10_000, rope_scaling: null });
     expect(r.mla).toMatchObject({ configLayer: 0, qkHeadDim: 24, latentWidth: 40 });

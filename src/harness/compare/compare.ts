@@ -69,8 +69,9 @@ function logitsRms(trace: CaseTrace, w: Where): number {
 }
 
 /** The bound a record's verdict was reached with: the third party's when it is the culprit there (externalTolerance). */
-export const judgedTolerance = (v: Pick<StageVerdict, 'tolerance' | 'externalTolerance' | 'culprit'>): number =>
-  v.culprit === 'external' && v.externalTolerance !== undefined ? v.externalTolerance : v.tolerance;
+export const judgedTolerance = (
+  v: Pick<StageVerdict, 'tolerance'> & Partial<Pick<StageVerdict, 'externalTolerance' | 'culprit'>>,
+): number => (v.culprit === 'external' && v.externalTolerance !== undefined ? v.externalTolerance : v.tolerance);
 
 export function compareCase(trace: CaseTrace, tolerances: ToleranceSpec): CaseComparison {
   const diffsByKey = new Map<string, PairDiff[]>();

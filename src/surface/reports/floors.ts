@@ -19,7 +19,9 @@ export const floorText = (v: Pick<StageVerdict, 'floor'>): string =>
 export const floorBased = (stages: readonly StageVerdict[]): boolean => stages.some((v) => v.floorMultiple !== undefined);
 
 /** `8×floor = 2.4e-6` for a floor-based tolerance, else the relative bound. */
-export const toleranceText = (v: Pick<StageVerdict, 'tolerance' | 'floorMultiple' | 'externalTolerance' | 'culprit'>): string =>
+export const toleranceText = (
+  v: Pick<StageVerdict, 'tolerance' | 'floorMultiple'> & Partial<Pick<StageVerdict, 'externalTolerance' | 'culprit'>>,
+): string =>
   judgedTolerance(v) !== v.tolerance
     ? `${err(judgedTolerance(v))} (the engine's rounding points)`
     : v.floorMultiple === undefined
