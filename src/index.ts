@@ -89,6 +89,7 @@ export type { WeightSource, LayerTensor, LinearName, NormName, HeadSlice } from 
 export { openSource } from './checkpoints/checkpoint/source';
 export type { SourceSpec } from './checkpoints/checkpoint/source';
 export { writeGgufCheckpoint, mlaMetadata, fallbackType } from './checkpoints/checkpoint/write-gguf';
+export { writeGgufSplit } from './formats/gguf/write-split';
 export type { GgufCheckpointSpec } from './checkpoints/checkpoint/write-gguf';
 export { writeSafetensorsCheckpoint } from './checkpoints/checkpoint/write-safetensors';
 export { splitKvB, mergeKvB } from './checkpoints/checkpoint/kv-b';

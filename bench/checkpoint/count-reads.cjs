@@ -1,6 +1,6 @@
 // Preload (node -r) for a bench's CLI process: counts every RandomAccessFile.read (the only way mla-diff reads a
 // checkpoint) and prints the bytes, the reads and the peak RSS as one line on stderr when the process exits.
-const { RandomAccessFile } = require('../../dist/formats/file.js');
+const { RandomAccessFile } = require('mla-diff');
 
 let bytes = 0;
 let reads = 0;

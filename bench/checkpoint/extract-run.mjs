@@ -73,7 +73,7 @@ function extract(file, layer, out) {
 
 /** llama.cpp (the built child.js) loads the extracted model and decodes 8 + 1 tokens of embeddings. */
 function engine(model) {
-  const { findLibDir } = require('../../dist/engines/llamacpp/library.js');
+  const { findLibDir } = require('mla-diff/engines');
   const d = join(dir, 'engine');
   mkdirSync(join(d, 'out'), { recursive: true });
   const H = 6144;
@@ -96,7 +96,7 @@ function engine(model) {
     ],
   };
   writeFileSync(join(d, 'job.json'), JSON.stringify(job));
-  const r = node(['dist/engines/llamacpp/child.js', join(d, 'job.json')]);
+  const r = node([require('mla-diff/engines').ENGINE_CHILD, join(d, 'job.json')]);
   const res = JSON.parse(readFileSync(join(d, 'out', 'nodes.json'), 'utf8'));
   const kqvOut = res.nodes.filter((n) => n.name === 'kqv_out-0').length;
   return {

@@ -10,11 +10,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 const require = createRequire(import.meta.url);
-const { preset } = require('../../dist/core/model/presets.js');
-const { SyntheticWeights } = require('../../dist/core/weights/synthetic.js');
-const { writeEngineModel } = require('../../dist/engines/llamacpp/model-gguf.js');
-const { LLAMA_FTYPES, quantizeManyWithLlama } = require('../../dist/engines/llamacpp/quantize.js');
-const { LLAMA_BOUND_FACTOR, checkQuantized } = require('../../dist/engines/llamacpp/quantize-check.js');
+const { preset, SyntheticWeights } = require('mla-diff');
+const { writeEngineModel, LLAMA_FTYPES, quantizeManyWithLlama, LLAMA_BOUND_FACTOR, checkQuantized } = require('mla-diff/engines');
 
 const seeds = Number(process.argv[2] ?? 1);
 const ALIGNED = {

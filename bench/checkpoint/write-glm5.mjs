@@ -26,8 +26,7 @@ const {
 
 const [out, type, nLayers] = [process.argv[2], process.argv[3] ?? 'Q8_0', Number(process.argv[4] ?? 1)];
 const shards = Number(process.argv[5] ?? 1);
-// not in the public API: the built module itself
-const { writeGgufSplit } = require('../../dist/formats/gguf/write-split.js');
+const { writeGgufSplit } = api;
 const c = preset('glm-5');
 const meta = mlaMetadata(c, 'glm-dsa', nLayers);
 meta.set('tokenizer.ggml.model', { type: 'STRING', value: 'gpt2' });
