@@ -94,6 +94,19 @@ maybe('converter bugs planted in the GGUF llama.cpp loads', () => {
   });
 });
 
+maybe('llama.cpp from the command line', () => {
+  it('--engine llama.cpp adds it to any scenario at its defaults', async () => {
+    const r = await mla(['run', 'scenarios/tiny-smoke.yaml', '--engine', 'llama.cpp', '--device', 'wasm', '--format', 'json']);
+    expect(r.exitCode).toBe(0);
+    expect((JSON.parse(r.stdout) as Run).cases[0]!.trace.external).toMatchObject({ name: 'llama.cpp', kind: 'engine' });
+  });
+  it('a run past timeout_s is killed: engine-timeout, exit 3', async () => {
+    const { code, stderr } = await run('timeout', 'glm', '{ name: llama.cpp, timeout_s: 0.05 }');
+    expect(code).toBe(3);
+    expect(stderr).toContain('[engine-timeout]');
+  });
+});
+
 describe('without the engine', () => {
   it('says engine unavailable, exit 2', async () => {
     const { code, stderr } = await run('no-engine', 'tiny', 'llama.cpp', { MLA_DIFF_LLAMA_CPP_DIR: join(ROOT, 'no-such-dir') });

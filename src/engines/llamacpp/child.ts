@@ -123,7 +123,9 @@ function main(jobPath: string): void {
   }, l.koffi.pointer(l.types.cbEval));
   const ctx = l.fn.llama_init_from_model!(model, contextParams(l, job, cb));
   if (!ctx) fail('llama_init_from_model failed (its log above says why)');
-  const embd = new Float32Array(readFileSync(job.embeddings).buffer.slice(0));
+  // A small file's Buffer is a view into Node's shared pool: copy exactly its bytes.
+  const raw = readFileSync(job.embeddings);
+  const embd = new Float32Array(raw.buffer.slice(raw.byteOffset, raw.byteOffset + raw.byteLength));
   const decodeSeconds: number[] = [];
   for (piece = 0; piece < job.pieces.length; piece++) decodeSeconds.push(decodePiece(l, ctx, job, embd, piece));
   closeSync(bin);

@@ -63,6 +63,7 @@ export interface Koffi {
   sizeof(t: unknown): number;
   offsetof(t: unknown, field: string): number;
   proto(signature: string): unknown;
+  type(name: string): unknown;
   pointer(t: unknown): unknown;
   register(fn: Fn, type: unknown): unknown;
   unregister(cb: unknown): void;
@@ -119,14 +120,23 @@ export function loadLlama(libDir: string): Llama {
   const koffi = require('koffi') as Koffi;
   const arr = (t: unknown) =>
     Array.isArray(t) ? koffi.array(t[0], t[1] as number, t[0] === 'char' ? 'String' : t[0] === 'void*' ? 'Array' : 'Typed') : t;
+  // koffi's type registry is process-wide: a second load in one process (two cases, two scenarios) reuses the names.
+  const known = (name: string): unknown => {
+    try {
+      return koffi.type(name);
+    } catch {
+      return null;
+    }
+  };
   const struct = (name: string, def: Record<string, unknown>) =>
-    koffi.struct(name, Object.fromEntries(Object.entries(def).map(([k, v]) => [k, arr(v)])));
+    known(name) ?? koffi.struct(name, Object.fromEntries(Object.entries(def).map(([k, v]) => [k, arr(v)])));
   const types = {
     model: struct('llama_model_params', MODEL_PARAMS),
     context: struct('llama_context_params', CONTEXT_PARAMS),
     batch: struct('llama_batch', BATCH),
     tensor: struct('ggml_tensor', TENSOR),
-    cbEval: koffi.proto('bool ggml_backend_sched_eval_callback(void* t, bool ask, void* user_data)'),
+    cbEval:
+      known('ggml_backend_sched_eval_callback') ?? koffi.proto('bool ggml_backend_sched_eval_callback(void* t, bool ask, void* user_data)'),
   };
   verifyAbi(koffi, types, VERIFIED);
   const fn: Record<string, Fn> = {};
