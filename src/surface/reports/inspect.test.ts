@@ -25,7 +25,7 @@ describe('renderInspect (table)', () => {
     expect(out).not.toMatch(/\u001b\[/);
     expect(lines(out)).toEqual(
       expect.arrayContaining([
-        'format       GGUF v3, alignment 32, 26 metadata keys, 19 tensors',
+        'format       GGUF v3, alignment 32, 27 metadata keys, 19 tensors',
         'architecture deepseek2 (MLA)',
         'layers       2 declared; 2 with attention tensors: 0–1',
         'tokenizer    GGUF metadata: gpt2, pre gpt-2; 393 tokens, 136 merges',
