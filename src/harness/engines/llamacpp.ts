@@ -94,7 +94,7 @@ export async function runLlamaCpp(spec: EngineSpec, c: EngineCase): Promise<Exte
     };
     writeFileSync(join(dir, 'job.json'), JSON.stringify(job));
     c.log?.(
-      `llama.cpp: ${pieces.length} decodes, ${spec.arch}, ${spec.kvB} kv_b, cache ${spec.cacheType}, ` +
+      `llama.cpp: ${pieces.length} decodes, ${model.arch}, ${model.graph} graph, cache ${spec.cacheType}, ` +
         `flash attention ${spec.flashAttn ? 'on' : 'off'} (${dir})`,
     );
     const run = await runBackend(`"${process.execPath}" "${childScript()}" "${join(dir, 'job.json')}"`, {
@@ -102,7 +102,7 @@ export async function runLlamaCpp(spec: EngineSpec, c: EngineCase): Promise<Exte
       env: {},
       timeoutS: spec.timeoutS,
       label: 'llama.cpp',
-      errors: { timeout: 'engine-timeout', failed: 'engine-failed', field: 'engines', hint: `its job and model: ${dir}` },
+      errors: { timeout: 'engine-timeout', failed: 'engine-failed', field: 'engines', hint: `its job and model are kept: ${dir}` },
     });
     for (const line of run.stderr.split('\n')) if (line.trim()) c.log?.(`llama.cpp| ${line}`);
     const result = JSON.parse(readFileSync(join(dir, 'nodes.json'), 'utf8')) as EngineResult;
@@ -147,7 +147,8 @@ export async function runLlamaCpp(spec: EngineSpec, c: EngineCase): Promise<Exte
     if (!c.keep) rmSync(dir, { recursive: true, force: true });
     return { recording, info, seconds: run.seconds };
   } catch (e) {
-    if (isMlaDiffError(e)) throw new MlaDiffError(e.code, e.message, e.where, `${e.hint ? `${e.hint}; ` : ''}kept: ${dir}`);
+    if (isMlaDiffError(e) && !e.hint?.includes(dir))
+      throw new MlaDiffError(e.code, e.message, e.where, `${e.hint ? `${e.hint}; ` : ''}its job and model are kept: ${dir}`);
     throw e;
   }
 }
