@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { closeSync, existsSync, mkdtempSync, openSync, readFileSync, readSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { isMlaDiffError, MlaDiffError } from '../../errors';
@@ -106,10 +106,20 @@ export async function runLlamaCpp(spec: EngineSpec, c: EngineCase): Promise<Exte
     });
     for (const line of run.stderr.split('\n')) if (line.trim()) c.log?.(`llama.cpp| ${line}`);
     const result = JSON.parse(readFileSync(join(dir, 'nodes.json'), 'utf8')) as EngineResult;
-    const bin = readFileSync(join(dir, 'nodes.bin'));
-    const values = (n: { offset?: number; count?: number }) =>
-      new Float32Array(bin.buffer.slice(bin.byteOffset + n.offset! * 4, bin.byteOffset + (n.offset! + n.count!) * 4));
-    const { tensors, scalars, opScalars } = collect(config, model.graph, c, result, values);
+    // nodes.bin passes 2 GiB at 64 heads and T = 2048 (kq and kq_soft_max are 1 GiB each): read each node at its offset.
+    const fd = openSync(join(dir, 'nodes.bin'), 'r');
+    const values = (n: { offset?: number; count?: number }) => {
+      const out = new Float32Array(n.count!);
+      readSync(fd, new Uint8Array(out.buffer), 0, out.byteLength, n.offset! * 4);
+      return out;
+    };
+    let collected: ReturnType<typeof collect>;
+    try {
+      collected = collect(config, model.graph, c, result, values);
+    } finally {
+      closeSync(fd);
+    }
+    const { tensors, scalars, opScalars } = collected;
     const recording = importRecords(
       { config, pieces: shapes(c.pieces), kvSplits: c.kvSplits, file: join(dir, 'nodes.bin'), layouts: {}, names: {} },
       tensors,
