@@ -1,7 +1,7 @@
 import { judgedTolerance } from '../../harness/compare/compare';
 import type { CaseResult, RunReport } from '../../trace';
 import type { RunError } from './junit';
-import { caseOutcome, failingPair, originText, recordLabel } from './steps';
+import { caseOutcome, culpritText, failingPair, originText, recordLabel } from './steps';
 import { err } from './format';
 
 /**
@@ -34,7 +34,9 @@ function caseLine(r: RunReport, c: CaseResult): Line {
   const o = caseOutcome(r, c);
   const f = c.comparison.firstDivergence;
   const e = c.expectation;
-  const verdict = !f ? 'agree' : `first divergence at ${recordLabel(f)} (step ${f.step}, ${f.request}): ${f.verdict}, culprit ${f.culprit}`;
+  const verdict = !f
+    ? 'agree'
+    : `first divergence at ${recordLabel(f)} (step ${f.step}, ${f.request}): ${f.verdict}, culprit ${culpritText(c, f.culprit)}`;
   const expectText = !e ? '' : e.met ? (f ? ' — as declared' : '') : ` — expectation not met: ${e.misses.join('; ')}`;
   return {
     ok: o.passed,

@@ -49,13 +49,17 @@ export function measureText(v: StageVerdict): string {
   return [rel, ...checks].filter(Boolean).join('; ') || 'no pair measured';
 }
 
+/** The culprit as the report names it: an engine by its own name (llama.cpp); every other culprit as recorded. */
+export const culpritText = (c: CaseResult, culprit: string | null | undefined): string =>
+  culprit === 'external' && c.trace.external?.kind === 'engine' ? c.trace.external.name : (culprit ?? 'unknown');
+
 /** The replay's word on a record, when a replay ran there. */
 export const originText = (c: CaseResult, v: StageVerdict): Origin | null => originOf(c.replay, v);
 
 /** One divergent record on one line: where, verdict, measure, culprit, origin. */
 export function recordLine(c: CaseResult, v: StageVerdict): string {
   const origin = originText(c, v);
-  return `${at(v)}: ${v.verdict}, ${measureText(v)}, culprit ${v.culprit ?? 'unknown'}${origin ? `, ${origin}` : ''}`;
+  return `${at(v)}: ${v.verdict}, ${measureText(v)}, culprit ${culpritText(c, v.culprit)}${origin ? `, ${origin}` : ''}`;
 }
 
 /** `first divergence at logits (step 0, request prompt): out-of-tolerance, culprit mqa; first introduced at …; likely cause: …`. */
@@ -65,7 +69,8 @@ export function firstDivergenceText(c: CaseResult): string | null {
   const intro = c.replay ? firstIntroduced(c.comparison, c.replay) : null;
   const introText = !c.replay ? '' : intro ? `; first introduced at ${at(intro)}` : '; stage replay found no introduced record';
   const cause = c.diagnosis[0];
-  return `first divergence at ${at(f)}: ${f.verdict}, culprit ${f.culprit}${introText}${cause ? `; likely cause: ${cause.summary}` : ''}`;
+  const causeText = cause ? `; likely cause: ${cause.summary}` : '';
+  return `first divergence at ${at(f)}: ${f.verdict}, culprit ${culpritText(c, f.culprit)}${introText}${causeText}`;
 }
 
 /** The raw verdict, whatever the scenario expects. */
@@ -90,7 +95,7 @@ function divergentMessage(c: CaseResult, s: Omit<StepOutcome, 'failed' | 'messag
   const v = s.divergent[0]!;
   const origin = originText(c, v);
   return (
-    `diverges at ${at(v)}: ${v.verdict}, culprit ${v.culprit ?? 'unknown'}${origin ? ` (${origin})` : ''}` +
+    `diverges at ${at(v)}: ${v.verdict}, culprit ${culpritText(c, v.culprit)}${origin ? ` (${origin})` : ''}` +
     (f ? `; the case first diverges at ${at(f)}` : '')
   );
 }

@@ -6,6 +6,7 @@ import { pieceSummaryTable, samePiece } from './table';
 import { pieceBlock } from './summary-piece';
 import { replayLine } from './summary-replay';
 import { stageLabel, verdictLine } from './summary-verdict';
+import { culpritText } from './steps';
 
 /** Schedules longer than this show a summary line per piece and full tables only where it matters. */
 export const FULL_TABLES_UP_TO = 3;
@@ -72,6 +73,6 @@ export function oneLine(r: RunReport): string {
   const f = bad[0]!.comparison.firstDivergence!;
   return (
     `FAIL ${r.scenario.name}: ${bad[0]!.trace.name} first diverges at ${stageLabel(f)} ` +
-    `(step ${f.step}, ${f.request}; culprit ${f.culprit}) on ${r.device.name}`
+    `(step ${f.step}, ${f.request}; culprit ${culpritText(bad[0]!, f.culprit)}) on ${r.device.name}`
   );
 }
