@@ -27,15 +27,19 @@ export interface JobPiece {
 export interface EngineJob {
   format: 'mla-diff/llama-cpp-job';
   version: 1;
-  /** Directory of libllama / libggml (the npm package's bins/<platform>). */
+  /** Directory of libllama / libggml (the npm package's bins/<platform>); its backends (CPU, Vulkan) load from it too. */
   libDir: string;
-  /** ggml_backend_load_all_from_path: the same directory, where the CPU and GPU backends sit. */
+  /** The runnable one-layer GGUF. */
   model: string;
+  /** float32 [rows, hidden]: every piece's embeddings, in piece order. */
   embeddings: string;
   hidden: number;
   params: EngineParams;
+  /** Cache cells (every token of the schedule, rounded up to 256). */
   nCtx: number;
+  /** n_batch = n_ubatch: the longest piece, so that each piece is one graph evaluation. */
   nBatch: number;
+  /** Sequences: one per request. */
   nSeq: number;
   pieces: JobPiece[];
   /** Write into this directory. */
