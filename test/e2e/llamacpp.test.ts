@@ -1,4 +1,4 @@
-import { existsSync } from 'node:fs';
+import { existsSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { reportValidator } from '../../src/trace/validate';
 import { mla, ROOT, suiteDir } from './cli-helpers';
@@ -46,6 +46,12 @@ async function run(name: string, model: keyof typeof MODELS, engine: string, env
   return { code: r.exitCode, stderr: r.stderr, run: r.stdout ? (JSON.parse(r.stdout) as Run) : null };
 }
 
+/** A failed engine run keeps its job directory and names it; the test removes it. */
+const removeKept = (stderr: string) => {
+  const kept = /kept: (\S+)/.exec(stderr)?.[1];
+  if (kept && kept.includes('mla-diff-llama-cpp-')) rmSync(kept, { recursive: true, force: true });
+};
+
 const vsReference = (r: Run) =>
   new Map(r.cases[0]!.trace.diffs.filter((d) => d.a === 'external' && d.b === 'reference').map((d) => [d.stage, d.relErr!]));
 
@@ -91,6 +97,7 @@ maybe('converter bugs planted in the GGUF llama.cpp loads', () => {
     expect(code).toBe(3);
     expect(stderr).toContain('[engine-failed]');
     expect(stderr).toContain('wrong shape');
+    removeKept(stderr);
   });
 });
 
@@ -104,6 +111,7 @@ maybe('llama.cpp from the command line', () => {
     const { code, stderr } = await run('timeout', 'glm', '{ name: llama.cpp, timeout_s: 0.05 }');
     expect(code).toBe(3);
     expect(stderr).toContain('[engine-timeout]');
+    removeKept(stderr);
   });
 });
 
