@@ -36,7 +36,7 @@ it("guarded: the value without an error; device-limit when the device's error sc
 });
 
 itWebgpu(`webgpu: a binding past the limit is caught as device-limit, not read as numbers${skipReason}`, async () => {
-  await ensureBuilt('runtime/device.js');
+  await ensureBuilt('devices/select.js');
   const r = await execa('node', [BENCH], { cwd: ROOT, reject: false });
   const line =
     r.stdout

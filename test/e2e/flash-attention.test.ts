@@ -27,7 +27,7 @@ interface FlashJson {
   checks: Check[];
 }
 
-const outDir = checkDir('mla-flash-', 'kernels/flash-attention.js');
+const outDir = checkDir('mla-flash-', 'devices/kernels/flash-attention.js');
 
 // The default tiles (V through registers, loops unrolled), both switched off (each code path of the two flags), and
 // the shapes of the H200's defaults within lavapipe's 32 KiB: 8×4 logits per thread (MHA: 64×128 with 8×4, 48 KiB),

@@ -8,7 +8,7 @@ import { checkDir, expectProductChecks, itWebgpu, runCheck, skipReason } from '.
  */
 jest.setTimeout(600_000);
 
-const outDir = checkDir('mla-gemm-', 'kernels/gemm.js');
+const outDir = checkDir('mla-gemm-', 'devices/kernels/gemm.js');
 
 itWebgpu(
   'webgpu: gemm equals tf.matMul and the float64 product within 1e-5 on 24 edge, layer-shaped, batched and split-K cases ' +

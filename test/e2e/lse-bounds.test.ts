@@ -6,7 +6,7 @@ import { checkDir, itWebgpu, runCheck, skipReason } from './webgpu-checks';
  */
 jest.setTimeout(300_000);
 
-const outDir = checkDir('mla-lse-bounds-', 'kernels/lse-bounds.js');
+const outDir = checkDir('mla-lse-bounds-', 'devices/kernels/lse-bounds.js');
 
 interface Report {
   device: { name: string };

@@ -8,7 +8,7 @@ import { checkDir, expectProductChecks, itWebgpu, runCheck, skipReason } from '.
  */
 jest.setTimeout(600_000);
 
-const outDir = checkDir('mla-norm-rope-', 'kernels/norm-rope.js');
+const outDir = checkDir('mla-norm-rope-', 'devices/kernels/norm-rope.js');
 
 itWebgpu(
   'webgpu: rmsNorm and rope equal the tfjs ops and float64 within 1e-6 on 6 norm and 8 rotation cases ' +

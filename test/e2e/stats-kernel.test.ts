@@ -22,7 +22,7 @@ interface StatsJson {
   checks: Check[];
 }
 
-const outDir = checkDir('mla-stats-', 'kernels/stats-kernel.js');
+const outDir = checkDir('mla-stats-', 'devices/kernels/stats-kernel.js');
 
 itWebgpu(
   'webgpu: the stats kernel equals hostStats on 17 edge cases and in the recorder ' +

@@ -6,7 +6,7 @@ import { checkDir, itWebgpu, runCheck, skipReason } from './webgpu-checks';
  */
 jest.setTimeout(300_000);
 
-const outDir = checkDir('mla-upload-', 'runtime/webgpu-upload.js');
+const outDir = checkDir('mla-upload-', 'devices/webgpu-upload.js');
 
 interface UploadReport {
   device: { name: string };

@@ -16,9 +16,15 @@ const probe = probeAdapter();
 export const itWebgpu = process.env['MLA_DIFF_REQUIRE_WEBGPU'] === '1' || !('missing' in probe) ? it : it.skip;
 export const skipReason = 'missing' in probe ? ` [skipped here: no WebGPU adapter (${probe.missing} missing)]` : '';
 
-/** Builds dist/ once when `distFile` (relative to dist/) is missing. */
+/**
+ * Builds dist/ once when `distFile` (relative to dist/) is missing. A path the build does not produce is an error:
+ * a stale one rebuilt dist/ on every run, under the feet of the tests running the CLI beside it.
+ */
 export async function ensureBuilt(distFile: string): Promise<void> {
-  if (!existsSync(join(ROOT, 'dist', distFile))) await execa('npm', ['run', 'build'], { cwd: ROOT });
+  const file = join(ROOT, 'dist', distFile);
+  if (existsSync(file)) return;
+  await execa('npm', ['run', 'build'], { cwd: ROOT });
+  if (!existsSync(file)) throw new Error(`dist/${distFile} is not a file the build writes: fix the path in the test`);
 }
 
 /** A temporary directory per test file (beforeAll / afterAll), with the build ensured first. */
