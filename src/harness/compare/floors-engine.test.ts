@@ -1,4 +1,4 @@
-import { engineStorage } from './floors';
+import { engineStorage } from './floors-engine';
 
 const u16 = 2 ** -11 / Math.sqrt(3);
 const f32 = { cacheType: 'f32', flashAttn: false, ropeAngleError: 0 };
