@@ -1,3 +1,4 @@
+import { f16ToF32 } from '../../formats/half';
 import type { Llama } from './library';
 
 /** The fields of a ggml_tensor the capture reads (the struct decoded at the verified offsets). */
@@ -36,16 +37,6 @@ export function readHead(l: Llama, t: unknown): TensorHead {
 const GGML_F32 = 0;
 const GGML_F16 = 1;
 
-/** IEEE half → float. */
-function halfToFloat(h: number): number {
-  const s = h & 0x8000 ? -1 : 1;
-  const e = (h >> 10) & 0x1f;
-  const f = h & 0x3ff;
-  if (e === 0) return s * f * 2 ** -24;
-  if (e === 31) return f ? NaN : s * Infinity;
-  return s * (1 + f / 1024) * 2 ** (e - 15);
-}
-
 /**
  * A node's values, gathered contiguous in ne order through its strides (views are strided) and
  * widened to float32; null for a type other than F32 and F16. Reads through ggml_backend_tensor_get,
@@ -70,7 +61,7 @@ export function readValues(l: Llama, t: unknown, h: TensorHead): Float32Array | 
           k += n0;
           continue;
         }
-        for (let i0 = 0; i0 < n0; i0++) out[k++] = f32 ? raw.readFloatLE(row + i0 * b0) : halfToFloat(raw.readUInt16LE(row + i0 * b0));
+        for (let i0 = 0; i0 < n0; i0++) out[k++] = f32 ? raw.readFloatLE(row + i0 * b0) : f16ToF32(raw.readUInt16LE(row + i0 * b0));
       }
   return out;
 }
