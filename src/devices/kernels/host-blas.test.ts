@@ -11,9 +11,9 @@ function naive(
   m: number,
   n: number,
   k: number,
-  a: Float32Array,
+  a: Float32Array | Float64Array,
   lda: number,
-  b: Float32Array,
+  b: Float32Array | Float64Array,
   ldb: number,
 ): Float64Array {
   const c = new Float64Array(m * n);
@@ -99,5 +99,26 @@ describe('loadHostBlas', () => {
       const ref = naive(tA, tB, m, n, k, a.subarray(pad), lda, b.subarray(pad), ldb);
       expect(Array.from(c.subarray(0, pad)).every(Number.isNaN)).toBe(true); // nothing written before the view
       for (let i = 0; i < m * n; i++) expect(Math.abs(c[pad + i]! - ref[i]!)).toBeLessThan(1e-5 * (1 + Math.abs(ref[i]!)) * Math.sqrt(k));
+    });
+
+  if (blas)
+    it.each(cases)('dgemm(transA %p, transB %p) %d×%d·k %d: alpha·op(A)·op(B) + beta·C on offset views', (tA, tB, m, n, k) => {
+      expect(blas.dgemm).toBeDefined(); // every BLAS we load exports both
+      const [lda, ldb, ldc] = [(tA ? m : k) + 2, (tB ? k : n) + 1, n + 3]; // padded leading dimensions
+      const pad = 5;
+      const a = Float64Array.from({ length: pad + (tA ? k : m) * lda }, (_, i) => Math.sin(i * 0.37));
+      const b = Float64Array.from({ length: pad + (tB ? n : k) * ldb }, (_, i) => Math.cos(i * 0.21));
+      const c0 = Float64Array.from({ length: pad + m * ldc }, (_, i) => i % 7);
+      const c = c0.slice();
+      blas.dgemm!(tA, tB, m, n, k, 0.5, a.subarray(pad), lda, b.subarray(pad), ldb, -2, c.subarray(pad), ldc);
+      const ref = naive(tA, tB, m, n, k, a.subarray(pad), lda, b.subarray(pad), ldb);
+      expect(Array.from(c.subarray(0, pad))).toEqual(Array.from(c0.subarray(0, pad)));
+      for (let i = 0; i < m; i++)
+        for (let j = 0; j < ldc; j++) {
+          const [got, was] = [c[pad + i * ldc + j]!, c0[pad + i * ldc + j]!];
+          if (j >= n)
+            expect(got).toBe(was); // the padding of each row is not written
+          else expect(Math.abs(got - (0.5 * ref[i * n + j]! - 2 * was))).toBeLessThan(1e-13 * (1 + Math.abs(ref[i * n + j]!)));
+        }
     });
 });

@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { MlaDiffError } from '../../errors';
 
 /**
@@ -24,6 +25,27 @@ export interface HostBlas {
     c: Float32Array,
     ldc: number,
   ): void;
+  /**
+   * Row-major C[m,n] = alpha·op(A)·op(B) + beta·C, float64 (cblas_dgemm of the same library; absent
+   * where it exports none): the float64 reference's products (src/paths/reference-gemm.ts).
+   */
+  readonly dgemm?: (
+    transA: boolean,
+    transB: boolean,
+    m: number,
+    n: number,
+    k: number,
+    alpha: number,
+    a: Float64Array,
+    lda: number,
+    b: Float64Array,
+    ldb: number,
+    beta: number,
+    c: Float64Array,
+    ldc: number,
+  ) => void;
+  /** Threads the library multiplies on (openblas_get_num_threads; the cores available where it does not say). */
+  readonly threads: number;
 }
 
 /** MLA_DIFF_BLAS: `auto` (unset) tries the usual libraries, `off` keeps tfjs's own kernels, else a library path. */
@@ -90,11 +112,21 @@ function open(koffi: Koffi, name: string): Loaded {
     lib.unload();
     return { why: `${name} has no cblas_sgemm` };
   }
+  let dcall: ((...args: unknown[]) => unknown) | undefined;
+  try {
+    dcall = lib.func(
+      'void cblas_dgemm(int order, int transA, int transB, int m, int n, int k, double alpha, ' +
+        'const double *a, int lda, const double *b, int ldb, double beta, double *c, int ldc)',
+    );
+  } catch {
+    /* a single-precision-only library: the reference multiplies without it */
+  }
   let description = `cblas_sgemm from ${name}`;
+  let threads = availableParallelism();
   try {
     // "OpenBLAS 0.3.21 NO_LAPACKE DYNAMIC_ARCH NO_AFFINITY SkylakeX MAX_THREADS=64"
     const config = String(lib.func('const char *openblas_get_config(void)')());
-    const threads = Number(lib.func('int openblas_get_num_threads(void)')());
+    threads = Number(lib.func('int openblas_get_num_threads(void)')());
     const [, version, core] = /^OpenBLAS (\S+).*?(\S+) MAX_THREADS/.exec(config) ?? [];
     description = `OpenBLAS ${version ?? ''} (${core ?? 'unknown'} kernels, ${threads} thread${threads === 1 ? '' : 's'})`.replace(
       '  ',
@@ -104,12 +136,21 @@ function open(koffi: Koffi, name: string): Loaded {
     /* not OpenBLAS: keep the library's name */
   }
   const [ROW_MAJOR, NO_TRANS, TRANS] = [101, 111, 112];
+  const op = (t: boolean) => (t ? TRANS : NO_TRANS);
+  const d = dcall;
+  const dgemm: HostBlas['dgemm'] =
+    d &&
+    ((tA, tB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc) => {
+      d(ROW_MAJOR, op(tA), op(tB), m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+    });
   return {
     blas: {
       description,
+      threads,
       sgemm(transA, transB, m, n, k, a, lda, b, ldb, c, ldc) {
-        call(ROW_MAJOR, transA ? TRANS : NO_TRANS, transB ? TRANS : NO_TRANS, m, n, k, 1, a, lda, b, ldb, 0, c, ldc);
+        call(ROW_MAJOR, op(transA), op(transB), m, n, k, 1, a, lda, b, ldb, 0, c, ldc);
       },
+      ...(dgemm && { dgemm }),
     },
   };
 }
