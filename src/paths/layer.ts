@@ -4,6 +4,7 @@ import type { MlaConfig } from '../core/model/config';
 import type { HeadProduct, NormRope, Product, Runtime } from '../devices/runtime';
 import type { Batched } from '../devices/kernels/matmul';
 import { RopeMemo } from './rope-memo';
+import type { RopeAngles } from '../core/model/rope';
 import type { AttentionFn } from '../devices/kernels/attention-kernel';
 import type { HeadSlice, Layout, LinearName, NormName, WeightSource } from '../core/weights/layer';
 import { LINEAR_NAMES, NORM_NAMES, sliceRanges, slicedConfig } from '../core/weights/layer';
@@ -55,7 +56,13 @@ export function largestWeightBytes(source: WeightSource, heads: HeadSlice): { na
 }
 
 /** Generates (or reads) the weights of a head slice straight into device tensors. */
-export function uploadLayer(rt: Runtime, source: WeightSource, heads: HeadSlice, tokens: number): DeviceLayer {
+export function uploadLayer(
+  rt: Runtime,
+  source: WeightSource,
+  heads: HeadSlice,
+  tokens: number,
+  angles: RopeAngles = 'float64',
+): DeviceLayer {
   const { layout, product, batched } = rt.linearPlan(tokens);
   const linear = {} as Record<LinearName, DeviceLinear>;
   for (const name of LINEAR_NAMES) {
@@ -76,7 +83,7 @@ export function uploadLayer(rt: Runtime, source: WeightSource, heads: HeadSlice,
     norm,
     batched,
     attention: null,
-    rope: new RopeMemo(rt.tf, source.config),
+    rope: new RopeMemo(rt.tf, source.config, undefined, angles),
     ...(rt.gemmHeads ? { headProduct: rt.gemmHeads } : {}),
     ...(rt.normRope ? { normRope: rt.normRope } : {}),
     ...(rt.lseBounds ? { lseBounds: rt.lseBounds } : {}),

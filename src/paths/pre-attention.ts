@@ -2,7 +2,7 @@ import * as tf from '@tensorflow/tfjs-core';
 import type { FaultSet } from '../core/faults/catalogue';
 import type { MlaConfig } from '../core/model/config';
 import { qkHeadDim, yarnGetMscale } from '../core/model/config';
-import type { RopeStyle, RopeTables } from '../core/model/rope';
+import type { RopeAngles, RopeStyle, RopeTables } from '../core/model/rope';
 import { ropeTables } from '../core/model/rope';
 import type { Rounding } from './rounding';
 import type { TensorProbe } from '../core/probes/probe';
@@ -38,8 +38,8 @@ export function preAttention(
 }
 
 /** RoPE tables; under `rope-mscale-inflated` cos/sin carry get_mscale(factor, mscale_all_dim) instead of the ratio. */
-function pathRopeTables(c: MlaConfig, positions: readonly number[], faults: FaultSet): RopeTables {
-  const t = ropeTables(c, positions);
+function pathRopeTables(c: MlaConfig, positions: readonly number[], faults: FaultSet, angles: RopeAngles): RopeTables {
+  const t = ropeTables(c, positions, angles);
   const y = c.rope_scaling;
   if (!faults.has('rope-mscale-inflated') || !y) return t;
   const k = yarnGetMscale(y.factor, y.mscale_all_dim) / t.mscale;
@@ -58,7 +58,9 @@ function preAttentionIn(
   const embeddings = input.deviceEmbeddings ?? tf.tensor2d(input.embeddings, [T, c.hidden_size]); // [T,H]
   // The layer's memo where the tables are the plain ones (a fault may rescale them per path).
   const plainRope = !faults.has('rope-mscale-inflated') || !c.rope_scaling;
-  const rope = layer.rope && plainRope ? layer.rope.tensors(input.positions) : ropeTensors(pathRopeTables(c, input.positions, faults), T);
+  const angles = layer.rope?.angles ?? 'float64';
+  const rope =
+    layer.rope && plainRope ? layer.rope.tensors(input.positions) : ropeTensors(pathRopeTables(c, input.positions, faults, angles), T);
   const N = c.num_attention_heads;
   const P = c.qk_nope_head_dim;
   const R = c.qk_rope_head_dim;

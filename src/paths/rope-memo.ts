@@ -1,5 +1,6 @@
 import type * as tfc from '@tensorflow/tfjs-core';
 import type { MlaConfig } from '../core/model/config';
+import type { RopeAngles } from '../core/model/rope';
 import { ropeTables } from '../core/model/rope';
 
 /** Rotary tables as float32 tensors, [T, R/2]. */
@@ -21,6 +22,8 @@ export class RopeMemo {
     private readonly tf: typeof tfc,
     private readonly config: MlaConfig,
     private readonly capacity = 8,
+    /** How the angles are computed (the scenario's rope_angles). */
+    readonly angles: RopeAngles = 'float64',
   ) {}
 
   tensors(positions: readonly number[]): RopeTensors {
@@ -30,7 +33,7 @@ export class RopeMemo {
       this.byPositions.set(positions, hit);
       return hit;
     }
-    const t = ropeTables(this.config, positions);
+    const t = ropeTables(this.config, positions, this.angles);
     const T = positions.length;
     const r = {
       cos: this.tf.keep(this.tf.tensor2d(Float32Array.from(t.cos), [T, t.half])),

@@ -72,11 +72,21 @@ export type KernelPreset = z.infer<typeof kernelPreset>;
 export const pathRounding = z.union([kernelPreset, z.array(roundPoint).readonly()]);
 export type PathRounding = z.infer<typeof pathRounding>;
 
+/**
+ * How the fp32 paths compute RoPE angles: `float64` exact (default; the reference always does); `float32` as engines do
+ * (vLLM's cos_sin_cache, transformers' rotary embedding: inv_freq, YaRN's blend and position·inv_freq each rounded to fp32).
+ */
+export const ROPE_ANGLES = ['float64', 'float32'] as const;
+export const ropeAngles = oneOf(ROPE_ANGLES);
+export type RopeAngles = z.infer<typeof ropeAngles>;
+
 export const precisionSpec = z.strictObject({
   dtype: activationDtype,
   kvCache: kvCacheDtype,
   cacheScale,
   /** mha and mqa as the scenario sets them; cold (the floor's plain implementation) rounds as mha's FA prefill. */
   rounding: z.strictObject({ mha: pathRounding, mqa: pathRounding }),
+  /** The fp32 paths' RoPE angles (absent: float64). */
+  ropeAngles: ropeAngles.optional(),
 });
 export type PrecisionSpec = z.infer<typeof precisionSpec>;

@@ -71,7 +71,7 @@ export async function runScenario(s: Scenario, opts: RunOptions): Promise<RunRep
     log(`weights: ${source.label}, ${lp.layout} layout, ${lp.product} products, on ${rt.device.name}`);
     const progress = opts.progress ?? NO_PROGRESS;
     progress({ phase: 'weights', done: 0, total: 1, label: `weights: ${source.label}` });
-    const full = { ...uploadLayer(rt, source, union, tokens), attention: attn.attention };
+    const full = { ...uploadLayer(rt, source, union, tokens, s.precision.ropeAngles), attention: attn.attention };
     weightSeconds = (performance.now() - tw) / 1000;
     progress({ phase: 'weights', done: 1, total: 1, label: `weights: ${source.label}` });
     const runs = s.cases.length * plan.pieces.length;

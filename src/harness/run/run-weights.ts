@@ -52,7 +52,7 @@ export async function runWeights(rt: Runtime, s: Scenario, job: WeightsJob): Pro
   const b = weightValues(other, ids);
   const diffs = diffWeights(a, b);
   const planB = planRun(s, other);
-  const layerB = uploadLayer(rt, other, job.heads, job.tokens);
+  const layerB = uploadLayer(rt, other, job.heads, job.tokens, s.precision.ropeAngles);
   try {
     const across = await runAcross(rt, {
       a: { layer: job.layer, pieces: job.pieces },

@@ -89,6 +89,7 @@ export function resolvePrecision(f: ScenarioFile, config: MlaConfig, src: YamlSo
       mha: pathRounding(given.mha as PathRounding | undefined, 'mha', src),
       mqa: pathRounding(given.mqa as KernelPreset | RoundPoint[] | undefined, 'mqa', src),
     },
+    ...(f.rope_angles === 'float32' ? { ropeAngles: 'float32' as const } : {}),
   };
 }
 

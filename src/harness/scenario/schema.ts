@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { FAULT_NAMES } from '../../core/faults/catalogue';
 import { STAGE_NAMES } from '../../trace/stages';
+import { ROPE_ANGLES } from '../../trace/precision';
 import { WEIGHT_NAMES } from '../../core/weights/records';
 import { ACTIVATION_DTYPES, KERNEL_PRESETS, KV_CACHE_DTYPES, ROUND_POINTS } from '../../core/precision/plan';
 import { CULPRITS } from './scenario';
@@ -47,6 +48,11 @@ export const scenarioSchema = z.strictObject({
   kv_cache_scale: z.union([z.literal('per-token'), z.strictObject({ k_scale: z.number().positive() })]).optional(),
   /** Where each path rounds: a kernel preset (vllm-triton-mla, vllm-flashmla for mqa; vllm-fa3-prefill for mha) or {mha:, mqa:}. */
   rounding: z.union([z.enum(KERNEL_PRESETS), z.strictObject({ mha: pathRounding.optional(), mqa: pathRounding.optional() })]).optional(),
+  /**
+   * How the fp32 paths compute RoPE angles: float64 (exact), or float32 as engines do (vLLM's cos_sin_cache, transformers'
+   * rotary embedding). The float64 reference always computes them exactly.
+   */
+  rope_angles: z.enum(ROPE_ANGLES).default('float64'),
   reference: z.enum(['auto', 'on', 'off']).default('auto'),
   /**
    * Stage replay (teacher forcing) of divergent records: auto = the first divergent piece and the first record of each later one, capped;
