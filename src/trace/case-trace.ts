@@ -50,6 +50,11 @@ export const stageRecord = def(
      * `maxAbs` unless given, are NaN.
      */
     statsOnly: trueOnly.optional(),
+    /**
+     * The values hold the causal mask (an external backend's logits written after masked_fill: −inf or a large negative at
+     * the keys after the query, declared or detected, docs/external-backends.md): compared at the visible keys only.
+     */
+    masked: trueOnly.optional(),
     /** Invariant checks on this stage, e.g. LSE bounds: rows that break it. */
     checks: z.array(z.strictObject({ name: checkName, violations: count })).optional(),
   }),
@@ -173,6 +178,11 @@ export const externalInfo = def(
     statsOnly: count,
     /** The exchange directory, when kept (--keep-external). */
     dir: str.optional(),
+    /**
+     * RMS relative error of RoPE's rotation factors computed as engines compute them (position·inv_freq in fp32) against the
+     * exact ones, at the case's largest piece: the RoPE term of a third party's noise floor (absent: not modelled).
+     */
+    ropeAngleError: finite.optional(),
     /** An engine mla-diff drove (kind engine): its release, what it ran on and with, what it recorded. */
     engine: engineInfo.optional(),
   }),

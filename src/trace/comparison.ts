@@ -50,10 +50,16 @@ export const stageVerdict = def(
     /** Present when the tolerance is k × the noise floor (`{floor: k}`): k. */
     floorMultiple: finite.optional(),
     /**
-     * The bound the external path's pairs are judged with when an engine rounds where our paths do not (llama.cpp's
-     * F16 K cache, flash attention's F16 K/V): k × hypot(floor, the engine's storage term); never below `tolerance`.
+     * The bound the third party (path `external`) is judged with against the float64 reference: k × its floor
+     * (`externalFloor`), k the stage's floor multiple or the calibrated one; with a relative rule the scenario sets
+     * explicitly, never below it; without the reference, never below `tolerance` (compare.ts thirdPartyBounds).
      */
     externalTolerance: finite.optional(),
+    /**
+     * The third party's noise floor: hypot(the record's floor, the rounding points a third party has that our paths
+     * do not: RoPE angles in fp32, an engine's F16 cache, its activation rounding) (floors-engine.ts).
+     */
+    externalFloor: finite.optional(),
     /** The record's noise floor and where it came from (floors.ts). */
     floor: noiseFloor,
     /** Each fp32 path's relative error against the float64 reference here (with the reference). */

@@ -3,13 +3,14 @@ import { executionOrder, recordKey } from '../../core/probes/recorder';
 import type { PathName } from '../../trace/stages';
 import { STAGES } from '../../trace/stages';
 import type { CaseComparison, CaseTrace, CheckResult, Divergence, PairDiff, PairVerdict, StageVerdict, Verdict, Where } from '../../trace';
-import { CALIBRATED_K, noiseFloors, vsReference, withStorage } from './floors';
-import { engineStorage } from './floors-engine';
+import { noiseFloors, vsReference, withStorage } from './floors';
+import { thirdPartyTerm } from './floors-engine';
+import { pairBound, thirdPartyBounds } from './third-party';
 import type { ToleranceSpec } from '../../trace';
 import { culpritOf, findPair, namedCulprit } from './culprit';
 import { isExt } from './external-culprit';
 import { scalarMismatches } from './scalar-mismatches';
-import { floorMultiple, ruleFor, toleranceFor } from './tolerance';
+import { explicitRule, floorMultiple, ruleFor, toleranceFor } from './tolerance';
 
 /**
  * Compare: a pure function of a recorded case and tolerances. No tfjs, no I/O; it can re-judge a
@@ -80,7 +81,9 @@ export function compareCase(trace: CaseTrace, tolerances: ToleranceSpec): CaseCo
   const stages: StageVerdict[] = [];
   let worstEngine: CaseComparison['worstEngine'] = null;
   const recs = records(trace);
-  const engine = trace.external?.engine;
+  const third = trace.paths.external ? (trace.external ?? {}) : undefined;
+  const hasRef = trace.paths.reference !== undefined;
+  const narrow = trace.dtypes !== undefined;
   const floors = noiseFloors(
     recs.map((r) => r.where),
     (w) => diffsByKey.get(recordKey(w)) ?? [],
@@ -96,15 +99,18 @@ export function compareCase(trace: CaseTrace, tolerances: ToleranceSpec): CaseCo
     );
     const k = floorMultiple(ruleFor(where.stage, tolerances));
     const tolerance = toleranceFor(where.stage, tolerances, 'float32', floor.value);
-    const storage = engineStorage(engine, where.stage, logitsRms(trace, where));
-    const externalTolerance = storage ? Math.max(tolerance, (k ?? CALIBRATED_K) * Math.hypot(floor.value, storage)) : undefined;
+    const ext = third
+      ? thirdPartyBounds(floor.value, thirdPartyTerm(third, where.stage, logitsRms(trace, where), narrow), {
+          k,
+          tolerance,
+          hasRef,
+          explicit: explicitRule(where.stage, tolerances),
+        })
+      : null;
     const pairs = diffs.map((d): PairVerdict => ({
       a: d.a,
       b: d.b,
-      verdict: pairVerdict(
-        d,
-        externalTolerance !== undefined && (d.a === 'external' || d.b === 'external') ? externalTolerance : tolerance,
-      ),
+      verdict: pairVerdict(d, ext ? pairBound(d, ext.tolerance, tolerance, hasRef) : tolerance),
       relErr: d.relErr,
       normRatio: d.normRatio,
       ...(d.normOnly ? { normOnly: true } : {}),
@@ -127,7 +133,7 @@ export function compareCase(trace: CaseTrace, tolerances: ToleranceSpec): CaseCo
       verdict,
       tolerance,
       ...(k === null ? {} : { floorMultiple: k }),
-      ...(externalTolerance === undefined ? {} : { externalTolerance }),
+      ...(ext ? { externalTolerance: ext.tolerance, externalFloor: ext.floor } : {}),
       floor,
       vsReference: vsReference(diffs),
       pairs,
@@ -174,6 +180,7 @@ export function divergenceOf(v: StageVerdict): Divergence {
     floor: _f,
     vsReference: _v,
     externalTolerance: _e,
+    externalFloor: _ef,
     ...where
   } = v;
   return { ...where, verdict, culprit: culprit ?? 'unknown', relErr: measure?.relErr ?? null, normRatio: measure?.normRatio ?? null };

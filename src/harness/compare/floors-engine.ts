@@ -87,3 +87,23 @@ function activationTerm(activation: string | undefined, stage: StageName, logits
   if (!eps || !n) return 0;
   return eps * Math.sqrt(n) * (AFTER_SOFTMAX.has(stage) ? Math.max(1, logitsRms) : 1);
 }
+
+/** A third party's reported precision as the activation rounding of activationTerm (float32 and unknown: none). */
+const PRECISION_ACTIVATION: Record<string, string> = { bfloat16: 'bf16', bf16: 'bf16', float16: 'f16', fp16: 'f16', f16: 'f16' };
+
+/**
+ * The rounding points any third party may have that our paths do not, at `stage`: an engine's own (engineStorage), else
+ * RoPE angles computed in fp32 (ExternalInfo.ropeAngleError) and, for a backend that reports a 16-bit precision while our
+ * paths run fp32, its activations rounded at every product. 0 where nothing is known.
+ */
+export function thirdPartyTerm(
+  info: { engine?: Parameters<typeof engineStorage>[0]; ropeAngleError?: number; precision?: string } | undefined,
+  stage: StageName,
+  logitsRms: number,
+  pathsNarrow: boolean,
+): number {
+  if (!info) return 0;
+  if (info.engine) return engineStorage(info.engine, stage, logitsRms);
+  const act = pathsNarrow ? undefined : PRECISION_ACTIVATION[(info.precision ?? '').toLowerCase()];
+  return Math.hypot(ropeTerm(info.ropeAngleError ?? 0, stage, logitsRms), activationTerm(act, stage, logitsRms));
+}

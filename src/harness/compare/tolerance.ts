@@ -39,3 +39,7 @@ export function toleranceFor(stage: StageName, spec: ToleranceSpec, dtype: Dtype
   const rule = ruleFor(stage, spec, dtype);
   return typeof rule === 'number' ? rule : rule.floor * floor;
 }
+
+/** Whether the scenario itself sets the stage's rule (its own override, or a default), rather than the built-in default. */
+export const explicitRule = (stage: StageName, spec: ToleranceSpec): boolean =>
+  spec.stages?.[stage] !== undefined || spec.default !== undefined;

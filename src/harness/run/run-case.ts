@@ -10,8 +10,10 @@ import { rounds, stageDtypes } from '../../core/precision/plan';
 import { diagnose } from '../compare/diagnose';
 import type { ReplayMode } from '../compare/origin';
 import { diagnosisView } from '../compare/origin';
+import { withExternalOrigins } from '../compare/origin-external';
 import { checkExpectation } from '../compare/expect';
 import { softmaxScale } from '../../core/model/config';
+import { withRopeTerm } from './third-party';
 import type { Recording } from '../../core/probes/recorder';
 import { executionOrder, recordKey } from '../../core/probes/recorder';
 import { TensorRecorder } from '../../core/probes/tensor-recorder';
@@ -22,6 +24,7 @@ import type { CaseSpec, Scenario } from '../scenario/scenario';
 import { measureDetail } from './detail';
 import type { PairDiff, Where } from './diff';
 import { diffCaptured } from './diff';
+import { checkExternalLayout } from './external-layout';
 import { normDiff } from './norm-diff';
 import type { ExternalRun } from '../external/external';
 import type { ReferenceCase } from './reference-job';
@@ -161,13 +164,18 @@ export async function runCase(rt: Runtime, s: Scenario, run: CaseRun): Promise<C
       expectedSoftmaxScale: softmaxScale(s.config),
       seconds,
       notes: run.notes,
-      ...(ext ? { external: ext.info } : {}),
+      ...(ext ? { external: withRopeTerm(ext.info, s.config, run.pieces) } : {}),
       ...(rounds(s.precision)
         ? { dtypes: Object.fromEntries(paths.map((p) => [p.name, stageDtypes(s.precision, p.name as DevicePath)])) }
         : {}),
     };
     const comparison = compareCase(trace, s.tolerances);
-    const replay = await guarded(rt, () => replayCase(rt, s, run, rec, trace, comparison, run.replay ?? s.replay));
+    // a third party's first divergence that is its layout (LSE [T, N] read as [N, T] when T = N): external-layout, exit 2
+    const block = ext?.info.kind === 'trace' ? 'trace' : 'external';
+    if (ext) await guarded(rt, () => checkExternalLayout(rt.tf, (t) => rt.hostView(t), rec, comparison, ext.layouts, block));
+    const mode = run.replay ?? s.replay;
+    const replayed = await guarded(rt, () => replayCase(rt, s, run, rec, trace, comparison, mode));
+    const replay = mode === 'off' ? replayed : withExternalOrigins(replayed, trace, comparison); // the third party's: from its records
     const view = diagnosisView(comparison, replay);
     const detail = comparison.firstDivergence
       ? await guarded(rt, () => measureDetail(rt.tf, (t) => rt.hostView(t), rec, run.pieces, comparison.stages))
