@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { PATH_NAMES } from './stages';
-import { bool, count, def, finite, ints, keyed, num, numOrNull, scope, str, strs } from './json';
-import { devicePath, origin, path } from './names';
+import { bool, count, def, finite, ints, keyed, num, numOrNull, oneOf, scope, str, strs } from './json';
+import { origin, path, replayPath } from './names';
 import { caseTrace, where } from './case-trace';
 import { caseComparison, diagnosis } from './comparison';
 
@@ -21,6 +21,11 @@ export const recordDetail = def(
     perToken: z.array(num).nullable(),
     /** The same per head; null without an `h` axis. */
     perHead: z.array(num).nullable(),
+    /**
+     * A two-axis record (the LSEs, [N,T]): the relative error of `a` with its buffer read in the other axis order ([T,N] data
+     * taken as [N,T], or the reverse; the smaller of the two), against `b`. Small where the plain error is not: a layout bug.
+     */
+    swapped: num.optional(),
   }),
 );
 export type RecordDetail = z.infer<typeof recordDetail>;
@@ -44,14 +49,21 @@ export type ReplayInput = z.infer<typeof replayInput>;
  * A stage replay (teacher forcing) of one divergent record: `introduced` (fed path A's inputs, B
  * still diverges there), `inherited` (B agrees with A once its inputs are A's), `undetermined` (an
  * input or A's value unavailable: `reason`), `not-replayed` (over the case's cap of replays).
+ * With `mode: 'records'` nothing was re-run: the third party's origin read from its own records of the stage's inputs.
  */
 export const replayResult = def(
   'replayResult',
   z.strictObject({
     ...where,
-    /** The path re-run (B). */
-    path: devicePath,
+    /** The path re-run (B); `external` for an origin read from the third party's records (`mode: 'records'`). */
+    path: replayPath,
     origin,
+    /**
+     * `records`: not a re-run (a third party cannot be fed our inputs): `inputs` are the third party's own records of the
+     * stage's inputs (src/core/probes/dataflow.ts) with the path each was judged against; all ok and the record not →
+     * introduced, one divergent → inherited, one it did not record → undetermined. Absent: a stage replay.
+     */
+    mode: oneOf(['records']).optional(),
     /** The path whose value B is judged against at the record (A), null when none has it. */
     source: path.nullable(),
     /** B re-run from A's inputs against A at the record, in canonical layout; null when not run. */

@@ -17,6 +17,8 @@ export const path = def('path', oneOf(PATH_NAMES));
 export const pathName = oneOf(PATH_NAMES);
 export const DEVICE_PATHS: readonly DevicePath[] = ['mha', 'mqa', 'cold'];
 export const devicePath = def('devicePath', oneOf(DEVICE_PATHS));
+/** A replayed path, or `external` for an origin read from the third party's own records. */
+export const replayPath = oneOf([...DEVICE_PATHS, 'external'] as const);
 export const ENGINE_PATHS = ['mha', 'mqa'] as const;
 export const enginePath = oneOf(ENGINE_PATHS);
 
@@ -50,6 +52,8 @@ export const CAUSES = [
   'head-subset',
   'flat-softmax',
   'norm-ratio',
+  'lse-layout',
+  'lse-sign',
   'dtype-range',
   'narrow-storage',
   'rope-parameters',

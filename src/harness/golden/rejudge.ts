@@ -2,6 +2,7 @@ import { compareCase } from '../compare/compare';
 import { diagnose } from '../compare/diagnose';
 import { checkExpectation } from '../compare/expect';
 import { diagnosisView } from '../compare/origin';
+import { withExternalOrigins } from '../compare/origin-external';
 import type { CaseResult, RunReport, ToleranceSpec } from '../../trace';
 import { recordKey } from '../../core/probes/recorder';
 
@@ -15,7 +16,9 @@ export function rejudgeCase(r: RunReport, c: CaseResult, tolerances: ToleranceSp
   const comparison = compareCase(c.trace, tolerances);
   const first = comparison.firstDivergence;
   const detail = first && c.detail?.records.some((d) => recordKey(d) === recordKey(first)) ? c.detail : undefined;
-  const replay = first ? c.replay : undefined;
+  // The third party's origins are read from its records: judged again with the new verdicts.
+  const kept = first ? c.replay : undefined;
+  const replay = first && r.scenario.replay !== 'off' ? withExternalOrigins(kept, c.trace, comparison) : kept;
   const view = diagnosisView(comparison, replay);
   return {
     trace: c.trace,
