@@ -38,6 +38,13 @@ export type ErrorCode =
   | 'external-bad-response'
   /** A returned tensor or statistic names an unknown stage, step or request, or has the wrong shape or layout. */
   | 'external-bad-output'
+  /** A per-piece stage with the request's S = start + T keys where the piece's T tokens are due, or T where S are. */
+  | 'external-key-count'
+  /**
+   * A returned tensor that fits its stage's shape but holds two equal-sized axes swapped (LSE [T, N] read as [N, T] when
+   * T = N): its values agree with the other paths once swapped; the fix is a `layouts:` entry.
+   */
+  | 'external-layout'
   /** The llama.cpp engine is not installed here (its npm package, or MLA_DIFF_LLAMA_CPP_DIR), or a library does not load. */
   | 'engine-unavailable'
   /** The installed llama.cpp is another release than the one its binding was verified for. */

@@ -12,7 +12,14 @@ export type { PathTrace, PieceTrace, Scope, StageRecord } from '../../trace';
 /** Values kept past recording, for elementwise comparison with another path. */
 export type Captured =
   | { where: 'device'; tensor: tfc.Tensor; layout: string }
-  | { where: 'host'; data: Float64Array | Float32Array; shape: number[]; layout: string };
+  | {
+      where: 'host';
+      data: Float64Array | Float32Array;
+      shape: number[];
+      layout: string;
+      /** Logits that hold the causal mask (an external backend's, StageRecord.masked): diffed at the visible keys only. */
+      masked?: true;
+    };
 
 export interface RecorderOptions {
   /** Record only these stages (default: all). */

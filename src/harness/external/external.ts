@@ -17,6 +17,8 @@ export interface ExternalRun {
   recording: Recording;
   info: ExternalInfo;
   seconds: number;
+  /** The layouts its stages were read in where not canonical (the scenario's, then the backend's): the swapped-axes check names the fix. */
+  layouts?: Record<string, string>;
 }
 
 export interface ExternalOptions {
@@ -65,6 +67,7 @@ export async function runExternal(spec: ExternalSpec, job: ExternalJob, o: Exter
     return {
       recording: r.recording,
       seconds: run.seconds,
+      layouts: r.layouts,
       info: {
         name: spec.name !== 'external' ? spec.name : (r.name ?? spec.name),
         kind: 'command',

@@ -1,33 +1,17 @@
-import { MlaDiffError } from '../../errors';
-import type { MlaConfig } from '../../core/model/config';
 import type { Captured, PieceTrace, Recording, StageRecord } from '../../core/probes/recorder';
 import { executionOrder, recordKey } from '../../core/probes/recorder';
-import type { StageDef, StageName } from '../../trace/stages';
-import { isStageName, STAGES } from '../../trace/stages';
+import { STAGES } from '../../trace/stages';
 import { hostStats } from '../../core/probes/stats';
 import { toCanonical } from './layout-map';
-import type { ShapePiece } from './shapes';
+import type { At, ImportContext } from './locate';
+import { bad, locate, parseName, where } from './locate';
+import { keyCountError, sizeFits, tensorFits } from './key-count';
+import { looksMasked, zeroMasked } from './masked-logits';
 import { groupedAxes, recordDims, stageShape } from './shapes';
+import type { WeightCopy } from './weights-once';
+import { checkWeightCopy, weightHome } from './weights-once';
 
-/** A piece of the schedule as the importer sees it. */
-export interface ImportPiece extends ShapePiece {
-  step: number;
-  request: string;
-  kind: 'prefill' | 'decode' | 'cached';
-}
-
-/** What a record is checked against: the case's sliced config, its schedule, the KV split count. */
-export interface ImportContext {
-  config: MlaConfig;
-  pieces: readonly ImportPiece[];
-  kvSplits: number;
-  /** The file named in errors (stages.safetensors, the dump). */
-  file: string;
-  /** Scenario layouts, then the backend's own (the latter win). */
-  layouts: Record<string, string>;
-  /** Backend names → stage names (whole tensor name or its stage part). */
-  names: Record<string, string>;
-}
+export type { At, ImportContext, ImportPiece } from './locate';
 
 export interface NamedTensor {
   name: string;
@@ -47,59 +31,27 @@ export interface NamedStats {
   shape?: number[];
 }
 
-type At = { piece: ImportPiece; stage: StageName; chunk?: number };
-const bad = (ctx: ImportContext, field: string, message: string, hint?: string) =>
-  new MlaDiffError('external-bad-output', message, { file: ctx.file, field }, hint);
+const pieceName = (a: At) => `${a.piece.step}/${a.piece.request}`;
 
-const attending = (ctx: ImportContext) => ctx.pieces.filter((p) => p.kind !== 'cached');
-const naming = (ctx: ImportContext) => {
-  const one = attending(ctx);
-  return (
-    `names are {step}/{request}/{stage}[/{chunk}]${one.length === 1 ? ' or a bare stage name' : ''}; ` +
-    `pieces: ${one.map((p) => `${p.step}/${p.request}`).join(', ')}`
-  );
-};
-
-/** Resolves a record's place in the schedule; every failure is external-bad-output naming it. */
-function locate(ctx: ImportContext, field: string, stageName: string, step?: number, request?: string, chunk?: number): At {
-  const stage = ctx.names[stageName] ?? stageName;
-  if (!isStageName(stage))
-    throw bad(ctx, field, `unknown stage "${stageName}"`, `stages: mla-diff stages; map other names with names: {${stageName}: <stage>}`);
-  const one = attending(ctx);
-  if (step === undefined && request === undefined && one.length !== 1)
-    throw bad(ctx, field, `a bare stage name needs a schedule of exactly one attending piece (it has ${one.length})`, naming(ctx));
-  const piece = step === undefined && request === undefined ? one[0] : one.find((p) => p.step === step && p.request === request);
-  if (!piece) throw bad(ctx, field, `step ${step} request ${request} is not an attending piece of the schedule`, naming(ctx));
-  const chunked = (STAGES[stage] as StageDef).chunked === true;
-  if (chunked !== (chunk !== undefined))
-    throw bad(
-      ctx,
-      field,
-      chunked
-        ? `${stage} is recorded per context chunk: name it ${piece.step}/${piece.request}/${stage}/{chunk}`
-        : `${stage} has no chunks`,
+/** A tensor in canonical layout, its masked logits zeroed (declared or detected); the shape errors name the key-count reading. */
+function canonicalValues(
+  ctx: ImportContext,
+  t: NamedTensor,
+  at: At,
+): { data: Float32Array | Float64Array; shape: number[]; masked: boolean } {
+  const dims = recordDims(ctx.config, at.piece, ctx.kvSplits, at.chunk);
+  const canonical = STAGES[at.stage].layout;
+  const declared = ctx.layouts[at.stage] ?? canonical;
+  const expected = stageShape(at.stage, dims);
+  const mapped = toCanonical(t.data, t.shape, declared, canonical, expected, groupedAxes(dims));
+  if (typeof mapped === 'string')
+    throw (
+      keyCountError(ctx, t.name, at, tensorFits(at, t.shape, declared), expected) ??
+      bad(ctx, t.name, mapped, 'declare the layout the backend writes: layouts: {<stage>: "t (h v)"}')
     );
-  if (chunk !== undefined && !(Number.isInteger(chunk) && chunk >= 0 && chunk < piece.chunks.length))
-    throw bad(ctx, field, `chunk ${chunk} of ${piece.step}/${piece.request}: the piece has ${piece.chunks.length} context chunk(s)`);
-  return { piece, stage, ...(chunk === undefined ? {} : { chunk }) };
+  const masked = at.stage === 'logits' && (ctx.masked?.includes('logits') || looksMasked(mapped.data, mapped.shape));
+  return masked ? { data: zeroMasked(mapped.data, mapped.shape), shape: mapped.shape, masked } : { ...mapped, masked };
 }
-
-/** `{step}/{request}/{stage}[/{chunk}]` or a bare stage name, after the whole-name map. */
-function parseName(ctx: ImportContext, raw: string): At {
-  const name = ctx.names[raw] ?? raw;
-  const parts = name.split('/');
-  if (parts.length === 1) return locate(ctx, raw, parts[0]!);
-  if (parts.length !== 3 && parts.length !== 4) throw bad(ctx, raw, `cannot read tensor name "${raw}"`, naming(ctx));
-  const num = (s: string) => (/^\d+$/.test(s) ? Number(s) : NaN);
-  return locate(ctx, raw, parts[2]!, num(parts[0]!), parts[1]!, parts[3] === undefined ? undefined : num(parts[3]));
-}
-
-const where = (a: At) => ({
-  step: a.piece.step,
-  request: a.piece.request,
-  stage: a.stage,
-  ...(a.chunk === undefined ? {} : { chunk: a.chunk }),
-});
 
 /** Named tensors and statistics → a Recording of path `external`, values in canonical layout. */
 export function importRecords(
@@ -110,67 +62,65 @@ export function importRecords(
 ): Recording {
   const records: StageRecord[] = [];
   const captured = new Map<string, Captured>();
-  const add = (r: StageRecord, field: string) => {
-    if (records.some((x) => recordKey(x) === recordKey(r))) throw bad(ctx, field, `${recordKey(r)} is given twice`);
-    records.push(r);
+  const weights = new Map<string, WeightCopy>();
+  /** False for a weight stage given again with the same values: nothing to add. */
+  const fresh = (r: StageRecord, field: string, named: At, values: ArrayLike<number>) => {
+    const key = recordKey(r);
+    const first = weights.get(key);
+    if (first) checkWeightCopy(ctx, field, r.stage, first, { named: pieceName(named), values });
+    else if (records.some((x) => recordKey(x) === key)) throw bad(ctx, field, `${key} is given twice`);
+    if (STAGES[r.stage].kind === 'weight') weights.set(key, first ?? { named: pieceName(named), values });
+    return !first;
   };
   for (const t of tensors) {
-    const at = parseName(ctx, t.name);
-    const dims = recordDims(ctx.config, at.piece, ctx.kvSplits, at.chunk);
+    const named = parseName(ctx, t.name);
+    const at = weightHome(ctx, named);
+    const v = canonicalValues(ctx, t, at);
     const canonical = STAGES[at.stage].layout;
-    const mapped = toCanonical(
-      t.data,
-      t.shape,
-      ctx.layouts[at.stage] ?? canonical,
-      canonical,
-      stageShape(at.stage, dims),
-      groupedAxes(dims),
-    );
-    if (typeof mapped === 'string') throw bad(ctx, t.name, mapped, 'declare the layout the backend writes: layouts: {<stage>: "t (h v)"}');
-    const w = where(at);
-    add(
-      { ...w, stats: hostStats(mapped.data, mapped.shape, mapped.data instanceof Float64Array ? 'float64' : 'float32', canonical) },
-      t.name,
-    );
-    captured.set(recordKey(w), { where: 'host', data: mapped.data, shape: mapped.shape, layout: canonical });
+    const r: StageRecord = {
+      ...where(at),
+      stats: hostStats(v.data, v.shape, v.data instanceof Float64Array ? 'float64' : 'float32', canonical),
+      ...(v.masked ? { masked: true as const } : {}),
+    };
+    if (!fresh(r, t.name, named, v.data)) continue;
+    records.push(r);
+    captured.set(recordKey(r), { where: 'host', data: v.data, shape: v.shape, layout: canonical, ...(v.masked ? { masked: true } : {}) });
   }
   for (const [i, s] of stats.entries()) {
     const field = `stats[${i}] ${s.step ?? ''}/${s.request ?? ''}/${s.stage}`;
-    const at = locate(ctx, field, s.stage, s.step, s.request, s.chunk);
+    const named = locate(ctx, field, s.stage, s.step, s.request, s.chunk);
+    const at = weightHome(ctx, named);
     const shape = stageShape(at.stage, recordDims(ctx.config, at.piece, ctx.kvSplits, at.chunk));
     const size = shape.reduce((a, b) => a * b, 1);
-    if (s.shape && s.shape.reduce((a, b) => a * b, 1) !== size)
-      throw bad(
-        ctx,
-        field,
-        `shape [${s.shape.join(', ')}] has ${s.shape.reduce((a, b) => a * b, 1)} elements; ${at.stage} here is [${shape.join(', ')}]`,
+    const given = s.shape?.reduce((a, b) => a * b, 1);
+    if (given !== undefined && given !== size)
+      throw (
+        keyCountError(ctx, field, at, sizeFits(at, given), shape) ??
+        bad(ctx, field, `shape [${s.shape!.join(', ')}] has ${given} elements; ${at.stage} here is [${shape.join(', ')}]`)
       );
     const finite = size - (s.nan ?? 0) - (s.inf ?? 0);
-    add(
-      {
-        ...where(at),
-        statsOnly: true,
-        stats: {
-          shape,
-          dtype: 'float32',
-          layout: STAGES[at.stage].layout,
-          size,
-          l2: s.norm,
-          rms: finite > 0 ? s.norm / Math.sqrt(finite) : 0,
-          mean: NaN,
-          maxAbs: s.max_abs ?? NaN,
-          maxAbsAt: [],
-          nanCount: s.nan ?? 0,
-          infCount: s.inf ?? 0,
-        },
+    const r: StageRecord = {
+      ...where(at),
+      statsOnly: true,
+      stats: {
+        shape,
+        dtype: 'float32',
+        layout: STAGES[at.stage].layout,
+        size,
+        l2: s.norm,
+        rms: finite > 0 ? s.norm / Math.sqrt(finite) : 0,
+        mean: NaN,
+        maxAbs: s.max_abs ?? NaN,
+        maxAbsAt: [],
+        nanCount: s.nan ?? 0,
+        infCount: s.inf ?? 0,
       },
-      field,
-    );
+    };
+    if (fresh(r, field, named, [s.norm, s.max_abs ?? NaN, s.nan ?? 0, s.inf ?? 0])) records.push(r);
   }
   if (!records.length)
     throw bad(ctx, '', 'no stage tensors and no stage statistics', 'write out/stages.safetensors or response.json "stats"');
-  const order = executionOrder(ctx.pieces);
-  records.sort(order);
+  records.sort(executionOrder(ctx.pieces));
   const pieces = ctx.pieces
     .filter((p) => p.kind !== 'cached' && records.some((r) => r.step === p.step && r.request === p.request))
     .map((p) => scalars.find((x) => x.step === p.step && x.request === p.request) ?? { step: p.step, request: p.request, scalars: {} });

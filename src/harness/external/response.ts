@@ -43,6 +43,8 @@ const responseSchema = z.object({
   precision: z.string().optional(),
   device: z.string().optional(),
   layouts: z.record(z.string(), z.string()).default({}),
+  /** Stages written after the causal mask (docs/external-backends.md): only logits has a pre-mask definition to differ from. */
+  masked: z.array(z.literal('logits')).default([]),
   stats: z.array(statsEntrySchema).default([]),
   scalars: z.record(z.string(), z.partialRecord(z.enum(SCALARS), z.union([z.number(), z.string(), z.boolean()]))).default({}),
   seconds: z.number().optional(),
@@ -50,6 +52,8 @@ const responseSchema = z.object({
 
 export interface ExternalResponse {
   recording: Recording;
+  /** The layouts the stages were read in: the scenario's, then response.json's. */
+  layouts: Record<string, string>;
   name?: string;
   precision?: string;
   device?: string;
@@ -94,11 +98,7 @@ export function readResponse(out: string, ctx: Omit<ImportContext, 'file'>): Ext
   });
   const stagesFile = join(out, 'stages.safetensors');
   const tensors = existsSync(stagesFile) ? readNamedTensors(stagesFile, 'external-bad-output') : [];
-  const recording = importRecords(
-    { ...ctx, file: stagesFile, layouts: { ...ctx.layouts, ...r.layouts } },
-    tensors,
-    r.stats as NamedStats[],
-    scalars,
-  );
-  return { recording, name: r.name, precision: r.precision, device: r.device, seconds: r.seconds };
+  const layouts = { ...ctx.layouts, ...r.layouts };
+  const recording = importRecords({ ...ctx, file: stagesFile, layouts, masked: r.masked }, tensors, r.stats as NamedStats[], scalars);
+  return { recording, layouts, name: r.name, precision: r.precision, device: r.device, seconds: r.seconds };
 }

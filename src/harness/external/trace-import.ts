@@ -59,5 +59,6 @@ export function importTrace(spec: TraceSpec, ctx: Omit<ImportContext, 'file' | '
       field: 'trace.file',
     });
   const statsOnly = recording.trace.stages.filter((x) => x.statsOnly).length;
-  return { recording, seconds: (performance.now() - t0) / 1000, info: { name: basename(file), kind: 'trace', source: file, statsOnly } };
+  const info = { name: basename(file), kind: 'trace' as const, source: file, statsOnly };
+  return { recording, seconds: (performance.now() - t0) / 1000, info, layouts: spec.layouts };
 }

@@ -85,6 +85,28 @@ describe('stage diffs', () => {
     });
   });
 
+  it('masked logits (an external backend wrote them after the causal mask) are diffed at the visible keys only', async () => {
+    await expectNoLeak(rt, async () => {
+      // [N=1, T=2, S=3] of a piece at cache index 1: query 0 sees keys 0, 1; query 1 all three
+      const pre = Float64Array.from([1, 2, 3, 4, 5, 6]);
+      const masked = Float32Array.from([1, 2, 0, 4, 5, 6.5]); // the masked key zeroed on import (records.ts), key 2 of query 1 off
+      const dev = rt.tf.tensor3d(Float32Array.from(pre), [1, 2, 3]);
+      const ext = { ...host(masked, [1, 2, 3], 'h t s'), masked: true as const };
+      const both = await Promise.all([
+        diffCaptured(rt.tf, () => null, at('logits'), ['external', ext], ['reference', host(pre, [1, 2, 3], 'h t s')]),
+        diffCaptured(rt.tf, () => null, at('logits'), ['external', ext], ['mha', { where: 'device', tensor: dev, layout: 'h t s' }]),
+      ]);
+      dev.dispose();
+      const visible = Math.hypot(1, 2, 4, 5, 6); // the reference's norm over the visible keys
+      for (const d of both) {
+        expect(d.maxAbsErr).toBeCloseTo(0.5, 6); // the masked key's 3 is not an error
+        expect(d.maxAbsErrAt).toEqual([0, 1, 2]);
+        expect(d.relErr!).toBeCloseTo(0.5 / Math.hypot(1, 2, 4, 5, 6.5), 6);
+        expect(d.normRatio!).toBeCloseTo(Math.hypot(1, 2, 4, 5, 6.5) / visible, 6);
+      }
+    });
+  });
+
   it('reports a shape mismatch instead of comparing', async () => {
     const d = await diffCaptured(
       rt.tf,

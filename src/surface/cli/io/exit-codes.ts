@@ -54,6 +54,8 @@ export const EXIT_FOR: Readonly<Record<ErrorCode, ExitCode>> = {
   /** What a backend returned (or an engine dump holds) is malformed: data mla-diff was given. */
   'external-bad-response': INPUT,
   'external-bad-output': INPUT,
+  'external-key-count': INPUT,
+  'external-layout': INPUT,
   /** A saved report that is not JSON or not a run report of this version (mla-diff report). */
   'report-invalid': INPUT,
   'report-version': INPUT,

@@ -1,0 +1,91 @@
+import { MlaDiffError } from '../../errors';
+import type { MlaConfig } from '../../core/model/config';
+import type { StageDef, StageName } from '../../trace/stages';
+import { isStageName, STAGES } from '../../trace/stages';
+import type { ShapePiece } from './shapes';
+
+/** A piece of the schedule as the importer sees it. */
+export interface ImportPiece extends ShapePiece {
+  step: number;
+  request: string;
+  kind: 'prefill' | 'decode' | 'cached';
+}
+
+/** What a record is checked against: the case's sliced config, its schedule, the KV split count. */
+export interface ImportContext {
+  config: MlaConfig;
+  pieces: readonly ImportPiece[];
+  kvSplits: number;
+  /** The file named in errors (stages.safetensors, the dump). */
+  file: string;
+  /** Scenario layouts, then the backend's own (the latter win). */
+  layouts: Record<string, string>;
+  /** Backend names → stage names (whole tensor name or its stage part). */
+  names: Record<string, string>;
+  /** Stages the backend declares it wrote after the causal mask (response.json `masked`: only logits). */
+  masked?: readonly StageName[];
+}
+
+/** Where a record goes: its piece, its stage, its chunk. */
+export type At = { piece: ImportPiece; stage: StageName; chunk?: number };
+
+export const bad = (ctx: ImportContext, field: string, message: string, hint?: string) =>
+  new MlaDiffError('external-bad-output', message, { file: ctx.file, field }, hint);
+
+export const attending = (ctx: ImportContext) => ctx.pieces.filter((p) => p.kind !== 'cached');
+const naming = (ctx: ImportContext) => {
+  const one = attending(ctx);
+  return (
+    `names are {step}/{request}/{stage}[/{chunk}]${one.length === 1 ? ' or a bare stage name' : ''}; ` +
+    `pieces: ${one.map((p) => `${p.step}/${p.request}`).join(', ')}`
+  );
+};
+
+/** Resolves a record's place in the schedule; every failure is external-bad-output naming it. */
+export function locate(ctx: ImportContext, field: string, stageName: string, step?: number, request?: string, chunk?: number): At {
+  const stage = ctx.names[stageName] ?? stageName;
+  if (!isStageName(stage))
+    throw bad(ctx, field, `unknown stage "${stageName}"`, `stages: mla-diff stages; map other names with names: {${stageName}: <stage>}`);
+  const one = attending(ctx);
+  if (step === undefined && request === undefined && one.length !== 1)
+    throw bad(ctx, field, `a bare stage name needs a schedule of exactly one attending piece (it has ${one.length})`, naming(ctx));
+  const piece = step === undefined && request === undefined ? one[0] : one.find((p) => p.step === step && p.request === request);
+  if (!piece && ctx.pieces.some((p) => p.step === step && p.request === request))
+    throw bad(
+      ctx,
+      field,
+      `step ${step} request ${request} is a piece of kind cached (a prefix-cache hit): write nothing for it`,
+      `its latent rows are in kv_cache of the request's next attending piece; ${naming(ctx)}`,
+    );
+  if (!piece) throw bad(ctx, field, `step ${step} request ${request} is not an attending piece of the schedule`, naming(ctx));
+  const chunked = (STAGES[stage] as StageDef).chunked === true;
+  if (chunked !== (chunk !== undefined))
+    throw bad(
+      ctx,
+      field,
+      chunked
+        ? `${stage} is recorded per context chunk: name it ${piece.step}/${piece.request}/${stage}/{chunk}`
+        : `${stage} has no chunks`,
+    );
+  if (chunk !== undefined && !(Number.isInteger(chunk) && chunk >= 0 && chunk < piece.chunks.length))
+    throw bad(ctx, field, `chunk ${chunk} of ${piece.step}/${piece.request}: the piece has ${piece.chunks.length} context chunk(s)`);
+  return { piece, stage, ...(chunk === undefined ? {} : { chunk }) };
+}
+
+/** `{step}/{request}/{stage}[/{chunk}]` or a bare stage name, after the whole-name map. */
+export function parseName(ctx: ImportContext, raw: string): At {
+  const name = ctx.names[raw] ?? raw;
+  const parts = name.split('/');
+  if (parts.length === 1) return locate(ctx, raw, parts[0]!);
+  if (parts.length !== 3 && parts.length !== 4) throw bad(ctx, raw, `cannot read tensor name "${raw}"`, naming(ctx));
+  const num = (s: string) => (/^\d+$/.test(s) ? Number(s) : NaN);
+  return locate(ctx, raw, parts[2]!, num(parts[0]!), parts[1]!, parts[3] === undefined ? undefined : num(parts[3]));
+}
+
+/** The record's place as trace data. */
+export const where = (a: At) => ({
+  step: a.piece.step,
+  request: a.piece.request,
+  stage: a.stage,
+  ...(a.chunk === undefined ? {} : { chunk: a.chunk }),
+});
