@@ -1,8 +1,9 @@
 /** A case's verdict line in the text summary: PASS with its largest error, or FAIL at the first divergence and who is wrong. */
 import { firstIntroduced } from '../../harness/compare/origin';
 import { recordKey } from '../../core/probes/recorder';
-import type { CaseResult } from '../../trace';
-import { floorBased, floorClause, floorRatio } from './floors';
+import { judgedTolerance } from '../../harness/compare/compare';
+import type { CaseResult, StageVerdict } from '../../trace';
+import { floorBased, floorClause, floorRatio, floorText } from './floors';
 import { err, num } from './format';
 import type { Style } from './style';
 import { pathLabel, pathsOf } from './table';
@@ -42,6 +43,7 @@ export function verdictLine(c: CaseResult, s: Style): string {
         `PASS ${c.trace.name}: ${paths} at ${compared} records of ${c.trace.pieces.filter((p) => p.kind !== 'cached').length} piece(s)`,
       ) +
       (w ? `; largest mha↔mqa error ${err(w.relErr)} at ${w.stage} (step ${w.step}, ${w.request})` : '') +
+      worstExternal(c) +
       worstRatio(c) +
       normOnlyNote(c)
     );
@@ -57,7 +59,9 @@ export function verdictLine(c: CaseResult, s: Style): string {
     return (
       s.bad(
         `FAIL ${c.trace.name}: first divergence at ${at} (${f.verdict}) — ` + `${pathLabel(c, 'external')} departs from paths that agree`,
-      ) + (f.relErr === null ? '' : `; rel err ${err(f.relErr)}${how}, norm ratio ${num(f.normRatio)}`)
+      ) +
+      (f.relErr === null ? '' : `; rel err ${err(f.relErr)}${how}, norm ratio ${num(f.normRatio)}`) +
+      externalBound(cmp.stages.find((x) => recordKey(x) === recordKey(f)))
     );
   }
   const measure =
@@ -70,6 +74,34 @@ export function verdictLine(c: CaseResult, s: Style): string {
   const floor = v && f.verdict === 'out-of-tolerance' ? `; ${floorClause(v)}` : '';
   const headline = s.bad(`FAIL ${c.trace.name}: first divergence at ${at} (${f.verdict}) — ${WHO[f.culprit]}`);
   return headline + measure + floor + introducedText(c);
+}
+
+/**
+ * A passing case's largest third-party error: its worst relative error against the float64 reference (against the paths it
+ * meets, without one), where, and the bound it stayed under there (StageVerdict.externalTolerance, else the record's).
+ */
+function worstExternal(c: CaseResult): string {
+  if (!c.trace.paths.external) return '';
+  const all = c.comparison.stages.flatMap((v) =>
+    v.pairs
+      .filter((p) => p.a === 'external' && !p.normOnly && p.relErr !== null && Number.isFinite(p.relErr))
+      .map((p) => ({ v, b: p.b, e: p.relErr! })),
+  );
+  const ref = all.filter((x) => x.b === 'reference');
+  const worst = (ref.length ? ref : all).reduce<(typeof all)[number] | null>((w, x) => (!w || x.e > w.e ? x : w), null);
+  if (!worst) return '';
+  const { v } = worst;
+  return (
+    `; largest ${pathLabel(c, 'external')} error ${err(worst.e)} vs ${worst.b} at ${stageLabel(v)} ` +
+    `(step ${v.step}, ${v.request}; tolerance ${err(v.externalTolerance ?? v.tolerance)})`
+  );
+}
+
+/** A failing third party's bound at its first divergence: its tolerance and its noise floor (StageVerdict fields, not recomputed). */
+function externalBound(v: StageVerdict | undefined): string {
+  if (!v) return '';
+  const floor = v.externalFloor !== undefined ? err(v.externalFloor) : floorText(v);
+  return `; its tolerance ${err(judgedTolerance(v))}, its floor ${floor}`;
 }
 
 /** With floor-based tolerances, a passing case's largest error in units of its floor, and the k it had to stay under. */
