@@ -23,6 +23,15 @@ describe('dtype:, kv_cache_dtype:, kv_cache_scale:, rounding:', () => {
     expect(parseScenario(base('dtype: float16\ntolerances:\n  default: { rel: 0.01 }\n')).tolerances.default).toBe(0.01);
   });
 
+  it('rope_angles: float32 (RoPE tables as engines compute them) is recorded and judged against noise floors', () => {
+    const s = parseScenario(base('rope_angles: float32\n'));
+    expect(s.precision.ropeAngles).toBe('float32');
+    expect(s.tolerances.default).toEqual({ floor: PRECISION_K });
+    expect(parseScenario(base('rope_angles: float64\n')).precision.ropeAngles).toBeUndefined();
+    expect(parseError(base('rope_angles: float32\nschedule: { cold: off }\n')).code).toBe('invalid-value');
+    expect(parseError(base('rope_angles: fp32\n')).code).toBe('invalid-value');
+  });
+
   it('a decode preset names the mqa kernel, the prefill preset the mha one; lists of points are kept as given', () => {
     expect(parseScenario(base('dtype: bfloat16\nrounding: vllm-flashmla\n')).precision.rounding).toEqual({
       mha: 'vllm-fa3-prefill',
