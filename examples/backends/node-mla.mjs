@@ -9,6 +9,14 @@
 // --precision  arithmetic is float64; float32 rounds every stored intermediate (default float64)
 // --stats      report these stages as norms in response.json instead of tensors (a backend that can only print norms)
 // --fault w-uv-wrong-axis   a planted bug: W_UV read as kv_b_proj[h, P:, :].reshape(L, V) instead of .T
+//
+// Protocol edges (docs/external-backends.md; test/e2e/external-edges.test.ts), each off by default:
+// --logits pre-mask|<fill>   write logits [N,T,S] over every key: as defined (before the mask), or after masked_fill with
+//                            <fill> (-inf, -1e30, finfo: torch.finfo(float32).min); --declare-masked says so in response.json
+// --mislabel-lse             write lse as [N,T] but declare "t h" (passes the shape check only when T = N)
+// --key-rows all             write k_nope and v with all S keys of the request instead of the piece's own T tokens
+// --write-cached             write kv_c_normed and k_pe for pieces of kind cached too
+// --weights same|drift       write W_UK_T and W_UV for every attending piece: the same values, or drifting by 1e-3 per piece
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
@@ -20,6 +28,16 @@ const opt = (name, dflt) => {
 const precision = opt('precision', 'float64');
 const statsOnly = new Set((opt('stats', '') || '').split(',').filter(Boolean));
 const fault = opt('fault', null);
+const logitsMode = opt('logits', null);
+const declareMasked = args.includes('--declare-masked');
+const mislabelLse = args.includes('--mislabel-lse');
+const keyRows = opt('key-rows', 'own');
+const writeCached = args.includes('--write-cached');
+const weightsMode = opt('weights', null);
+const FILLS = { '-inf': -Infinity, '-1e30': -1e30, finfo: -3.4028234663852886e38 };
+if (logitsMode !== null && logitsMode !== 'pre-mask' && !(logitsMode in FILLS)) throw new Error(`--logits pre-mask|-inf|-1e30|finfo`);
+if (!['own', 'all'].includes(keyRows)) throw new Error(`--key-rows own|all, not ${keyRows}`);
+if (weightsMode !== null && !['same', 'drift'].includes(weightsMode)) throw new Error(`--weights same|drift, not ${weightsMode}`);
 if (!['float64', 'float32'].includes(precision)) throw new Error(`--precision float64|float32, not ${precision}`);
 if (fault !== null && fault !== 'w-uv-wrong-axis') throw new Error(`unknown --fault ${fault}`);
 const Arr = precision === 'float64' ? Float64Array : Float32Array;
@@ -185,6 +203,10 @@ for (const piece of req.pieces) {
     kc.kpe.push(k_pe.subarray(t * R, t * R + R));
   }
   cache.set(piece.request, kc);
+  if (piece.kind === 'cached' && writeCached) {
+    out(key, 'kv_c_normed', [T, L], kv_c_normed); // a protocol error: nothing is due for a cached piece
+    out(key, 'k_pe', [T, R], k_pe);
+  }
   if (piece.kind === 'cached') continue; // a prefix-cache hit: latent rows only, nothing attends
 
   const q_c = rmsNorm(linear(hidden, T, H, W.q_a_proj, Lq), Lq, W.q_a_layernorm, c.rms_norm_eps); // [T, Lq]
@@ -219,13 +241,45 @@ for (const piece of req.pieces) {
       for (let s = 0; s < seen; s++) for (let e = 0; e < V; e++) heads[(t * N + h) * V + e] += (logit[s] / z) * v[(s * N + h) * V + e];
     }
   const o_proj_out = linear(heads, T, N * V, W.o_proj, H); // [T, H]
+  if (logitsMode !== null) {
+    // [N, T, S]: every key, before the mask (the stage's definition), or after masked_fill at the keys after the query
+    const scores = new Arr(N * T * S);
+    for (let h = 0; h < N; h++)
+      for (let t = 0; t < T; t++)
+        for (let s = 0; s < S; s++) {
+          let acc = 0;
+          for (let p = 0; p < P; p++) acc += q_nope[(t * N + h) * P + p] * k_nope[(s * N + h) * P + p];
+          for (let r = 0; r < R; r++) acc += q_pe[(t * N + h) * R + r] * kc.kpe[s][r];
+          scores[(h * T + t) * S + s] = logitsMode !== 'pre-mask' && s > piece.start + t ? FILLS[logitsMode] : acc * scale;
+        }
+    out(key, 'logits', [N, T, S], scores);
+  }
+  if (weightsMode !== null) {
+    // W_UK_T [N, P, L] and W_UV [N, L, V] from kv_b_proj (vLLM process_weights_after_loading), for every attending piece
+    const drift = weightsMode === 'drift' ? 1e-3 * piece.step : 0;
+    const [ukt, uv] = [new Arr(N * P * L), new Arr(N * L * V)];
+    for (let h = 0; h < N; h++)
+      for (let l = 0; l < L; l++) {
+        for (let p = 0; p < P; p++) ukt[(h * P + p) * L + l] = kvb[(h * (P + V) + p) * L + l];
+        for (let e = 0; e < V; e++) uv[(h * L + l) * V + e] = kvb[(h * (P + V) + P + e) * L + l];
+      }
+    uv[0] += drift;
+    out(key, 'W_UK_T', [N, P, L], ukt);
+    out(key, 'W_UV', [N, L, V], uv);
+  }
+  let lseOut = lse;
+  if (mislabelLse) {
+    lseOut = new Arr(N * T); // [N, T], still declared "t h"
+    for (let t = 0; t < T; t++) for (let h = 0; h < N; h++) lseOut[h * T + t] = lse[t * N + h];
+  }
+  const own = keyRows === 'own' ? piece.start : 0; // --key-rows all: the S keys of the request (a protocol error)
   out(key, 'q_nope', [T, N, P], q_nope);
   out(key, 'q_pe', [T, N, R], q_pe);
   out(key, 'kv_c_normed', [T, L], kv_c_normed);
   out(key, 'k_pe', [T, R], k_pe);
-  out(key, 'k_nope', [T, N, P], k_nope.slice(piece.start * N * P)); // the piece's own tokens
-  out(key, 'v', [T, N, V], v.slice(piece.start * N * V));
-  out(key, 'lse', [T, N], lse);
+  out(key, 'k_nope', [S - own, N, P], k_nope.slice(own * N * P)); // the piece's own tokens
+  out(key, 'v', [S - own, N, V], v.slice(own * N * V));
+  out(key, 'lse', mislabelLse ? [N, T] : [T, N], lseOut);
   out(key, 'attn_out_heads', [T, N * V], heads); // declared "t (h v)"
   out(key, 'attn_out', [T, N * V], heads);
   out(key, 'o_proj_out', [T, H], o_proj_out);
@@ -252,6 +306,7 @@ writeFileSync(
       precision,
       device: `cpu (Node.js ${process.version})`,
       layouts: { lse: 't h', attn_out_heads: 't (h v)' },
+      ...(declareMasked ? { masked: ['logits'] } : {}),
       stats,
       scalars,
       seconds: (performance.now() - t0) / 1000,

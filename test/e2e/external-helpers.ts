@@ -12,6 +12,7 @@ export interface Run {
     trace: {
       external?: { name: string; statsOnly: number; dir?: string };
       diffs: { a: string; b: string; stage: string; relErr: number | null; normOnly?: boolean }[];
+      paths: Record<string, { stages: { step: number; request: string; stage: string; masked?: boolean }[] }>;
     };
     comparison: { firstDivergence: { stage: string; culprit: string; step: number; request: string } | null };
     replay?: unknown;

@@ -34,7 +34,9 @@ describe('external backend: examples/backends/node-mla.mjs', () => {
     const { code, run } = await runJson([scenario('node-broken', external(`node ${NODE_MLA} --fault w-uv-wrong-axis`))]);
     expect(code).toBe(1);
     expect(run.cases[0]!.comparison.firstDivergence).toMatchObject({ stage: 'v', culprit: 'external', step: 0, request: 'prompt' });
-    expect(run.cases[0]!.replay).toBeUndefined(); // an external backend cannot be re-run from substituted inputs: no origin marks
+    // an external backend is not re-run from substituted inputs: its origins come from its own records (mode records)
+    const results = (run.cases[0]!.replay as { results: { path: string; mode: string; stage: string; origin: string }[] }).results;
+    expect(results[0]).toMatchObject({ path: 'external', mode: 'records', stage: 'v', origin: 'introduced' });
   });
 
   it('compares stats-only stages by norm, as a lower bound', async () => {
