@@ -5,7 +5,7 @@ import { latentWidth, qkHeadDim, softmaxScale, yarnGetMscale } from '../../core/
 import type { StageName } from '../../trace/stages';
 import type { CaseTrace, Diagnosis } from '../../trace';
 import type { Facts } from './diagnose-facts';
-import { fmt, near } from './diagnose-facts';
+import { culpritName, fmt, near } from './diagnose-facts';
 
 /**
  * Signatures that read where inside the first divergent record the error lives (per token, per
@@ -29,14 +29,15 @@ const OUTPUT_STAGES: readonly StageName[] = [
   'context_output',
 ];
 
-const tolAt = (f: Facts) => f.verdict(f.first.stage, f.first.chunk)?.tolerance ?? 0;
+/** Query records a kernel may hand over pre-scaled. */
+const QUERY_STAGES: readonly StageName[] = ['q', 'mqa_q', 'q_nope', 'q_pe', 'ql_nope'];
 const list = (xs: number[]) => (xs.length > 6 ? `${xs.slice(0, 6).join(', ')}, …` : xs.join(', '));
 
 /** Every token at RoPE position 0 agrees, every other diverges: the rotation (identity at 0) is wrong. */
 export const positionZeroSig: Signature = (f) => {
   const d = f.detail;
   if (!d?.perToken || !ROPE_STAGES.includes(f.first.stage)) return null;
-  const tol = tolAt(f);
+  const tol = f.tolerance;
   const zero = d.positions.flatMap((p, t) => (p === 0 ? [t] : []));
   const rest = d.perToken.filter((_, t) => d.positions[t] !== 0);
   if (!zero.length || !rest.length || !zero.every((t) => d.perToken![t]! <= tol) || !rest.every((e) => e > tol)) return null;
@@ -53,7 +54,7 @@ export const positionZeroSig: Signature = (f) => {
 export const headSubsetSig: Signature = (f) => {
   const e = f.detail?.perHead;
   if (!e || e.length < 2) return null;
-  const tol = tolAt(f);
+  const tol = f.tolerance;
   const agree = e.flatMap((x, h) => (x <= tol ? [h] : []));
   const differ = e.flatMap((x, h) => (x > tol ? [h] : []));
   if (!agree.length || !differ.length) return null;
@@ -61,7 +62,8 @@ export const headSubsetSig: Signature = (f) => {
     `${f.first.stage} ${f.detail!.a} vs ${f.detail!.b}: ` +
     `heads ${list(agree)} agree (relErr ≤ ${fmt(Math.max(...agree.map((h) => e[h]!)))}), ` +
     `heads ${list(differ)} do not (${fmt(Math.min(...differ.map((h) => e[h]!)))}–${fmt(Math.max(...differ.map((h) => e[h]!)))})`;
-  if (f.first.stage === 'k' && f.culprit === 'mha' && agree.length === 1 && agree[0] === 0 && f.verdict('k_pe')?.verdict === 'ok') {
+  const expands = f.culprit === 'mha' || f.culprit === 'external'; // builds k by broadcasting k_pe over heads
+  if (f.first.stage === 'k' && expands && agree.length === 1 && agree[0] === 0 && f.agrees('k_pe')) {
     return {
       cause: 'head-subset',
       summary:
@@ -79,19 +81,19 @@ export const headSubsetSig: Signature = (f) => {
 };
 
 /** The culprit's attention is near uniform (entropy ≈ ln n) where the witness's is not. */
-export const flatSoftmaxSig: Signature = (f) => {
+export const flatSoftmaxSig: Signature = (f, _c, t) => {
   if (!f.culprit || !f.witness) return null;
   const [a, b] = [f.entropy(f.culprit), f.entropy(f.witness)];
   if (a === undefined || b === undefined || a < FLAT_ENTROPY || a - b < FLAT_MARGIN) return null;
   return {
     cause: 'flat-softmax',
     summary: 'attention near uniform where it should not be: a vanishing softmax scale or collapsed logits',
-    evidence: `mean attn_probs entropy / ln(keys): ${f.culprit} ${fmt(a)}, ${f.witness} ${fmt(b)}`,
+    evidence: `mean attn_probs entropy / ln(keys): ${culpritName(f, t)} ${fmt(a)}, ${f.witness} ${fmt(b)}`,
   };
 };
 
 /** ‖culprit‖ / ‖witness‖ at the first divergence equal to a constant of a known bug. */
-export const normRatioSig: Signature = (f, c) => {
+export const normRatioSig: Signature = (f, c, t) => {
   if (!f.culprit || !f.witness) return null;
   const a = f.stats(f.culprit, f.first.stage, f.first.chunk)?.l2;
   const b = f.stats(f.witness, f.first.stage, f.first.chunk)?.l2;
@@ -107,6 +109,8 @@ export const normRatioSig: Signature = (f, c) => {
             'softmax-scale-latent',
           ],
           [K_SCALE, `k_scale ${K_SCALE} multiplied into the scores`, 'k-scale-bf16-cache'],
+          [softmaxScale(c), `the softmax scale ${fmt(softmaxScale(c))}: applied twice (to q or the scores, and again)`],
+          [1 / softmaxScale(c), `1 / the softmax scale (${fmt(1 / softmaxScale(c))}): raw q·kᵀ, the scale never applied`],
           ...(y
             ? ([
                 [qkHeadDim(c) ** -0.5 / softmaxScale(c), `1/mscale²: YaRN's mscale² left out of the scale`, 'yarn-mscale-missing'],
@@ -118,67 +122,23 @@ export const normRatioSig: Signature = (f, c) => {
               ] as [number, string, FaultName][])
             : []),
         ]
-      : OUTPUT_STAGES.includes(f.first.stage)
-        ? [
-            [
-              1 / c.kv_lora_rank,
-              `1/kv_lora_rank (1/${c.kv_lora_rank}): a mean where a sum over the latent axis was due ` +
-                "(the GLM-5 bug hunt's attention output norm 0.0586 against ~30)",
-            ],
-          ]
-        : [];
+      : QUERY_STAGES.includes(f.first.stage)
+        ? [[softmaxScale(c), `the softmax scale ${fmt(softmaxScale(c))}: the query handed over pre-multiplied by it`]]
+        : OUTPUT_STAGES.includes(f.first.stage)
+          ? [
+              [
+                1 / c.kv_lora_rank,
+                `1/kv_lora_rank (1/${c.kv_lora_rank}): a mean where a sum over the latent axis was due ` +
+                  "(the GLM-5 bug hunt's attention output norm 0.0586 against ~30)",
+              ],
+            ]
+          : [];
   const hit = known.find(([v]) => near(r, v, 1e-3));
   if (!hit) return null;
   return {
     cause: 'norm-ratio',
     summary: `‖${f.first.stage}‖ scaled by ${hit[1]}`,
-    evidence: `‖${f.first.stage}‖ ${f.culprit} / ${f.witness} = ${fmt(r)} (constant ${fmt(hit[0])})`,
+    evidence: `‖${f.first.stage}‖ ${culpritName(f, t)} / ${f.witness} = ${fmt(r)} (constant ${fmt(hit[0])})`,
     ...(hit[2] ? { matches: hit[2] } : {}),
-  };
-};
-
-/** W_UK_T carries the norm of the witness's W_UV and W_UV that of its W_UK_T. */
-export const swappedWeightsSig: Signature = (f) => {
-  if (f.culprit !== 'mqa' || f.first.stage !== 'W_UK_T' || !f.witness) return null;
-  const n = (p: 'mqa' | typeof f.witness, s: StageName) => f.stats(p, s)?.l2;
-  const [uk, uv, wk, wv] = [n('mqa', 'W_UK_T'), n('mqa', 'W_UV'), n(f.witness, 'W_UK_T'), n(f.witness, 'W_UV')];
-  if (
-    uk === undefined ||
-    uv === undefined ||
-    wk === undefined ||
-    wv === undefined ||
-    near(wk, wv, 1e-4) ||
-    !near(uk, wv, 1e-5) ||
-    !near(uv, wk, 1e-5)
-  )
-    return null;
-  return {
-    cause: 'absorbed-weights',
-    summary: "W_UK and W_UV swapped: each absorbed weight holds the other's block",
-    evidence: `‖W_UK_T‖ mqa ${fmt(uk)} = ‖W_UV‖ ${f.witness}; ‖W_UV‖ mqa ${fmt(uv)} = ‖W_UK_T‖ ${f.witness} (${fmt(wk)})`,
-    matches: 'w-uk-uv-swapped',
-  };
-};
-
-/** With context, every merge input and the LSE agree, the merged values do not, and V < D: the V-padded outputs read unpadded. */
-export const unpaddedMergeSig: Signature = (f, c) => {
-  if (f.culprit !== 'mha' || !['attn_out_heads', 'context_output'].includes(f.first.stage) || f.scalar('mha', 'has_context') !== true)
-    return null;
-  if (c.v_head_dim >= qkHeadDim(c)) return null;
-  const inputs = (['suffix_output', 'chunk_output', 'chunk_lse', 'suffix_lse'] as StageName[]).flatMap((s) =>
-    Array.from({ length: 1 + (f.first.chunk ?? 8) }, (_, i) => f.verdict(s, s.startsWith('chunk') ? i : undefined)),
-  );
-  const lseOk =
-    f.first.stage === 'context_output' ? f.verdict('context_lse', f.first.chunk)?.verdict === 'ok' : f.verdict('lse')?.verdict === 'ok';
-  if (!lseOk || inputs.some((v) => v && v.verdict !== 'ok')) return null;
-  return {
-    cause: 'merge-inputs',
-    summary:
-      `merge_attn_states reads the attention outputs as dense [T,N,${c.v_head_dim}] ` +
-      `while they are views of the [T,N,${qkHeadDim(c)}] V-padded buffer: unpadded before the merge`,
-    evidence:
-      `the outputs and LSEs merged agree, the merged LSE agrees, the merged values do not (${f.first.stage}); ` +
-      `v_head_dim ${c.v_head_dim} < qk_head_dim ${qkHeadDim(c)}`,
-    matches: 'v-unpadded-before-merge',
   };
 };

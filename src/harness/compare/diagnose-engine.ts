@@ -12,15 +12,17 @@ import { fmt, near } from './diagnose-facts';
  */
 type EngineSignature = (f: Facts, c: MlaConfig, t: CaseTrace) => Diagnosis | null;
 
-/** A product stage, the stage it multiplies and the GGUF tensor (llama.cpp name) it multiplies by. */
-const PRODUCTS: Partial<Record<StageName, [StageName, string]>> = {
-  q_c_raw: ['hidden_in', 'attn_q_a'],
-  kv_lora: ['hidden_in', 'attn_kv_a_mqa'],
-  q_full_prerope: ['q_c', 'attn_q_b'],
-  ql_nope: ['q_nope', 'attn_k_b'],
-  kv_nope: ['kv_c_normed', 'attn_kv_b'],
-  attn_out_heads: ['attn_out_latent', 'attn_v_b'],
-  o_proj_out: ['attn_out', 'attn_output'],
+/** A product stage, the stage it multiplies, the GGUF tensor (llama.cpp name) and the checkpoint's weight it multiplies by. */
+const PRODUCTS: Partial<Record<StageName, [StageName, string, string]>> = {
+  q_c_raw: ['hidden_in', 'attn_q_a', 'q_a_proj'],
+  kv_lora: ['hidden_in', 'attn_kv_a_mqa', 'kv_a_proj_with_mqa'],
+  q_full_prerope: ['q_c', 'attn_q_b', 'q_b_proj'],
+  ql_nope: ['q_nope', 'attn_k_b', "kv_b_proj's K rows (W_UK)"],
+  kv_nope: ['kv_c_normed', 'attn_kv_b', 'kv_b_proj'],
+  k_nope: ['kv_c_normed', 'attn_k_b', "kv_b_proj's K rows (W_UK)"],
+  v: ['kv_c_normed', 'attn_v_b', "kv_b_proj's V rows (W_UV)"],
+  attn_out_heads: ['attn_out_latent', 'attn_v_b', "kv_b_proj's V rows (W_UV)"],
+  o_proj_out: ['attn_out', 'attn_output', 'o_proj'],
 };
 const NORMS: Partial<Record<StageName, [number, string]>> = { q_c: [0, 'attn_q_a_norm'], kv_c_normed: [1, 'attn_kv_a_norm'] };
 
@@ -44,8 +46,9 @@ const ropeParamsSig: EngineSignature = (f, c, t) => {
   };
 };
 
+/** An engine's op parameter (a backend's reported scale goes through softmaxScaleSig's known constants instead). */
 const scaleSig: EngineSignature = (f, c, t) => {
-  if (!external(f) || !['logits', 'attn_probs'].includes(f.first.stage)) return null;
+  if (!external(f) || t.external?.kind !== 'engine' || !['logits', 'attn_probs'].includes(f.first.stage)) return null;
   const ext = f.scalar('external', 'softmax_scale');
   const want = f.scalar('reference', 'softmax_scale') ?? softmaxScale(c);
   if (typeof ext !== 'number' || typeof want !== 'number' || near(ext, want, 1e-6)) return null;
@@ -74,21 +77,42 @@ const normOnesSig: EngineSignature = (f, c, t) => {
   };
 };
 
+/**
+ * A product the third party introduces while its input agrees: the weight it multiplies by differs (an engine: the model
+ * file's tensor; a backend, handed our checkpoint: its reading of the weight). k_nope and v with kv_nope agreeing: the slice.
+ */
 const weightSig: EngineSignature = (f, _c, t) => {
   const p = PRODUCTS[f.first.stage];
-  if (!external(f) || !p || f.verdict(p[0])?.verdict !== 'ok') return null;
+  if (!external(f) || !p || !f.agrees(p[0])) return null;
   const a = f.stats('external', f.first.stage)?.l2;
   const b = f.stats(f.witness ?? 'reference', f.first.stage)?.l2;
   const moved = a !== undefined && b !== undefined && near(a, b, 1e-4);
+  const engine = t.external?.kind === 'engine';
+  const sliced = (f.first.stage === 'k_nope' || f.first.stage === 'v') && f.agrees('kv_nope');
+  const summary = sliced
+    ? `${f.first.stage} is introduced by ${who(t)} while kv_nope agrees: it slices kv_nope's [P | V] halves wrongly`
+    : engine
+      ? `${f.first.stage} is introduced by ${who(t)} while its input ${p[0]} agrees: the model file's ${p[1]} differs`
+      : `${f.first.stage} is introduced by ${who(t)} while its input ${p[0]} agrees: it applies ${p[2]} wrongly ` +
+        '(the same checkpoint, read or laid out otherwise)';
   return {
     cause: 'weight-differs',
-    summary: `${f.first.stage} is introduced by ${who(t)} while its input ${p[0]} agrees: the model file's ${p[1]} differs`,
+    summary,
     evidence: moved
       ? `norms equal (${fmt(a)}), elements differ (rel ${fmt(f.first.relErr ?? NaN)}): ` +
         'the right values in other places (a permute or transpose)'
       : `rel err ${fmt(f.first.relErr ?? NaN)}, norm ratio ${fmt(f.first.normRatio ?? NaN)}`,
-    ...(p[1] === 'attn_k_b' ? { matches: 'k-b-untransposed' as const } : p[1] === 'attn_v_b' ? { matches: 'v-b-wrong-half' as const } : {}),
+    ...(!engine || sliced
+      ? {}
+      : p[1] === 'attn_k_b' && f.first.stage === 'ql_nope'
+        ? { matches: 'k-b-untransposed' as const }
+        : p[1] === 'attn_v_b' && f.first.stage === 'attn_out_heads'
+          ? { matches: 'v-b-wrong-half' as const }
+          : {}),
   };
 };
 
-export const ENGINE_SIGNATURES: readonly EngineSignature[] = [ropeParamsSig, scaleSig, normOnesSig, weightSig];
+/** The third party's own parameters and norms: checked before the general signatures. */
+export const ENGINE_SIGNATURES: readonly EngineSignature[] = [ropeParamsSig, scaleSig, normOnesSig];
+/** The product fallback: after every more specific signature (a rounding's exact size, a known constant) had its say. */
+export const ENGINE_FALLBACKS: readonly EngineSignature[] = [weightSig];

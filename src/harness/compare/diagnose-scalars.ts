@@ -1,16 +1,17 @@
-/** Diagnosis signatures read off recorded scalars and config constants: softmax scale, LSE base and RoPE convention or magnitude. */
+/**
+ * Diagnosis signatures read off recorded scalars and config constants: softmax scale, RoPE convention or magnitude (the LSE
+ * base: diagnose-lse.ts). A third party's scalars are read where it reported them; without them these stay silent and the norm
+ * ratio (diagnose-detail.ts) and the per-token detail carry the evidence.
+ */
 import type { FaultName } from '../../core/faults/catalogue';
 import { K_SCALE } from '../../core/faults/catalogue';
 import { latentWidth, qkHeadDim, softmaxScale, yarnGetMscale } from '../../core/model/config';
 import { ropeMscale } from '../../core/model/rope';
-import type { StageName } from '../../trace/stages';
-import { fmt, near } from './diagnose-facts';
+import { culpritName, fmt, near } from './diagnose-facts';
 import type { Signature } from './diagnose-detail';
 
-const LSE_STAGES: readonly StageName[] = ['lse', 'suffix_lse', 'chunk_lse', 'split_lse', 'context_lse'];
-
 /** The softmax scale a path recorded, against the config's, matched to the constants of known bugs. */
-export const softmaxScaleSig: Signature = (f, c) => {
+export const softmaxScaleSig: Signature = (f, c, t) => {
   if (!f.culprit) return null;
   const got = f.scalar(f.culprit, 'softmax_scale');
   const want = softmaxScale(c);
@@ -39,30 +40,13 @@ export const softmaxScaleSig: Signature = (f, c) => {
       : []),
   ];
   const hit = known.find(([v]) => near(got, v, 1e-6));
-  const evidence = `softmax_scale ${f.culprit} ${fmt(got)}, config ${fmt(want)} (×${fmt(got / want)})`;
+  const evidence = `softmax_scale ${culpritName(f, t)} ${fmt(got)}, config ${fmt(want)} (×${fmt(got / want)})`;
   return hit
     ? { cause: 'softmax-scale', summary: `softmax scale ${hit[1]}`, evidence, matches: hit[2] }
     : { cause: 'softmax-scale', summary: "the softmax scale differs from the config's", evidence };
 };
 
-export const lseBaseSig: Signature = (f) => {
-  if (!f.culprit || !LSE_STAGES.includes(f.first.stage)) return null;
-  if (f.scalar(f.culprit, 'lse_base') === 2) {
-    return {
-      cause: 'lse-base',
-      summary: 'the LSE is reported in base 2 where natural log is expected',
-      evidence: `lse_base 2 in ${f.culprit}; norm ratio ${fmt(f.first.normRatio ?? NaN)} (1/ln 2 = 1.443)`,
-      matches: 'lse-base-2',
-    };
-  }
-  const r = f.first.normRatio;
-  if (r !== null && (near(r, 1 / Math.LN2, 2e-3) || near(r, Math.LN2, 2e-3))) {
-    return { cause: 'lse-base', summary: 'an LSE in the other base (ratio ln 2)', evidence: `norm ratio ${fmt(r)} at ${f.first.stage}` };
-  }
-  return null;
-};
-
-export const ropeSig: Signature = (f, c) => {
+export const ropeSig: Signature = (f, c, t) => {
   if (!f.culprit || (f.first.stage !== 'q_pe' && f.first.stage !== 'k_pe')) return null;
   const style = f.scalar(f.culprit, 'rope_style');
   const want = c.rope_interleave ? 'gptj' : 'neox';
@@ -71,7 +55,7 @@ export const ropeSig: Signature = (f, c) => {
       cause: 'rope-convention',
       summary: `RoPE pairs rotated ${style === 'neox' ? 'as NeoX split halves' : 'as GPT-J interleaved pairs'}, the config says ${want}`,
       evidence:
-        `rope_style ${style} in ${f.culprit}; norms equal (ratio ${fmt(f.first.normRatio ?? NaN)}): ` +
+        `rope_style ${style} in ${culpritName(f, t)}; norms equal (ratio ${fmt(f.first.normRatio ?? NaN)}): ` +
         'the pairs are permuted, not scaled',
       matches: 'rope-neox',
     };

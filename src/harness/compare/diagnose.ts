@@ -1,22 +1,29 @@
 import type { MlaConfig } from '../../core/model/config';
 import type { CaseComparison, CaseDetail, CaseTrace, Diagnosis } from '../../trace';
-import { facts, fmt, near } from './diagnose-facts';
+import { culpritName, facts, fmt, near } from './diagnose-facts';
 import type { Signature } from './diagnose-detail';
 import { narrowStorageSig, rangeSig } from './diagnose-precision';
-import { flatSoftmaxSig, headSubsetSig, normRatioSig, positionZeroSig, swappedWeightsSig, unpaddedMergeSig } from './diagnose-detail';
-import { contextOnlySig, emptyContextSig, mergeInputsSig, splitMergeSig } from './diagnose-merge';
-import { lseBaseSig, ropeSig, softmaxScaleSig } from './diagnose-scalars';
-import { ENGINE_SIGNATURES } from './diagnose-engine';
+import { flatSoftmaxSig, headSubsetSig, normRatioSig, positionZeroSig } from './diagnose-detail';
+import { contextOnlySig, emptyContextSig, mergeInputsSig, splitMergeSig, unpaddedMergeSig } from './diagnose-merge';
+import { lseBaseSig, lseLayoutSig, lseSignSig } from './diagnose-lse';
+import { ropeSig, softmaxScaleSig } from './diagnose-scalars';
+import { absorbedSig, swappedWeightsSig } from './diagnose-weights';
+import { ENGINE_FALLBACKS, ENGINE_SIGNATURES } from './diagnose-engine';
 
 /**
  * Diagnosis: known causes checked against the first divergence, each with the evidence that
  * matched (recorded scalars, norm ratios equal to a known constant, which neighbouring records
  * agree). Pure: a trace, its comparison and the config in; ranked likely causes out.
+ *
+ * Every signature runs for our paths and for a third party (culprit `external`: a backend, a trace import, an engine),
+ * reading the third party's own records and scalars where it has them. The few that name one path's internals say so:
+ * swappedWeightsSig and the split combine read the absorbed path's records (ours: mqa), the merge signatures the
+ * expanded path's (ours: mha); a third party is held to the same records wherever it recorded them.
  */
 /** The diagnosis's types are the trace contract's: src/trace/comparison.ts (Diagnosis), src/trace/names.ts (CauseName). */
 export type { CauseName, Diagnosis } from '../../trace';
 
-const normSkippedSig: Signature = (f) => {
+const normSkippedSig: Signature = (f, _c, t) => {
   if (!f.culprit || f.first.stage !== 'kv_c_normed') return null;
   const normed = f.stats(f.culprit, 'kv_c_normed')?.l2;
   const raw = f.stats(f.culprit, 'kv_c')?.l2;
@@ -24,30 +31,17 @@ const normSkippedSig: Signature = (f) => {
   return {
     cause: 'norm-skipped',
     summary: 'kv_a_layernorm not applied before the latent is cached',
-    evidence: `‖kv_c_normed‖ = ‖kv_c‖ = ${fmt(raw)} in ${f.culprit}`,
+    evidence: `‖kv_c_normed‖ = ‖kv_c‖ = ${fmt(raw)} in ${culpritName(f, t)}`,
     matches: 'kv-norm-skipped',
   };
 };
 
-const absorbedSig: Signature = (f) => {
-  if (!f.culprit || (f.first.stage !== 'W_UK_T' && f.first.stage !== 'W_UV') || !f.witness) return null;
-  const a = f.stats(f.culprit, f.first.stage)?.l2;
-  const b = f.stats(f.witness, f.first.stage)?.l2;
-  if (a === undefined || b === undefined || !near(a, b, 1e-5)) return null;
-  return {
-    cause: 'absorbed-weights',
-    summary: `${f.first.stage} holds kv_b_proj's values in other places: a reshape where a permute/transpose was due`,
-    evidence: `‖${f.first.stage}‖ equal to ${f.witness}'s (${fmt(a)}), elements differ (rel ${fmt(f.first.relErr ?? NaN)})`,
-    matches: 'w-uk-wrong-axis',
-  };
-};
-
-const nanSig: Signature = (f) =>
+const nanSig: Signature = (f, _c, t) =>
   f.first.verdict === 'nan-introduced'
     ? {
         cause: 'nan-origin',
         summary: `NaN/Inf first appears at ${f.first.stage}`,
-        evidence: `in ${f.culprit ?? 'a path'}, step ${f.first.step}, ${f.first.request}`,
+        evidence: `in ${culpritName(f, t)}, step ${f.first.step}, ${f.first.request}`,
       }
     : null;
 
@@ -64,6 +58,8 @@ const SIGNATURES: readonly Signature[] = [
   emptyContextSig,
   unpaddedMergeSig,
   mergeInputsSig,
+  lseLayoutSig,
+  lseSignSig,
   softmaxScaleSig,
   normRatioSig,
   flatSoftmaxSig,
@@ -73,9 +69,16 @@ const SIGNATURES: readonly Signature[] = [
   nanSig,
 ];
 
-/** `detail` (the run's per-token, per-head and entropy measurements) feeds the signatures that need it; without it they stay silent. */
+/**
+ * `detail` (the run's per-token, per-head and entropy measurements) feeds the signatures that need it; without it they stay silent.
+ * For a third party the engine signatures (its op parameters, its norm weights) come first, a general signature of a cause
+ * they already named is left out, and the product fallback (its weight differs: diagnose-engine.ts) comes last.
+ */
 export function diagnose(trace: CaseTrace, comparison: CaseComparison, config: MlaConfig, detail?: CaseDetail): Diagnosis[] {
   const f = facts(trace, comparison, detail);
   if (!f) return [];
-  return [...SIGNATURES, ...ENGINE_SIGNATURES].map((s) => s(f, config, trace)).filter((d): d is Diagnosis => d !== null);
+  const run = (sigs: readonly Signature[]) => sigs.map((s) => s(f, config, trace)).filter((d): d is Diagnosis => d !== null);
+  if (f.culprit !== 'external') return run(SIGNATURES);
+  const engine = run(ENGINE_SIGNATURES);
+  return [...engine, ...run(SIGNATURES).filter((d) => !engine.some((e) => e.cause === d.cause)), ...run(ENGINE_FALLBACKS)];
 }

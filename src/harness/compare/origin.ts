@@ -41,3 +41,10 @@ export function diagnosisView(comparison: CaseComparison, replay: CaseReplay | u
   const v = firstIntroduced(comparison, replay);
   return v ? { ...comparison, firstDivergence: divergenceOf(v) } : comparison;
 }
+
+/** What a case's origins came from, for a report's words: a stage replay, the third party's records (mode records), or both. */
+export function originSource(replay: CaseReplay): string {
+  const records = replay.results.some((r) => r.mode === 'records');
+  const replayed = replay.runs > 0 || replay.results.some((r) => r.mode !== 'records');
+  return records && !replayed ? "the third party's records" : records ? "stage replay and the third party's records" : 'stage replay';
+}

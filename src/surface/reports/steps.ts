@@ -1,6 +1,6 @@
 import { judgedTolerance } from '../../harness/compare/compare';
 import type { CaseResult, Origin, PairVerdict, PieceInfo, RunReport, StageVerdict } from '../../trace';
-import { firstIntroduced, originOf } from '../../harness/compare/origin';
+import { firstIntroduced, originOf, originSource } from '../../harness/compare/origin';
 import { err } from './format';
 
 /**
@@ -67,7 +67,11 @@ export function firstDivergenceText(c: CaseResult): string | null {
   const f = c.comparison.firstDivergence;
   if (!f) return null;
   const intro = c.replay ? firstIntroduced(c.comparison, c.replay) : null;
-  const introText = !c.replay ? '' : intro ? `; first introduced at ${at(intro)}` : '; stage replay found no introduced record';
+  const introText = !c.replay
+    ? ''
+    : intro
+      ? `; first introduced at ${at(intro)}`
+      : `; ${originSource(c.replay)} found no introduced record`;
   const cause = c.diagnosis[0];
   const causeText = cause ? `; likely cause: ${cause.summary}` : '';
   return `first divergence at ${at(f)}: ${f.verdict}, culprit ${culpritText(c, f.culprit)}${introText}${causeText}`;

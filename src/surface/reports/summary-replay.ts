@@ -25,8 +25,11 @@ export function replayLine(c: CaseResult, s: Style): string | null {
     ...(count('undetermined') ? [`${count('undetermined')} undetermined`] : []),
     ...(count('not-replayed') ? [`${count('not-replayed')} not replayed`] : []),
   ];
+  // Origins read from a third party's own records (mode records) re-ran nothing.
+  const recordsOnly = r.runs === 0 && r.results.every((x) => x.mode === 'records');
   return s.dim(
-    `stage replay: introduced at ${intro.length ? intro.join(', ') : 'none'}; ${rest.join(', ')} ` +
-      `(${r.runs} re-run${r.runs === 1 ? '' : 's'}, ${r.seconds.toFixed(2)} s)`,
+    `${recordsOnly ? "origin from the third party's records" : 'stage replay'}: ` +
+      `introduced at ${intro.length ? intro.join(', ') : 'none'}; ${rest.join(', ')}` +
+      (recordsOnly ? '' : ` (${r.runs} re-run${r.runs === 1 ? '' : 's'}, ${r.seconds.toFixed(2)} s)`),
   );
 }

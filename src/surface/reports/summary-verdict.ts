@@ -1,5 +1,5 @@
 /** A case's verdict line in the text summary: PASS with its largest error, or FAIL at the first divergence and who is wrong. */
-import { firstIntroduced } from '../../harness/compare/origin';
+import { firstIntroduced, originSource } from '../../harness/compare/origin';
 import { recordKey } from '../../core/probes/recorder';
 import { judgedTolerance } from '../../harness/compare/compare';
 import type { CaseResult, StageVerdict } from '../../trace';
@@ -61,7 +61,8 @@ export function verdictLine(c: CaseResult, s: Style): string {
         `FAIL ${c.trace.name}: first divergence at ${at} (${f.verdict}) — ` + `${pathLabel(c, 'external')} departs from paths that agree`,
       ) +
       (f.relErr === null ? '' : `; rel err ${err(f.relErr)}${how}, norm ratio ${num(f.normRatio)}`) +
-      externalBound(cmp.stages.find((x) => recordKey(x) === recordKey(f)))
+      externalBound(cmp.stages.find((x) => recordKey(x) === recordKey(f))) +
+      introducedText(c)
     );
   }
   const measure =
@@ -119,7 +120,7 @@ function worstRatio(c: CaseResult): string {
 function introducedText(c: CaseResult): string {
   if (!c.replay) return '';
   const v = firstIntroduced(c.comparison, c.replay);
-  if (!v) return '; stage replay found no introduced record';
+  if (!v) return `; ${originSource(c.replay)} found no introduced record`;
   const f = c.comparison.firstDivergence!;
   const same = v.step === f.step && v.request === f.request;
   return `; first introduced at ${stageLabel(v)}${same ? '' : `, step ${v.step}, request ${v.request}`}`;

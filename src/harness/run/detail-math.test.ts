@@ -1,4 +1,4 @@
-import { axisRelErr, meanNormalizedEntropy } from './detail';
+import { axisRelErr, meanNormalizedEntropy, swappedRelErr } from './detail-math';
 
 describe('detail measurements', () => {
   it('axisRelErr: per index of one axis, an unmatched infinity is Infinity, zeros agree', () => {
@@ -17,5 +17,20 @@ describe('detail measurements', () => {
     expect(meanNormalizedEntropy([1, 0, 0.5, 0.5], [1, 2, 2])).toBeCloseTo(1, 12);
     expect(meanNormalizedEntropy([1, 0, 1, 0], [1, 2, 2])).toBe(0);
     expect(meanNormalizedEntropy([1], [1, 1, 1])).toBeNull();
+  });
+});
+
+describe('the swapped-axes reading of a two-axis record', () => {
+  // b: the right [N=2, T=3] LSE; a: the same values handed over as [T, N] data, read as [N, T]
+  const b = [1, 2, 3, 4, 5, 6];
+  const tn = [1, 4, 2, 5, 3, 6];
+  it('swappedRelErr: 0 for [T,N] data read as [N,T] and for the inverse reading; the plain error stays', () => {
+    expect(axisRelErr(tn, b, [6], 0).some((e) => e > 0)).toBe(true);
+    expect(swappedRelErr(tn, b, [2, 3])).toBe(0);
+    // the inverse: [N,T] data that the reader transposed from a declared [T,N]
+    const inv = [1, 3, 5, 2, 4, 6];
+    expect(swappedRelErr(inv, b, [2, 3])).toBe(0);
+    expect(swappedRelErr(b, b, [2, 3])).toBeGreaterThan(0.1);
+    expect(swappedRelErr(b, b, [1, 6])).toBeNull();
   });
 });
