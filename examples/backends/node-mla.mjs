@@ -9,6 +9,9 @@
 // --precision  arithmetic is float64; float32 rounds every stored intermediate (default float64)
 // --stats      report these stages as norms in response.json instead of tensors (a backend that can only print norms)
 // --fault w-uv-wrong-axis   a planted bug: W_UV read as kv_b_proj[h, P:, :].reshape(L, V) instead of .T
+// --rope-angles float32      compute its own RoPE tables from the positions as engines do (vLLM's cos_sin_cache,
+//                            transformers: inv_freq, YaRN's blend and position·inv_freq rounded to fp32) instead of
+//                            reading rope_cos / rope_sin
 //
 // Protocol edges (docs/external-backends.md; test/e2e/external-edges.test.ts), each off by default:
 // --logits pre-mask|<fill>   write logits [N,T,S] over every key: as defined (before the mask), or after masked_fill with
@@ -34,6 +37,8 @@ const mislabelLse = args.includes('--mislabel-lse');
 const keyRows = opt('key-rows', 'own');
 const writeCached = args.includes('--write-cached');
 const weightsMode = opt('weights', null);
+const ropeAngles = opt('rope-angles', null);
+if (ropeAngles !== null && ropeAngles !== 'float32') throw new Error(`--rope-angles float32, not ${ropeAngles}`);
 const FILLS = { '-inf': -Infinity, '-1e30': -1e30, finfo: -3.4028234663852886e38 };
 if (logitsMode !== null && logitsMode !== 'pre-mask' && !(logitsMode in FILLS)) throw new Error(`--logits pre-mask|-inf|-1e30|finfo`);
 if (!['own', 'all'].includes(keyRows)) throw new Error(`--key-rows own|all, not ${keyRows}`);
@@ -185,12 +190,46 @@ const out = (key, stage, shape, data) => {
   stats.push({ step: Number(step), request, stage, norm: Math.sqrt(ss), max_abs: mx, nan, inf, shape });
 };
 
+/** cos/sin [T, R/2] as an engine computes them in fp32 (HF _compute_yarn_parameters / vLLM _compute_inv_freq). */
+function fp32Tables(positions) {
+  const f = Math.fround;
+  const [R, y, base] = [c.qk_rope_head_dim, c.rope_scaling, c.rope_theta];
+  const half = R / 2;
+  const corr = (rot, orig) => (R * Math.log(orig / (rot * 2 * Math.PI))) / (2 * Math.log(base));
+  const [low, high0] = y
+    ? [
+        Math.max(Math.floor(corr(y.beta_fast, y.original_max_position_embeddings)), 0),
+        Math.min(Math.ceil(corr(y.beta_slow, y.original_max_position_embeddings)), R - 1),
+      ]
+    : [0, 0];
+  const high = low === high0 ? high0 + 0.001 : high0;
+  const inv = Array.from({ length: half }, (_, i) => {
+    const pos = f(f(base) ** f(f(2 * i) / R));
+    const ext = f(1 / pos);
+    if (!y) return ext;
+    const mask = f(1 - Math.min(Math.max(f(f(i - low) / f(high - low)), 0), 1));
+    return f(f(f(1 / f(f(y.factor) * pos)) * f(1 - mask)) + f(ext * mask));
+  });
+  const m = f(req.rope.mscale);
+  const cos = new Float32Array(positions.length * half);
+  const sin = new Float32Array(positions.length * half);
+  positions.forEach((p, t) => {
+    for (let i = 0; i < half; i++) {
+      const a = f(p * inv[i]);
+      cos[t * half + i] = f(Math.cos(a)) * m;
+      sin[t * half + i] = f(Math.sin(a)) * m;
+    }
+  });
+  return [cos, sin];
+}
+
 for (const piece of req.pieces) {
   const key = `${piece.step}/${piece.request}`;
   const T = piece.count;
   const emb = inputs(`${key}/embeddings`).data; // [T, H]
-  const cos = inputs(`${key}/rope_cos`).data; // [T, R/2]
-  const sin = inputs(`${key}/rope_sin`).data;
+  const [cos, sin] = ropeAngles
+    ? fp32Tables(inputs(`${key}/positions`).data)
+    : [inputs(`${key}/rope_cos`).data, inputs(`${key}/rope_sin`).data]; // [T, R/2]
   const hidden = rmsNorm(emb, H, W.input_layernorm, c.rms_norm_eps); // [T, H]
   const kv_lora = linear(hidden, T, H, W.kv_a_proj_with_mqa, L + R); // [T, L+R]
   const kv_c_normed = rmsNorm(cols(kv_lora, L + R, 0, L), L, W.kv_a_layernorm, c.rms_norm_eps); // [T, L]

@@ -30,3 +30,12 @@ describe('engineStorage: the rounding points of an engine path', () => {
     expect(engineStorage(e, 'hidden_in', 1)).toBe(0);
   });
 });
+
+describe('the RoPE-angle term past the softmax', () => {
+  it('reaches the LSEs, the context merges and the workspace rows too', () => {
+    const e = { ...f32, ropeAngleError: 1e-5 };
+    for (const s of ['lse', 'suffix_lse', 'chunk_lse', 'context_lse', 'split_lse', 'context_output'] as const)
+      expect(engineStorage(e, s, 2)).toBeCloseTo(1e-5 * Math.SQRT2 * 2, 12);
+    expect(engineStorage(e, 'ctx_workspace', 2)).toBe(1e-5);
+  });
+});

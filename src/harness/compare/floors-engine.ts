@@ -22,7 +22,8 @@ const AFTER_SOFTMAX: ReadonlySet<StageName> = new Set<StageName>([
   'attn_out_heads',
   'attn_out',
   'o_proj_out',
-]);
+  ...['lse', 'split_lse', 'suffix_lse', 'chunk_lse', 'context_lse', 'suffix_output', 'chunk_output', 'context_output'],
+] as StageName[]);
 const AFTER_PV: ReadonlySet<StageName> = new Set<StageName>(['attn_out_latent', 'attn_out_heads', 'attn_out', 'o_proj_out']);
 
 /**
@@ -50,9 +51,12 @@ export function engineStorage(
   return Math.hypot(s, upstream);
 }
 
-const ROTATED: ReadonlySet<StageName> = new Set<StageName>(['q_pe', 'k_pe', 'q', 'mqa_q', 'k', 'kv_cache']);
+const ROTATED: ReadonlySet<StageName> = new Set<StageName>(['q_pe', 'k_pe', 'q', 'mqa_q', 'k', 'kv_cache', 'ctx_workspace']);
 
-/** The float32 RoPE angles' term: the rotated rows carry δθ; a logit both of its rotated factors; from the softmax on × the logits' RMS. */
+/**
+ * The float32 RoPE angles' term: the rotated rows carry δθ; a logit both of its rotated factors; from the softmax on (the LSEs
+ * and every attention output, merged or not) × the logits' RMS.
+ */
 function ropeTerm(delta: number, stage: StageName, logitsRms: number): number {
   if (!delta) return 0;
   if (ROTATED.has(stage)) return delta;
@@ -78,7 +82,8 @@ const ACTIVATION_ERROR: Record<string, number> = {
 const PRODUCTS_BEFORE: Partial<Record<StageName, number>> = {
   ...{ q_c_raw: 1, q_c: 1, q_full_prerope: 2, q_nope: 2, q_pe_raw: 2, q_pe: 2, q: 2, kv_lora: 1, kv_c: 1, kv_c_normed: 1 },
   ...{ k_pe_raw: 1, k_pe: 1, kv_cache: 1, ql_nope: 3, mqa_q: 3, kv_nope: 2, k_nope: 2, v: 2, k: 2, logits: 4, attn_probs: 4 },
-  ...{ attn_out_latent: 5, attn_out_heads: 6, attn_out: 6, o_proj_out: 7 },
+  ...{ attn_out_latent: 5, attn_out_heads: 6, attn_out: 6, o_proj_out: 7, ctx_workspace: 1 },
+  ...{ lse: 4, split_lse: 4, suffix_lse: 4, chunk_lse: 4, context_lse: 4, suffix_output: 6, chunk_output: 6, context_output: 6 },
 };
 
 function activationTerm(activation: string | undefined, stage: StageName, logitsRms: number): number {
