@@ -29,14 +29,15 @@ describe('origins of third-party records, from its own records', () => {
   });
   const cmp = cmpOf(t);
 
-  it('introduced where its inputs agree and its output does not (the absorbed dataflow: kv_c_normed, the weight as handed over)', () => {
+  it('introduced where its inputs agree and its output does not (v: kv_c_normed, through kv_nope, which it need not have)', () => {
     const o = externalOrigins(t, cmp);
     expect(o.map((r) => [r.stage, r.origin, r.path, r.mode])).toEqual([
       ['v', 'introduced', 'external', 'records'],
       ['attn_out_heads', 'inherited', 'external', 'records'],
     ]);
     expect(o[0]).toMatchObject({ source: 'reference', relErrAfter: null, inputs: [{ stage: 'kv_c_normed', from: 'reference' }] });
-    expect(o[0]!.reason).toMatch(/mqa's dataflow/);
+    // kv_nope (the expanded formulation's alone) it did not record: looked through to kv_c_normed
+    expect(o[0]!.reason).toBe("inputs kv_c_normed agree (mha's dataflow, through kv_nope, which it did not record)");
     expect(o[1]!.reason).toMatch(/input v diverges/);
   });
 
@@ -66,11 +67,14 @@ describe('origins of third-party records, from its own records', () => {
     ]);
   });
 
-  it('undetermined when an input our paths recorded is missing from its records, naming it', () => {
-    const u = traceOf(['q_nope', 'q_pe', 'k', 'mqa_q', 'logits'], { q_nope: 1e-9, q_pe: 1e-9, logits: BAD });
+  it('undetermined when an input every formulation has is missing from its records (q_pe), naming it', () => {
+    const u = traceOf(['q_nope', 'q_pe', 'k', 'mqa_q', 'logits'], { q_nope: 1e-9, logits: BAD });
     const [o] = externalOrigins(u, cmpOf(u));
     expect(o).toMatchObject({ stage: 'logits', origin: 'undetermined' });
-    expect(o!.reason).toMatch(/k not recorded by the third party/);
+    expect(o!.reason).toMatch(/^q_pe not recorded by the third party/);
+    // with q_pe recorded, k (the expanded formulation's) is looked through: its inputs k_nope, k_pe no path recorded
+    const k = traceOf(['q_nope', 'q_pe', 'k', 'logits'], { q_nope: 1e-9, q_pe: 1e-9, logits: BAD });
+    expect(externalOrigins(k, cmpOf(k))[0]).toMatchObject({ origin: 'introduced', reason: expect.stringContaining('through k,') });
     expect(firstIntroduced(cmpOf(u), withExternalOrigins(undefined, u, cmpOf(u)))).toBeNull();
   });
 

@@ -14,13 +14,20 @@ import { judgedTolerance } from './compare';
  * third party's pair with the reference (else with an engine path) at that input record:
  * - an input divergent → `inherited` (under any dataflow: the divergence shows upstream in a record it made);
  * - else every input recorded and ok → `introduced` (under one dataflow: its inputs agree, its output does not);
- * - else `undetermined`: an input our paths recorded and the third party did not (`reason` names it).
+ * - else `undetermined`: an input every formulation has (SHARED), recorded by our paths and not by the third party (`reason`
+ *   names it); an input of one formulation only that it did not record is judged through that input's own inputs.
  * Inputs no path recorded in the piece (context merges without context, logits under fused attention) are not part of it;
  * a weight it did not report is the checkpoint we handed it (reading it is part of the stage). Pure.
  */
 
 const ABSORBED_FIRST: readonly DevicePath[] = ['mqa', 'mha', 'cold'];
 const EXPANDED_FIRST: readonly DevicePath[] = ['mha', 'mqa', 'cold'];
+/**
+ * Stages every formulation computes (each device path's dataflow has them): one the third party did not record is a gap
+ * (undetermined). The others belong to one formulation (kv_nope, k, split_lse, the context merges, the absorbed query): a
+ * third party need not have them, so an unrecorded one is looked through to its own inputs.
+ */
+const SHARED = new Set((Object.keys(DATAFLOW.mha) as StageName[]).filter((s) => EXPANDED_FIRST.every((p) => DATAFLOW[p][s] !== undefined)));
 
 type Judged = { w: Where; against: PathName; ok: boolean };
 type Outcome = { origin: ReplayResult['origin']; inputs: ReplayInput[]; reason: string };
@@ -69,17 +76,32 @@ export function externalOrigins(trace: CaseTrace, comparison: CaseComparison): R
       if (!pair) missing.push(`${label(w, v)} has no pair with the third party`);
       else judged.push({ w, against: pair.a === 'external' ? pair.b : pair.a, ok: pair.verdict === 'ok' });
     };
-    for (const input of flow.inputs) {
-      const w = inputRecord(v, input);
-      if (!w) continue;
+    const bridged: string[] = [];
+    const visit = (w: Where, seen: Set<string>) => {
       if (STAGES[w.stage].kind === 'weight') {
         const key = weightKey.get(w.stage);
         if (key) judge(w, key); // else the checkpoint's weight, as handed over: reading it is part of the stage
-        continue;
+        return;
       }
       const key = recordKey(w);
-      if (mine.has(key)) judge(w, key);
-      else if (anyone.has(key)) missing.push(`${label(w, v)} not recorded by the third party`);
+      if (mine.has(key)) return judge(w, key);
+      if (!anyone.has(key)) return;
+      const up = DATAFLOW[path][w.stage];
+      if (!SHARED.has(w.stage) && up && !seen.has(key)) {
+        // a stage of this formulation only (kv_nope, split_lse, …): the third party need not have it; judged through its inputs
+        seen.add(key);
+        bridged.push(label(w, v));
+        for (const i of up.inputs) {
+          const u = inputRecord(w, i);
+          if (u) visit(u, seen);
+        }
+        return;
+      }
+      missing.push(`${label(w, v)} not recorded by the third party`);
+    };
+    for (const input of flow.inputs) {
+      const w = inputRecord(v, input);
+      if (w) visit(w, new Set());
     }
     const index = trace.pieces.findIndex((p) => p.step === v.step && p.request === v.request);
     for (const p of trace.pieces.slice(0, index).filter((x) => x.request === v.request && flow.history)) {
@@ -95,11 +117,12 @@ export function externalOrigins(trace: CaseTrace, comparison: CaseComparison): R
     }
     const inputs = judged.map((j) => ({ ...j.w, from: j.against }));
     const bad = judged.filter((j) => !j.ok);
-    const names = (js: Judged[]) => js.map((j) => label(j.w, v)).join(', ');
-    if (bad.length) return { origin: 'inherited', inputs, reason: `input ${names(bad)} diverges (${path}'s dataflow)` };
-    if (missing.length) return { origin: 'undetermined', inputs, reason: `${missing.join('; ')} (${path}'s dataflow)` };
+    const names = (js: Judged[]) => [...new Set(js.map((j) => label(j.w, v)))].join(', ');
+    const how = `${path}'s dataflow${bridged.length ? `, through ${bridged.join(', ')}, which it did not record` : ''}`;
+    if (bad.length) return { origin: 'inherited', inputs, reason: `input ${names(bad)} diverges (${how})` };
+    if (missing.length) return { origin: 'undetermined', inputs, reason: `${missing.join('; ')} (${how})` };
     const agree = judged.length ? `inputs ${names(judged)} agree` : 'no recorded input: it computes from what we hand it';
-    return { origin: 'introduced', inputs, reason: `${agree} (${path}'s dataflow)` };
+    return { origin: 'introduced', inputs, reason: `${agree} (${how})` };
   };
 
   return comparison.stages
