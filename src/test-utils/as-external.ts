@@ -2,7 +2,7 @@
  * A planted-fault run of ours re-read as if a third party had made the faulty path's records: for tests of the diagnosis
  * and origin of third-party culprits. Pure data, no tfjs.
  */
-import type { CaseResult, CaseTrace, ExternalInfo, PairDiff, PathTrace, RecordDetail } from '../trace';
+import type { CaseDetail, CaseResult, CaseTrace, ExternalInfo, PairDiff, PathTrace } from '../trace';
 import type { MlaConfig } from '../core/model/config';
 import type { ToleranceSpec } from '../trace';
 import { compareCase } from '../harness/compare/compare';
@@ -18,7 +18,7 @@ export interface AsExternal {
   /** Edits to the re-labelled trace before it is judged (take evidence away, plant a layout). */
   edit?: (t: CaseTrace) => void;
   /** Edits to the re-labelled detail. */
-  editDetail?: (d: RecordDetail[]) => void;
+  editDetail?: (d: CaseDetail) => void;
 }
 
 const flip = (d: PairDiff): PairDiff => ({
@@ -50,12 +50,12 @@ export function asExternal(c: CaseResult, p: 'mha' | 'mqa', spec: { config: MlaC
   o.edit?.(t);
   const comparison = compareCase(t, spec.tolerances);
   const records = structuredClone(c.detail?.records ?? []).map((r) => (r.a === p ? { ...r, a: 'external' as const } : r));
-  o.editDetail?.(records);
   const entropy = (c.detail?.entropy ?? []).map((e) => {
     const { [p]: x, ...rest } = e.paths;
     return { ...e, paths: x === undefined ? rest : { ...rest, external: x } };
   });
   const detail = c.detail ? { records, entropy } : undefined;
+  if (detail) o.editDetail?.(detail);
   const replay = withExternalOrigins(undefined, t, comparison);
   const diagnosis = diagnose(t, diagnosisView(comparison, replay), spec.config, detail);
   return { trace: t, comparison, detail, replay, diagnosis } satisfies Partial<CaseResult>;

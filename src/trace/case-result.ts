@@ -26,6 +26,11 @@ export const recordDetail = def(
      * taken as [N,T], or the reverse; the smaller of the two), against `b`. Small where the plain error is not: a layout bug.
      */
     swapped: num.optional(),
+    /**
+     * A normalized record (hidden_in, q_c, kv_c_normed): the relative error left once each token's row of `a` is scaled by
+     * its best factor onto `b`'s. Small where the plain error is not: each row off by a factor of its own (an RMS divisor).
+     */
+    rowScaled: num.optional(),
   }),
 );
 export type RecordDetail = z.infer<typeof recordDetail>;

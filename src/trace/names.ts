@@ -54,6 +54,8 @@ export const CAUSES = [
   'norm-ratio',
   'lse-layout',
   'lse-sign',
+  'causal-mask',
+  'norm-rms',
   'dtype-range',
   'narrow-storage',
   'rope-parameters',

@@ -19,6 +19,8 @@ const ROPE_STAGES: readonly StageName[] = ['q_pe', 'k_pe', 'q', 'k', 'mqa_q'];
 /** A path's attention counts as flat at this mean entropy / ln(keys), and the witness's must sit this far below. */
 export const FLAT_ENTROPY = 0.97;
 const FLAT_MARGIN = 0.05;
+/** Past this mean entropy / ln(keys allowed) the rows saw more keys than allowed (rounding stays far below). */
+const PAST_MASK = 1 + 1e-4;
 const OUTPUT_STAGES: readonly StageName[] = [
   'attn_out_latent',
   'attn_out_heads',
@@ -84,11 +86,29 @@ export const headSubsetSig: Signature = (f) => {
 export const flatSoftmaxSig: Signature = (f, _c, t) => {
   if (!f.culprit || !f.witness) return null;
   const [a, b] = [f.entropy(f.culprit), f.entropy(f.witness)];
-  if (a === undefined || b === undefined || a < FLAT_ENTROPY || a - b < FLAT_MARGIN) return null;
+  if (a === undefined || b === undefined || a < FLAT_ENTROPY || a > PAST_MASK || a - b < FLAT_MARGIN) return null;
   return {
     cause: 'flat-softmax',
     summary: 'attention near uniform where it should not be: a vanishing softmax scale or collapsed logits',
     evidence: `mean attn_probs entropy / ln(keys): ${culpritName(f, t)} ${fmt(a)}, ${f.witness} ${fmt(b)}`,
+  };
+};
+
+/**
+ * The culprit's rows spread over more keys than the causal mask admits: a mean entropy / ln(keys it may see) past 1, which
+ * no causal softmax reaches (H ≤ ln k over k keys).
+ */
+export const causalMaskSig: Signature = (f, _c, t) => {
+  if (!f.culprit) return null;
+  const a = f.entropy(f.culprit);
+  if (a === undefined || a <= PAST_MASK) return null;
+  const b = f.witness ? f.entropy(f.witness) : undefined;
+  return {
+    cause: 'causal-mask',
+    summary: 'attention rows see keys the causal mask hides (a mask off by one, or none): their entropy exceeds ln(keys allowed)',
+    evidence:
+      `mean attn_probs entropy / ln(keys allowed): ${culpritName(f, t)} ${fmt(a)} > 1` +
+      (b === undefined ? '' : `, ${f.witness} ${fmt(b)}`),
   };
 };
 

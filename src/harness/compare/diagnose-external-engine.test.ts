@@ -83,6 +83,37 @@ describe('precision and engine signatures for a third party', () => {
   });
 });
 
+describe('rows, masks and rotations of a third party', () => {
+  it('a RoPE output of the right norm, its pre-RoPE input agreeing: the rotation (positions, frequencies, pairing)', async () => {
+    const x = await ext('rope-neox', 'mha', 'prefill', { scalars: false });
+    expect(x.comparison.firstDivergence).toMatchObject({ stage: 'q_pe', culprit: 'external' });
+    expect(find(x.diagnosis, 'rope-parameters')?.evidence).toMatch(/q_pe_raw agrees/);
+  });
+
+  it('attention entropy past ln(keys allowed): the causal mask, not a flat softmax', async () => {
+    const x = await ext('k-scale-bf16-cache', 'mha', 'prefill', {
+      scalars: false,
+      editDetail: (d) => {
+        d.entropy[0]!.paths.external = 1.01;
+      },
+    });
+    expect(find(x.diagnosis, 'causal-mask')?.evidence).toMatch(/1\.01 > 1/);
+    expect(find(x.diagnosis, 'flat-softmax')).toBeUndefined();
+  });
+
+  it("a norm's rows each off by a factor (another RMS divisor), else its weight applied otherwise", async () => {
+    const weight = await ext('kv-norm-skipped', 'mqa');
+    expect(weight.detail!.records[0]).toMatchObject({ stage: 'kv_c_normed', a: 'external', rowScaled: expect.any(Number) });
+    expect(find(weight.diagnosis, 'weight-differs')?.summary).toMatch(/kv_a_layernorm's weight/);
+    const rms = await ext('kv-norm-skipped', 'mqa', 'prefill', {
+      editDetail: (d) => {
+        d.records[0]!.rowScaled = 1e-9;
+      },
+    });
+    expect(find(rms.diagnosis, 'norm-rms')?.evidence).toMatch(/once each row is rescaled; kv_c agrees/);
+  });
+});
+
 describe('third-party origins on the planted runs', () => {
   it('its first divergence is introduced, what follows from it inherited', async () => {
     const x = await ext('kv-norm-skipped', 'mqa');

@@ -81,7 +81,7 @@ describe('every signature fires for a third-party culprit', () => {
         t.diffs.find((x) => x.stage === 'lse' && x.a === 'external' && x.b === 'reference')!.normRatio = 1;
       },
       editDetail: (d) => {
-        d.find((r) => r.stage === 'lse')!.swapped = 1e-8;
+        d.records.find((r) => r.stage === 'lse')!.swapped = 1e-8;
       },
     });
     expect(byDetail.detail!.records.find((r) => r.stage === 'lse')).toMatchObject({ a: 'external', b: 'reference' });

@@ -78,3 +78,25 @@ export const ropeSig: Signature = (f, c, t) => {
         evidence: `‖${f.first.stage}‖ ×${fmt(a / b)} against ${f.witness}`,
       };
 };
+
+/**
+ * A RoPE output whose norm is right (a rotation keeps it) and whose pre-RoPE values agree, yet its values differ: the
+ * rotation itself (its positions, frequencies or pairing), read without a rope_style scalar or position 0.
+ */
+export const ropeRotationSig: Signature = (f, _c, t) => {
+  const raw = f.first.stage === 'q_pe' ? 'q_pe_raw' : f.first.stage === 'k_pe' ? 'k_pe_raw' : null;
+  if (!f.culprit || !f.witness || !raw) return null;
+  const a = f.stats(f.culprit, f.first.stage)?.l2;
+  const b = f.stats(f.witness, f.first.stage)?.l2;
+  const e = f.first.relErr;
+  if (a === undefined || b === undefined || !near(a, b, 1e-5) || e === null || !(e > f.tolerance)) return null;
+  const own = f.stats(f.culprit, raw) !== undefined;
+  if (own && !f.agrees(raw)) return null;
+  return {
+    cause: 'rope-parameters',
+    summary: `${f.first.stage} rotated otherwise: the RoPE positions (an offset), frequencies or pairing differ`,
+    evidence:
+      `‖${f.first.stage}‖ ${culpritName(f, t)} = ${f.witness}'s (${fmt(a)}): a rotation, rel err ${fmt(e)}` +
+      (own ? `; ${raw} agrees` : `; ${raw} not recorded by it`),
+  };
+};

@@ -1,12 +1,13 @@
 import type { MlaConfig } from '../../core/model/config';
 import type { CaseComparison, CaseDetail, CaseTrace, Diagnosis } from '../../trace';
-import { culpritName, facts, fmt, near } from './diagnose-facts';
+import { culpritName, facts } from './diagnose-facts';
+import { normRmsSig, normSkippedSig, normWeightSig } from './diagnose-norms';
 import type { Signature } from './diagnose-detail';
 import { narrowStorageSig, rangeSig } from './diagnose-precision';
-import { flatSoftmaxSig, headSubsetSig, normRatioSig, positionZeroSig } from './diagnose-detail';
+import { causalMaskSig, flatSoftmaxSig, headSubsetSig, normRatioSig, positionZeroSig } from './diagnose-detail';
 import { contextOnlySig, emptyContextSig, mergeInputsSig, splitMergeSig, unpaddedMergeSig } from './diagnose-merge';
 import { lseBaseSig, lseLayoutSig, lseSignSig } from './diagnose-lse';
-import { ropeSig, softmaxScaleSig } from './diagnose-scalars';
+import { ropeRotationSig, ropeSig, softmaxScaleSig } from './diagnose-scalars';
 import { absorbedSig, swappedWeightsSig } from './diagnose-weights';
 import { ENGINE_FALLBACKS, ENGINE_SIGNATURES } from './diagnose-engine';
 
@@ -23,19 +24,6 @@ import { ENGINE_FALLBACKS, ENGINE_SIGNATURES } from './diagnose-engine';
 /** The diagnosis's types are the trace contract's: src/trace/comparison.ts (Diagnosis), src/trace/names.ts (CauseName). */
 export type { CauseName, Diagnosis } from '../../trace';
 
-const normSkippedSig: Signature = (f, _c, t) => {
-  if (!f.culprit || f.first.stage !== 'kv_c_normed') return null;
-  const normed = f.stats(f.culprit, 'kv_c_normed')?.l2;
-  const raw = f.stats(f.culprit, 'kv_c')?.l2;
-  if (normed === undefined || raw === undefined || !near(normed, raw, 1e-6)) return null;
-  return {
-    cause: 'norm-skipped',
-    summary: 'kv_a_layernorm not applied before the latent is cached',
-    evidence: `‖kv_c_normed‖ = ‖kv_c‖ = ${fmt(raw)} in ${culpritName(f, t)}`,
-    matches: 'kv-norm-skipped',
-  };
-};
-
 const nanSig: Signature = (f, _c, t) =>
   f.first.verdict === 'nan-introduced'
     ? {
@@ -51,6 +39,7 @@ const SIGNATURES: readonly Signature[] = [
   narrowStorageSig,
   ropeSig,
   normSkippedSig,
+  normRmsSig,
   swappedWeightsSig,
   absorbedSig,
   lseBaseSig,
@@ -62,9 +51,12 @@ const SIGNATURES: readonly Signature[] = [
   lseSignSig,
   softmaxScaleSig,
   normRatioSig,
+  causalMaskSig,
   flatSoftmaxSig,
   headSubsetSig,
   positionZeroSig,
+  ropeRotationSig,
+  normWeightSig,
   contextOnlySig,
   nanSig,
 ];

@@ -1,4 +1,4 @@
-import { axisRelErr, meanNormalizedEntropy, swappedRelErr } from './detail-math';
+import { axisRelErr, meanNormalizedEntropy, rowScaledRelErr, swappedRelErr } from './detail-math';
 
 describe('detail measurements', () => {
   it('axisRelErr: per index of one axis, an unmatched infinity is Infinity, zeros agree', () => {
@@ -32,5 +32,14 @@ describe('the swapped-axes reading of a two-axis record', () => {
     expect(swappedRelErr(inv, b, [2, 3])).toBe(0);
     expect(swappedRelErr(b, b, [2, 3])).toBeGreaterThan(0.1);
     expect(swappedRelErr(b, b, [1, 6])).toBeNull();
+  });
+});
+
+describe('the row-scaled error of a normalized record', () => {
+  it('rowScaledRelErr: 0 when each row is off by a factor of its own, the residual otherwise', () => {
+    const b = [1, 2, 3, 4, 5, 6];
+    expect(rowScaledRelErr([2, 4, 6, 0.5 * 4, 0.5 * 5, 0.5 * 6], b, [2, 3])).toBeCloseTo(0, 12);
+    expect(rowScaledRelErr([1, 2, 3, 4, 6, 5], b, [2, 3])).toBeGreaterThan(0.05);
+    expect(rowScaledRelErr([NaN, 2, 3, 4, 5, 6], b, [2, 3])).toBeNull();
   });
 });

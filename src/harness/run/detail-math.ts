@@ -92,3 +92,28 @@ export function swappedRelErr(a: ArrayLike<number>, b: ArrayLike<number>, shape:
     err(inverse),
   );
 }
+
+/**
+ * The relative L2 error against `b` ([R, C]) left once each row of `a` is scaled by its least-squares factor onto `b`'s
+ * (α_r = ⟨a_r, b_r⟩ / ⟨a_r, a_r⟩): 0 when the rows differ by a factor each. Null with a non-finite value.
+ */
+export function rowScaledRelErr(a: ArrayLike<number>, b: ArrayLike<number>, shape: readonly number[]): number | null {
+  const C = shape[shape.length - 1]!;
+  const R = a.length / C;
+  let [res, bb] = [0, 0];
+  for (let r = 0; r < R; r++) {
+    let [ab, aa, rb] = [0, 0, 0];
+    for (let c = r * C; c < (r + 1) * C; c++) {
+      const x = a[c] as number;
+      const y = b[c] as number;
+      if (x - x !== 0 || y - y !== 0) return null;
+      ab += x * y;
+      aa += x * x;
+      rb += y * y;
+    }
+    const alpha = aa ? ab / aa : 0;
+    res += rb - alpha * ab; // ‖α·a − b‖² = ‖b‖² − α⟨a, b⟩ at the optimum
+    bb += rb;
+  }
+  return bb ? sqrt(Math.max(res, 0)) / sqrt(bb) : 0;
+}

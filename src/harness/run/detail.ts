@@ -6,7 +6,7 @@ import { recordKey } from '../../core/probes/recorder';
 import type { PathName, StageName } from '../../trace/stages';
 import { STAGES } from '../../trace/stages';
 import { toHost } from './diff';
-import { axisRelErr, meanNormalizedEntropy, swappedRelErr } from './detail-math';
+import { axisRelErr, meanNormalizedEntropy, rowScaledRelErr, swappedRelErr } from './detail-math';
 import type { CaseDetail, RecordDetail } from './trace';
 
 /** How many divergent records, in schedule and pipeline order, get a detailed measurement. */
@@ -30,6 +30,12 @@ const SWAPPABLE: readonly StageName[] = ['lse', 'suffix_lse', 'chunk_lse', 'cont
 
 type Rec = Partial<Record<PathName, Recording>>;
 
+/** Records an RMSNorm makes: each token's row divided by its RMS. */
+const NORMALIZED: readonly StageName[] = ['hidden_in', 'q_c', 'kv_c_normed'];
+const rowScaledOf = (a: ArrayLike<number>, b: ArrayLike<number>, shape: readonly number[]) => {
+  const e = rowScaledRelErr(a, b, shape);
+  return e === null ? {} : { rowScaled: e };
+};
 const swappedOf = (a: ArrayLike<number>, b: ArrayLike<number>, shape: readonly number[]) => {
   const e = swappedRelErr(a, b, shape);
   return e === null ? {} : { swapped: e };
@@ -76,6 +82,7 @@ export async function measureDetail(
       perToken: along('t'),
       perHead: along('h'),
       ...(same && SWAPPABLE.includes(v.stage) ? swappedOf(ha.data, hb.data, ha.shape) : {}),
+      ...(same && NORMALIZED.includes(v.stage) ? rowScaledOf(ha.data, hb.data, ha.shape) : {}),
     });
     if (entropy.some((e) => e.step === v.step && e.request === v.request)) continue;
     const probsKey = recordKey({ step: v.step, request: v.request, stage: 'attn_probs' });
