@@ -90,10 +90,10 @@ const weightSig: EngineSignature = (f, _c, t) => {
   const engine = t.external?.kind === 'engine';
   const sliced = (f.first.stage === 'k_nope' || f.first.stage === 'v') && f.agrees('kv_nope');
   const summary = sliced
-    ? `${f.first.stage} is introduced by ${who(t)} while kv_nope agrees: it slices kv_nope's [P | V] halves wrongly`
+    ? `${who(t)}'s ${f.first.stage} departs while kv_nope agrees: it slices kv_nope's [P | V] halves wrongly`
     : engine
-      ? `${f.first.stage} is introduced by ${who(t)} while its input ${p[0]} agrees: the model file's ${p[1]} differs`
-      : `${f.first.stage} is introduced by ${who(t)} while its input ${p[0]} agrees: it applies ${p[2]} wrongly ` +
+      ? `${who(t)}'s ${f.first.stage} departs while its input ${p[0]} agrees: the model file's ${p[1]} differs`
+      : `${who(t)}'s ${f.first.stage} departs while its input ${p[0]} agrees: it applies ${p[2]} wrongly ` +
         '(the same checkpoint, read or laid out otherwise)';
   return {
     cause: 'weight-differs',

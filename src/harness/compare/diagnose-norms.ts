@@ -55,8 +55,8 @@ export const normWeightSig: Signature = (f, _c, t) => {
   return {
     cause: 'weight-differs',
     summary: engine
-      ? `${f.first.stage} is introduced by ${culpritName(f, t)} while its input agrees: the model file's norm weight differs`
-      : `${f.first.stage} is introduced by ${culpritName(f, t)} while its input agrees: ${x.n[1]}'s weight applied otherwise ` +
+      ? `${culpritName(f, t)}'s ${f.first.stage} departs while its input agrees: the model file's norm weight differs`
+      : `${culpritName(f, t)}'s ${f.first.stage} departs while its input agrees: ${x.n[1]}'s weight applied otherwise ` +
         '(twice, folded into the next projection as well, or another vector)',
     evidence:
       `${f.first.stage}: rel err ${fmt(x.e)}, still ${fmt(x.rowScaled)} with each row rescaled (not a divisor); ` +
