@@ -1,0 +1,50 @@
+/**
+ * Which float64 GEMM the reference gets: the host BLAS's cblas_dgemm where one loads (MLA_DIFF_BLAS
+ * as for the wasm device's sgemm: `off` keeps the reference off it too), else a pool of worker
+ * threads over the cores, else the plain loops on the reference's own thread.
+ */
+import { availableParallelism } from 'node:os';
+import type { BlasRequest } from '../devices/kernels/host-blas';
+import { loadHostBlas } from '../devices/kernels/host-blas';
+import type { Gemm64, Gemm64Kind } from './reference-gemm';
+import { JS_GEMM, blasGemm } from './reference-gemm';
+import { createGemmPool } from './reference-gemm-pool';
+
+/** What to ask for: the first that exists of blas, pool, js (`auto`), or one of them. */
+export type GemmRequest = Gemm64Kind | 'auto';
+
+/** The GEMM a reference run will multiply through, known before any worker starts (planReference's estimate). */
+export type GemmPlan = Pick<Gemm64, 'kind' | 'threads' | 'description'>;
+
+const poolPlan = (workers: number): GemmPlan => ({
+  kind: 'pool',
+  threads: workers,
+  description: `plain loops on ${workers} worker threads`,
+});
+
+/** The BLAS's GEMM where `want` allows it and one loads with cblas_dgemm, else null. */
+function hostGemm(blas: BlasRequest, want: GemmRequest): Gemm64 | null {
+  if (want !== 'auto' && want !== 'blas') return null;
+  const host = loadHostBlas(blas).blas;
+  return host && blasGemm(host);
+}
+
+/** Which GEMM openReferenceGemm will give (a pool of `cores` workers where no BLAS, one core: the plain loops). */
+export function planReferenceGemm(blas: BlasRequest, want: GemmRequest = 'auto', cores = availableParallelism()): GemmPlan {
+  const host = hostGemm(blas, want);
+  if (host) return host;
+  if ((want === 'auto' || want === 'pool') && cores > 1) return poolPlan(cores);
+  return JS_GEMM;
+}
+
+/** The reference's GEMM and how to release it (the pool's workers); a pool that does not start gives the plain loops. */
+export function openReferenceGemm(
+  blas: BlasRequest,
+  want: GemmRequest = 'auto',
+  cores = availableParallelism(),
+): Gemm64 & { close(): Promise<void> } {
+  const host = hostGemm(blas, want);
+  if (host) return { ...host, close: async () => {} };
+  const pool = (want === 'auto' || want === 'pool') && cores > 1 ? createGemmPool(cores) : null;
+  return pool ?? { ...JS_GEMM, close: async () => {} };
+}
