@@ -3,8 +3,9 @@ import type { MlaConfig } from '../core/model/config';
 import type { HostProbe } from '../core/probes/probe';
 import type { HeadSlice, WeightSource } from '../core/weights/layer';
 import { sliceRanges } from '../core/weights/layer';
+import type { RowLimit, Scores } from './reference-attention';
 import { attendColumns } from './reference-attention';
-import type { History } from './reference-host';
+import type { Gemm64 } from './reference-gemm';
 import { host } from './reference-host';
 import { concatCols } from './reference-math';
 import { splitRanges } from './splits';
@@ -31,41 +32,46 @@ export function kvBViews(source: WeightSource, heads: HeadSlice, c: MlaConfig): 
   return { W, W_UK_T, W_UV };
 }
 
-/** ql_nope [T,N,L] = q_nope[t,h,:]·W_UK_T[h] and mqa_q [T,N,L+R] = [ql_nope | q_pe], recorded. */
+/**
+ * ql_nope [T,N,L] = q_nope[t,h,:]·W_UK_T[h] and mqa_q [T,N,L+R] = [ql_nope | q_pe], recorded: one GEMM
+ * a head, W_UK_T[h] [P,L] read in place from kv_b_proj widened to float64 (W64 [N(P+V), L]).
+ */
 export function absorbedQuery(
   probe: HostProbe,
   q_nope: Float64Array,
   q_pe: Float64Array,
-  W_UK_T: Float32Array,
-  [T, N, P, L, R]: readonly [number, number, number, number, number],
+  W64: Float64Array,
+  [T, N, P, V, L, R]: readonly [number, number, number, number, number, number],
+  gemm: Gemm64,
 ): void {
   const ql_nope = new Float64Array(T * N * L); // [T,N,L] = q_nope[t,h,:]·W_UK_T[h]
-  for (let t = 0; t < T; t++)
-    for (let h = 0; h < N; h++)
-      for (let p = 0; p < P; p++) {
-        const a = q_nope[(t * N + h) * P + p]!;
-        const o = (t * N + h) * L;
-        const row = (h * P + p) * L;
-        for (let l = 0; l < L; l++) ql_nope[o + l] = ql_nope[o + l]! + a * W_UK_T[row + l]!;
-      }
+  for (let h = 0; h < N; h++)
+    gemm.dgemm(
+      false,
+      false,
+      T,
+      L,
+      P,
+      1,
+      q_nope.subarray(h * P),
+      N * P,
+      W64.subarray(h * (P + V) * L),
+      L,
+      0,
+      ql_nope.subarray(h * L),
+      N * L,
+    );
   probe.tap('ql_nope', host([T, N, L], ql_nope));
   probe.tap('mqa_q', host([T, N, L + R], concatCols(ql_nope, L, q_pe, R)));
 }
 
-/** split_lse [T,N,splits]: each KV split's LSE over logits [N,T,S] under the causal mask (same ranges as the engine). */
-export function splitLse(
-  probe: HostProbe,
-  logits: Float64Array,
-  hist: History,
-  kvSplits: number,
-  causal: (t: number, s: number) => boolean,
-  [N, T, S]: readonly [number, number, number],
-): void {
+/** Each KV split's LSE over the group's logits under the causal mask (same ranges as the engine), into split [T,N,splits]. */
+export function splitLse(sc: Scores, split: Float64Array, kvSplits: number, causal: RowLimit, gemm: Gemm64): void {
+  const { h0, G, N, T, S } = sc;
   const ranges = splitRanges(S, kvSplits);
-  const split = new Float64Array(T * N * ranges.length); // [T,N,splits]
+  const stats = { lse: new Float64Array(N * T), max: new Float64Array(N * T) };
   ranges.forEach(([a, b], j) => {
-    const r = attendColumns(logits, N, T, S, a, b, causal, hist.latentOnly, 0, true); // E = 0: the split's LSE only
-    for (let h = 0; h < N; h++) for (let t = 0; t < T; t++) split[(t * N + h) * ranges.length + j] = r.lse[h * T + t]!;
+    attendColumns(sc, a, b, causal, stats, [], gemm); // no values: the split's LSE only
+    for (let h = h0; h < h0 + G; h++) for (let t = 0; t < T; t++) split[(t * N + h) * ranges.length + j] = stats.lse[h * T + t]!;
   });
-  probe.tap('split_lse', host([T, N, ranges.length], split));
 }

@@ -1,8 +1,12 @@
 /**
- * Float64 attention pieces of the reference, all from one logits array [N,T,S] over every key:
- * any key range (a context chunk, the new tokens, a KV split) is a column range of it.
+ * Float64 attention pieces of the reference, all from one logits array over every key, held for a
+ * group of heads at a time ([G,T,S], Scores): any key range (a context chunk, the new tokens, a KV
+ * split) is a column range of it. Each function writes its heads' part of whole-layer outputs
+ * ([T,N,E], [N,T]) so that the groups fill them in turn. P·V goes through the float64 GEMM.
  */
-const { exp, log, max: fmax } = Math;
+import type { Gemm64 } from './reference-gemm';
+
+const { exp, log, max: fmax, min } = Math;
 
 export interface RangeAttention {
   out: Float64Array; // [T,N,E]
@@ -10,59 +14,93 @@ export interface RangeAttention {
   max: Float64Array; // [N,T]
 }
 
+/** Zeros of a RangeAttention [T,N,E] / [N,T] for the groups of heads to fill. */
+export const rangeAttention = (N: number, T: number, E: number): RangeAttention => ({
+  out: new Float64Array(T * N * E),
+  lse: new Float64Array(N * T),
+  max: new Float64Array(N * T),
+});
+
+/** logits [G,T,S] of heads [h0, h0 + G) of N, every key of the request. */
+export interface Scores {
+  logits: Float64Array;
+  h0: number;
+  G: number;
+  N: number;
+  T: number;
+  S: number;
+}
+
+/** Keys visible to query row t: columns s < limit(t) (the causal mask), or every key where null. */
+export type RowLimit = ((t: number) => number) | null;
+
+/** Values [S,N,E] per head, or [S,E] shared by all heads (the MQA latent), and the [T,N,E] they are weighted into. */
+export interface Weighted {
+  values: Float64Array;
+  E: number;
+  shared: boolean;
+  out: Float64Array;
+}
+
+/** Query rows per P block: P [rows, keys] is formed, then multiplied by the values of the keys its last row sees. */
+const ROWS = 128;
+
 /**
- * Softmax over columns [a, b) of logits [N,T,S] where `visible(t, s)`, weighting `values`:
- * [S,N,E] per head, or [S,E] shared by all heads (the MQA latent). Rows that see no key get
- * out 0, lse `empty` (±∞ as the kernel convention says) and max −∞.
+ * Softmax over columns [a, b) of the group's logits where visible, into `stats` (lse, max of its
+ * heads) and, weighting each of `weighted`, its out. Rows that see no key get out 0, lse `empty`
+ * (±∞ as the kernel convention says) when the range is empty, −∞ when masked, and max −∞.
  */
 export function attendColumns(
-  logits: Float64Array,
-  N: number,
-  T: number,
-  S: number,
+  sc: Scores,
   a: number,
   b: number,
-  visible: ((t: number, s: number) => boolean) | null,
-  values: Float64Array,
-  E: number,
-  shared: boolean,
+  limit: RowLimit,
+  stats: Pick<RangeAttention, 'lse' | 'max'>,
+  weighted: readonly Weighted[],
+  gemm: Gemm64,
   empty = -Infinity,
-): RangeAttention {
-  const out = new Float64Array(T * N * E);
-  const lse = new Float64Array(N * T);
-  const mx = new Float64Array(N * T);
-  const w = new Float64Array(b - a);
-  for (let h = 0; h < N; h++) {
-    for (let t = 0; t < T; t++) {
-      const row = (h * T + t) * S;
-      let m = -Infinity;
-      for (let s = a; s < b; s++) if (!visible || visible(t, s)) m = fmax(m, logits[row + s]!);
-      mx[h * T + t] = m;
-      if (m === -Infinity) {
-        lse[h * T + t] = b > a ? -Infinity : empty;
-        continue;
+): void {
+  const { logits, h0, G, N, T, S } = sc;
+  const P = new Float64Array(min(ROWS, T) * (b - a)); // [rows, b-a] of one head
+  const end = (t: number) => (limit ? min(b, limit(t)) : b); // keys [a, end) row t sees
+  for (let g = 0; g < G; g++) {
+    const h = h0 + g;
+    for (let t0 = 0; t0 < T; t0 += ROWS) {
+      const t1 = min(T, t0 + ROWS);
+      let cols = 0; // keys the block's rows see, at most
+      for (let t = t0; t < t1; t++) {
+        const [row, e, p] = [(g * T + t) * S, end(t), (t - t0) * (b - a)];
+        cols = fmax(cols, e - a);
+        let m = -Infinity;
+        for (let s = a; s < e; s++) m = fmax(m, logits[row + s]!);
+        stats.max[h * T + t] = m;
+        P.fill(0, p, p + (b - a));
+        if (m === -Infinity) {
+          stats.lse[h * T + t] = b > a ? -Infinity : empty;
+          continue;
+        }
+        let z = 0;
+        for (let s = a; s < e; s++) z += P[p + s - a] = exp(logits[row + s]! - m);
+        stats.lse[h * T + t] = log(z) + m;
+        for (let s = a; s < e; s++) P[p + s - a] = P[p + s - a]! / z;
       }
-      let z = 0;
-      for (let s = a; s < b; s++) z += w[s - a] = !visible || visible(t, s) ? exp(logits[row + s]! - m) : 0;
-      lse[h * T + t] = log(z) + m;
-      const o = (t * N + h) * E;
-      for (let s = a; s < b; s++) {
-        const p = w[s - a]! / z;
-        if (p === 0) continue;
-        const vo = shared ? s * E : (s * N + h) * E;
-        for (let e = 0; e < E; e++) out[o + e] = out[o + e]! + p * values[vo + e]!;
+      if (cols <= 0) continue;
+      for (const { values, E, shared, out } of weighted) {
+        const [v0, ldv] = shared ? [a * E, E] : [(a * N + h) * E, N * E];
+        gemm.dgemm(false, false, t1 - t0, E, cols, 1, P, b - a, values.subarray(v0), ldv, 0, out.subarray((t0 * N + h) * E), N * E);
       }
     }
   }
-  return { out, lse, max: mx };
 }
 
-/** merge_attn_states in float64: +inf LSE of an empty part taken as −inf (weight 0). */
-export function mergeStates(p: RangeAttention, s: RangeAttention, N: number, T: number, E: number): RangeAttention {
-  const out = new Float64Array(p.out.length);
-  const lse = new Float64Array(N * T);
-  const mx = new Float64Array(N * T);
-  for (let h = 0; h < N; h++) {
+/** merge_attn_states in float64 for heads [h0, h0 + G) into `into`: +inf LSE of an empty part taken as −inf (weight 0). */
+export function mergeStates(
+  p: RangeAttention,
+  s: RangeAttention,
+  into: RangeAttention,
+  [h0, G, N, T, E]: readonly [number, number, number, number, number],
+): void {
+  for (let h = h0; h < h0 + G; h++) {
     for (let t = 0; t < T; t++) {
       const i = h * T + t;
       const lp = p.lse[i] === Infinity ? -Infinity : p.lse[i]!;
@@ -70,13 +108,12 @@ export function mergeStates(p: RangeAttention, s: RangeAttention, N: number, T: 
       const m = fmax(lp, ls);
       const [pe, se] = [exp(lp - m), exp(ls - m)];
       const z = pe + se;
-      lse[i] = log(z) + m;
-      mx[i] = fmax(p.max[i]!, s.max[i]!);
+      into.lse[i] = log(z) + m;
+      into.max[i] = fmax(p.max[i]!, s.max[i]!);
       const o = (t * N + h) * E;
-      for (let e = 0; e < E; e++) out[o + e] = (p.out[o + e]! * pe + s.out[o + e]! * se) / z;
+      for (let e = 0; e < E; e++) into.out[o + e] = (p.out[o + e]! * pe + s.out[o + e]! * se) / z;
     }
   }
-  return { out, lse, max: mx };
 }
 
 /** Rows breaking max ≤ lse ≤ max + ln n for finite lse; n(t) = keys row t saw. */

@@ -6,6 +6,9 @@ import { parseScenario } from '../harness/scenario/load';
 import { SyntheticWeights } from '../core/weights/synthetic';
 import { ReferenceBackend } from './reference';
 import { referenceCases, sliceHeadAxis } from './reference-cases';
+import { loadHostBlas } from '../devices/kernels/host-blas';
+import { JS_GEMM, blasGemm } from './reference-gemm';
+import { createGemmPool } from './reference-gemm-pool';
 
 describe('reference for several head slices in one pass', () => {
   it('sliceHeadAxis cuts the h axis and the flattened hv axis', () => {
@@ -55,6 +58,42 @@ describe('reference for several head slices in one pass', () => {
         expect({ key, shape: a.shape }).toEqual({ key, shape: b.shape });
         expect(Array.from(a.data)).toEqual(Array.from(b.data));
       }
+    }
+  });
+
+  it('the plain loops, a worker pool and the host BLAS record the same to float64 rounding (1e-12 of each record)', async () => {
+    const s = parseScenario(
+      [
+        'name: r',
+        'model: {preset: tiny}',
+        'weights: {synthetic: {seed: 3}}',
+        'schedule: {block_size: 4, context_chunk: 3, kv_splits: 3}',
+        'requests:',
+        '  - {name: a, steps: [{prefill: 9, chunk: 4}, {decode: 2}]}',
+      ].join('\n'),
+    );
+    const source = new SyntheticWeights(preset('tiny'), 3);
+    const plan = planRun(s, source);
+    const all = new Set(STAGE_NAMES);
+    const heads = [{ start: 1, count: 3 }];
+    const pool = createGemmPool(2)!;
+    const { blas } = loadHostBlas({ kind: 'auto' });
+    try {
+      const gemms = [JS_GEMM, pool, ...(blas ? [blasGemm(blas)!] : [])];
+      const [want, ...others] = await Promise.all(gemms.map((g) => referenceCases(source, heads, plan.pieces, plan.kernels, all, g)));
+      for (const got of others) {
+        expect([...got[0]!.captured.keys()]).toEqual([...want![0]!.captured.keys()]);
+        for (const [key, b] of want![0]!.captured) {
+          const a = got[0]!.captured.get(key)!;
+          if (a.where !== 'host' || b.where !== 'host') throw new Error('host captures expected');
+          const scale = Math.max(1, ...Array.from(b.data, Math.abs));
+          const worst = Math.max(0, ...Array.from(a.data, (x, i) => (Object.is(x, b.data[i]) ? 0 : Math.abs(x - b.data[i]!) / scale)));
+          expect({ key, worst }).toEqual({ key, worst: expect.any(Number) });
+          expect(worst).toBeLessThanOrEqual(1e-12);
+        }
+      }
+    } finally {
+      await pool.close();
     }
   });
 });

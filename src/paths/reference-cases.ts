@@ -7,6 +7,8 @@ import type { HeadSlice, WeightSource } from '../core/weights/layer';
 import { sliceRanges } from '../core/weights/layer';
 import type { KernelOptions, PieceInput } from './backend';
 import { ReferenceBackend } from './reference';
+import type { Gemm64 } from './reference-gemm';
+import { JS_GEMM } from './reference-gemm';
 import { linearStream } from './reference-math';
 
 /** Heads [h0, h0 + n) of a host tensor along its head axis ('h', or 'hv' = heads × v_head_dim). */
@@ -32,7 +34,8 @@ export function sliceHeadAxis(x: HostTensor, layout: string, h0: number, n: numb
  * The float64 reference for several head slices at once: one pass over the schedule for the
  * smallest head range covering them all, each case then a slice of it. Heads are independent up
  * to o_proj, so the slices equal separate passes exactly; o_proj_out, a sum over the case's heads,
- * is recomputed, and head-summed invariant counts are kept only for the whole range.
+ * is recomputed, and head-summed invariant counts are kept only for the whole range. `stages`, where
+ * given, are the stages recorded (attn_out always).
  */
 export async function referenceCases(
   source: WeightSource,
@@ -40,11 +43,14 @@ export async function referenceCases(
   pieces: readonly PieceInput[],
   kernels: KernelOptions,
   retain: ReadonlySet<StageName>,
+  gemm: Gemm64 = JS_GEMM,
+  stages?: ReadonlySet<StageName>,
 ): Promise<Recording[]> {
   const start = Math.min(...cases.map((c) => c.start));
   const end = Math.max(...cases.map((c) => c.start + c.count));
-  const union = new HostRecorder();
-  const ref = new ReferenceBackend(source, { start, count: end - start }, kernels);
+  const recorded = (stage: StageName) => !stages || stages.has(stage) || stage === 'attn_out'; // a slice's o_proj reads attn_out
+  const union = new HostRecorder({ filter: recorded });
+  const ref = new ReferenceBackend(source, { start, count: end - start }, kernels, gemm);
   for (const piece of pieces) {
     if (piece.kind === 'cached') {
       await ref.fill(piece);
@@ -75,7 +81,7 @@ export async function referenceCases(
         const { rows, cols } = sliceRanges(source.config, 'o_proj', c);
         rec.tap('o_proj_out', {
           shape: [T, rows[1] - rows[0]],
-          data: linearStream(source, 'o_proj', rows, cols, attn_out.data as Float64Array, T),
+          data: linearStream(source, 'o_proj', rows, cols, attn_out.data as Float64Array, T, gemm),
         }); // [T,H]
       }
     }

@@ -1,7 +1,9 @@
 /** forward_mha's context path in float64: the new tokens' part, the context chunks and their running merges. */
 import type { HostProbe } from '../core/probes/probe';
 import type { KernelOptions, PieceInput } from './backend';
-import { attendColumns, lseViolations, mergeStates } from './reference-attention';
+import type { RangeAttention, Scores } from './reference-attention';
+import { attendColumns, lseViolations, mergeStates, rangeAttention } from './reference-attention';
+import type { Gemm64 } from './reference-gemm';
 import type { History } from './reference-host';
 import { host } from './reference-host';
 
@@ -15,27 +17,50 @@ export interface ContextDims {
   R: number;
 }
 
-/** The new tokens, the chunks and the running merges over logits [N,T,S] (same ranges as the engine). */
-export function referenceContext(
+/** The context path's outputs, filled group of heads by group: the new tokens' part, each chunk's and the running merge after it. */
+export interface ContextState {
+  own: RangeAttention;
+  parts: RangeAttention[];
+  running: RangeAttention[];
+}
+
+export function contextState(piece: PieceInput, { N, T, V }: ContextDims): ContextState {
+  const parts = piece.chunks.map(() => rangeAttention(N, T, V));
+  return { own: rangeAttention(N, T, V), parts, running: parts.map((p, i) => (i === 0 ? p : rangeAttention(N, T, V))) };
+}
+
+/** The new tokens, the chunks and the running merges for the group's heads (same ranges as the engine). */
+export function contextHeads(
+  sc: Scores,
   piece: PieceInput,
-  probe: HostProbe,
   kernels: KernelOptions,
-  logits: Float64Array,
   hist: History,
-  { N, T, S, V, L, R }: ContextDims,
+  V: number,
+  st: ContextState,
+  gemm: Gemm64,
 ): void {
-  const own = attendColumns(logits, N, T, S, piece.start, S, (t, s) => s <= piece.start + t, hist.v, V, false);
-  probe.tap('suffix_output', host([T, N, V], own.out));
-  probe.tap('suffix_lse', host([N, T], own.lse));
+  const { h0, G, N, T, S } = sc;
+  const v = (out: Float64Array) => [{ values: hist.v, E: V, shared: false, out }];
+  attendColumns(sc, piece.start, S, (t) => piece.start + t + 1, st.own, v(st.own.out), gemm);
+  piece.chunks.forEach(([a, b], i) => {
+    const part = st.parts[i]!;
+    attendColumns(sc, a, b, null, part, v(part.out), gemm, kernels.emptyLse === '+inf' ? Infinity : -Infinity);
+    if (i > 0) mergeStates(st.running[i - 1]!, part, st.running[i]!, [h0, G, N, T, V]);
+  });
+}
+
+/** The context path's records, once every group of heads is in. */
+export function tapContext(piece: PieceInput, probe: HostProbe, hist: History, st: ContextState, { N, T, V, L, R }: ContextDims): void {
+  probe.tap('suffix_output', host([T, N, V], st.own.out));
+  probe.tap('suffix_lse', host([N, T], st.own.lse));
   probe.check(
     'suffix_lse',
     'lse_bounds',
-    lseViolations(own, N, T, (t) => t + 1),
+    lseViolations(st.own, N, T, (t) => t + 1),
   );
-  let running = null as ReturnType<typeof attendColumns> | null;
   piece.chunks.forEach(([a, b], i) => {
+    const [part, running] = [st.parts[i]!, st.running[i]!];
     probe.tap('ctx_workspace', host([b - a, L + R], hist.latent.slice(a * (L + R), b * (L + R))), undefined, i);
-    const part = attendColumns(logits, N, T, S, a, b, null, hist.v, V, false, kernels.emptyLse === '+inf' ? Infinity : -Infinity);
     probe.tap('chunk_output', host([T, N, V], part.out), undefined, i);
     probe.tap('chunk_lse', host([N, T], part.lse), undefined, i);
     if (b > a)
@@ -45,7 +70,6 @@ export function referenceContext(
         lseViolations(part, N, T, () => b - a),
         i,
       );
-    running = running ? mergeStates(running, part, N, T, V) : part;
     probe.tap('context_output', host([T, N, V], running.out), undefined, i);
     probe.tap('context_lse', host([N, T], running.lse), undefined, i);
   });

@@ -5,88 +5,40 @@
 import type { RopeStyle, RopeTables } from '../core/model/rope';
 import { ropePair } from '../core/model/rope';
 import type { LinearName, Range, WeightSource } from '../core/weights/layer';
+import type { Gemm64 } from './reference-gemm';
+import { widen } from './reference-gemm';
 
 // Hot loops read Math through module constants: a global lookup per element is ~100× slower
 // inside a vm context (jest) and no faster anywhere else.
 const { exp, log, sqrt } = Math;
 
-/** Tokens per block of gemmNT: their rows of x stay in cache while every weight row passes. */
-const TOKEN_BLOCK = 16;
+/** Elements of a weight block generated at a time when streaming a projection (16 MiB of float32, 32 MiB widened). */
+const STREAM_BLOCK = 1 << 22;
 
 /**
- * out[t, o0 + o] = Σ_k x[t, k]·w[o, k] for o < O; w is [O, K] float32, out has row stride ldo.
- * Tokens go in blocks of 16 (their x rows stay cached across the weight rows) and four at a time
- * share each weight load (V8 does not vectorize; ~0.8 GMAC/s on one core).
+ * y = x·W[rows, cols]ᵀ with W read block by block from the source, never held whole, each block
+ * widened to float64 (exact) for the GEMM: x [T, K] float64 → y [T, O] float64.
  */
-export function gemmNT(
+export function linearStream(
+  source: WeightSource,
+  name: LinearName,
+  rows: Range,
+  cols: Range,
   x: Float64Array,
   T: number,
-  K: number,
-  w: Float32Array,
-  O: number,
-  out: Float64Array,
-  ldo: number,
-  o0: number,
-): void {
-  for (let tb = 0; tb < T; tb += TOKEN_BLOCK) {
-    const te = Math.min(T, tb + TOKEN_BLOCK);
-    for (let o = 0; o < O; o++) {
-      const wo = o * K;
-      let t = tb;
-      for (; t + 3 < te; t += 4) {
-        const x0 = t * K,
-          x1 = x0 + K,
-          x2 = x1 + K,
-          x3 = x2 + K;
-        let a0 = 0,
-          a1 = 0,
-          a2 = 0,
-          a3 = 0;
-        for (let k = 0; k < K; k++) {
-          const wk = w[wo + k]!;
-          a0 += x[x0 + k]! * wk;
-          a1 += x[x1 + k]! * wk;
-          a2 += x[x2 + k]! * wk;
-          a3 += x[x3 + k]! * wk;
-        }
-        out[t * ldo + o0 + o] = a0;
-        out[(t + 1) * ldo + o0 + o] = a1;
-        out[(t + 2) * ldo + o0 + o] = a2;
-        out[(t + 3) * ldo + o0 + o] = a3;
-      }
-      for (; t < te; t++) {
-        const x0 = t * K;
-        let a = 0,
-          b = 0,
-          k = 0;
-        for (; k + 1 < K; k += 2) {
-          a += x[x0 + k]! * w[wo + k]!;
-          b += x[x0 + k + 1]! * w[wo + k + 1]!;
-        }
-        if (k < K) a += x[x0 + k]! * w[wo + k]!;
-        out[t * ldo + o0 + o] = a + b;
-      }
-    }
-  }
-}
-
-/** Elements of a weight block generated at a time when streaming a projection. */
-const STREAM_BLOCK = 1 << 20;
-
-/**
- * y = x·W[rows, cols]ᵀ with W read block by block from the source, never held whole:
- * x [T, K] float64 → y [T, O] float64.
- */
-export function linearStream(source: WeightSource, name: LinearName, rows: Range, cols: Range, x: Float64Array, T: number): Float64Array {
+  gemm: Gemm64,
+): Float64Array {
   const K = cols[1] - cols[0];
   const O = rows[1] - rows[0];
-  const y = new Float64Array(T * O);
+  const y = new Float64Array(T * O); // [T,O]
   const step = Math.max(1, Math.floor(STREAM_BLOCK / K));
-  const scratch = new Float32Array(Math.min(step, O) * K);
+  const scratch = new Float32Array(Math.min(step, O) * K); // [n,K] as stored
+  const wide = new Float64Array(scratch.length); // [n,K] widened
   for (let r = 0; r < O; r += step) {
     const n = Math.min(step, O - r);
     source.block(name, [rows[0] + r, rows[0] + r + n], cols, 'out_in', scratch);
-    gemmNT(x, T, K, scratch, n, y, O, r);
+    widen(scratch.subarray(0, n * K), wide);
+    gemm.dgemm(false, true, T, n, K, 1, x, K, wide, K, 0, y.subarray(r), O);
   }
   return y;
 }

@@ -6,7 +6,8 @@ import type { HostProbe } from '../core/probes/probe';
 import type { LinearName, WeightSource } from '../core/weights/layer';
 import type { PieceInput } from './backend';
 import { host } from './reference-host';
-import { concatCols, gemmNT, rmsNormRows, ropeRows, sliceCols } from './reference-math';
+import type { Gemm64 } from './reference-gemm';
+import { concatCols, rmsNormRows, ropeRows, sliceCols } from './reference-math';
 
 /** What the reference's attention reads of one piece: the queries and the rows it appends to the request's history. */
 export interface ReferencePre {
@@ -19,11 +20,15 @@ export interface ReferencePre {
   rows: Float64Array; // [T,L+R]
 }
 
-/** The weights the projections read: a linear of this head slice, and kv_b_proj's [N(P+V), L] rows (read when first asked for). */
+/**
+ * The weights the projections read: a linear of this head slice, kv_b_proj's [N(P+V), L] rows widened
+ * to float64 (read when first asked for), and the GEMM they go through.
+ */
 export interface ReferenceWeights {
   source: WeightSource;
   lin: (name: LinearName, x: Float64Array, T: number) => Float64Array;
-  kvB: () => Float32Array;
+  kvB64: () => Float64Array;
+  gemm: Gemm64;
 }
 
 /**
@@ -74,9 +79,8 @@ export function referencePreAttention(
   const q_pe = probe.tap('q_pe', host([T, N, R], ropeRows(q_pe_raw, T, N, R, tables, style))).data as Float64Array; // [T,N,R]
   const k_pe = probe.tap('k_pe', host([T, R], ropeRows(k_pe_raw, T, 1, R, tables, style))).data as Float64Array; // [T,R]
   const q = probe.tap('q', host([T, N, D], concatCols(q_nope, P, q_pe, R))).data as Float64Array; // [T,N,D]
-  const W = w.kvB();
-  const kv_nope = new Float64Array(T * N * (P + V)); // [T,N,P+V]
-  gemmNT(kv_c_normed, T, L, W, N * (P + V), kv_nope, N * (P + V), 0);
+  const kv_nope = new Float64Array(T * N * (P + V)); // [T,N,P+V] = kv_c_normed·W_kv_bᵀ
+  w.gemm.dgemm(false, true, T, N * (P + V), L, 1, kv_c_normed, L, w.kvB64(), L, 0, kv_nope, N * (P + V));
   probe.tap('kv_nope', host([T, N, P + V], kv_nope));
   const k_nope = probe.tap('k_nope', host([T, N, P], sliceCols(kv_nope, P + V, 0, P))).data as Float64Array;
   const v = probe.tap('v', host([T, N, V], sliceCols(kv_nope, P + V, P, V))).data as Float64Array; // [T,N,V]

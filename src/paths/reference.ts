@@ -5,12 +5,12 @@ import type { HeadSlice, LinearName, WeightSource } from '../core/weights/layer'
 import { sliceRanges, slicedConfig } from '../core/weights/layer';
 import type { KernelOptions, MlaBackend, PieceInput } from './backend';
 import type { KvBViews } from './reference-absorbed';
-import { absorbedQuery, kvBViews, splitLse } from './reference-absorbed';
-import { attendColumns, lseViolations } from './reference-attention';
-import { referenceContext } from './reference-context';
+import { absorbedQuery, kvBViews } from './reference-absorbed';
+import type { Gemm64 } from './reference-gemm';
+import { JS_GEMM, widen } from './reference-gemm';
+import { referenceAttention } from './reference-heads';
 import type { History } from './reference-host';
 import { cat, host } from './reference-host';
-import { referenceLogits, sampledLogits, tapProbs } from './reference-logits';
 import { linearStream } from './reference-math';
 import type { ReferenceWeights } from './reference-pre-attention';
 import { referencePreAttention } from './reference-pre-attention';
@@ -25,6 +25,8 @@ export class ReferenceBackend implements MlaBackend<HostTensor> {
   readonly name = 'reference' as const;
   private readonly history = new Map<string, History>();
   private absorbed: KvBViews | null = null;
+  /** kv_b_proj widened to float64 [N(P+V), L], for kv_nope and (its W_UK_T rows in place) ql_nope. */
+  private kvB64: Float64Array | null = null;
   private weightsTapped = false;
   /** What the pre-attention reads: this slice's linears and kv_b_proj (read once, shared with the absorbed views). */
   private readonly weights: ReferenceWeights;
@@ -33,8 +35,10 @@ export class ReferenceBackend implements MlaBackend<HostTensor> {
     private readonly source: WeightSource,
     private readonly heads: HeadSlice,
     private readonly kernels: KernelOptions,
+    /** The float64 GEMM every product goes through (reference-gemm.ts); plain loops on this thread by default. */
+    private readonly gemm: Gemm64 = JS_GEMM,
   ) {
-    this.weights = { source, lin: (name, x, T) => this.lin(name, x, T), kvB: () => this.kvb().W };
+    this.weights = { source, lin: (name, x, T) => this.lin(name, x, T), kvB64: () => (this.kvB64 ??= widen(this.kvb().W)), gemm };
   }
 
   private get c() {
@@ -43,7 +47,7 @@ export class ReferenceBackend implements MlaBackend<HostTensor> {
 
   private lin(name: LinearName, x: Float64Array, T: number): Float64Array {
     const { rows, cols } = sliceRanges(this.source.config, name, this.heads);
-    return linearStream(this.source, name, rows, cols, x, T);
+    return linearStream(this.source, name, rows, cols, x, T, this.gemm);
   }
 
   /** kv_b_proj of this slice and its absorbed views, read once. */
@@ -102,21 +106,9 @@ export class ReferenceBackend implements MlaBackend<HostTensor> {
     probe.tap('kv_cache', host([S, L + R], hist.latent));
     const { W_UK_T, W_UV } = this.kvb();
     if (!this.weightsTapped && probe.enabled) this.tapWeights(probe, N, P, L, V, W_UK_T, W_UV);
-    absorbedQuery(probe, q_nope, q_pe, W_UK_T, [T, N, P, L, R]); // ql_nope [T,N,L], mqa_q [T,N,L+R]
-    const logits = referenceLogits(q, hist.k, scale, [N, T, S, D]); // [N,T,S] over every key of the request
-    const { rows, sampled } = sampledLogits(piece, probe, logits, [N, T, S]); // [N,r,S]
-    const causal = (t: number, s: number) => s <= piece.start + t; // key index ≤ query index
-    const keys = (t: number) => piece.start + t + 1;
-    const full = attendColumns(logits, N, T, S, 0, S, causal, hist.v, V, false);
-    tapProbs(piece, probe, rows, sampled, full, [N, T, S]); // attn_probs [N,r,S]
-    if (piece.chunks.length) referenceContext(piece, probe, this.kernels, logits, hist, { N, T, S, V, L, R });
-    if (this.kernels.kvSplits > 1) splitLse(probe, logits, hist, this.kernels.kvSplits, causal, [N, T, S]); // [T,N,splits]
-    probe.tap('lse', host([N, T], full.lse));
-    probe.check('lse', 'lse_bounds', lseViolations(full, N, T, keys));
-    probe.tap('attn_out_latent', host([T, N, L], attendColumns(logits, N, T, S, 0, S, causal, hist.latentOnly, L, true).out));
-    probe.tap('attn_out_heads', host([T, N, V], full.out));
-    probe.tap('attn_out', host([T, N * V], full.out));
-    return probe.tap('o_proj_out', host([T, H], this.lin('o_proj', full.out, T))).data as Float64Array; // [T,H]
+    absorbedQuery(probe, q_nope, q_pe, this.weights.kvB64(), [T, N, P, V, L, R], this.gemm); // ql_nope [T,N,L], mqa_q [T,N,L+R]
+    const attn_out = referenceAttention(piece, probe, this.kernels, q, hist, { N, T, S, V, L, R, D, scale }, this.gemm); // [T,N,V]
+    return probe.tap('o_proj_out', host([T, H], this.lin('o_proj', attn_out, T))).data as Float64Array; // [T,H]
   }
 
   /** The absorbed weights, once per run (they do not change between pieces). */
@@ -128,5 +120,6 @@ export class ReferenceBackend implements MlaBackend<HostTensor> {
 
   dispose(): void {
     this.history.clear();
+    this.kvB64 = null;
   }
 }

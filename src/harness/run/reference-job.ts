@@ -7,6 +7,10 @@ import type { HeadSlice } from '../../core/weights/layer';
 import type { SourceSpec } from '../../checkpoints/checkpoint/source';
 import { openSource } from '../../checkpoints/checkpoint/source';
 import { roundedSource } from '../../core/precision/source';
+import type { BlasRequest } from '../../devices/kernels/host-blas';
+import { parseBlasRequest } from '../../devices/kernels/host-blas';
+import type { GemmRequest } from '../../paths/reference-gemm-open';
+import { openReferenceGemm } from '../../paths/reference-gemm-open';
 
 /** Everything the float64 reference needs, as structured-cloneable data: the whole schedule, all cases. */
 export interface ReferenceJob {
@@ -14,6 +18,16 @@ export interface ReferenceJob {
   cases: HeadSlice[];
   pieces: PieceInput[];
   kernels: KernelOptions;
+  /** The host BLAS as the run asks for it (MLA_DIFF_BLAS); absent: read from the environment. */
+  blas?: BlasRequest;
+  /** The float64 GEMM to multiply through (reference-gemm-open.ts); absent: auto (BLAS, else a worker pool, else plain loops). */
+  gemm?: GemmRequest;
+  /**
+   * The stages the reference records (absent: all). Without `logits` the reference holds one group of
+   * heads' logits at a time, and multiplies only the keys each row sees: pass the stages the engine
+   * paths record (under fused attention without logits_rows, neither logits nor attn_probs).
+   */
+  stages?: StageName[];
 }
 
 export interface HostCapture {
@@ -31,6 +45,8 @@ export interface ReferenceCase {
 export interface ReferenceResult {
   cases: ReferenceCase[];
   seconds: number;
+  /** The float64 GEMM it multiplied through, e.g. `cblas_dgemm of OpenBLAS 0.3.21 (Haswell kernels, 2 threads)`. */
+  gemm: string;
 }
 
 /** Every stage is compared elementwise, the absorbed weights included (they are small next to the layer). */
@@ -38,17 +54,19 @@ export const RETAINED: ReadonlySet<StageName> = new Set(STAGE_NAMES);
 
 export async function runReferenceJob(job: ReferenceJob): Promise<ReferenceResult> {
   const t0 = performance.now();
-  const recordings = await referenceCases(
-    roundedSource(openSource(job.source), job.kernels.precision?.dtype ?? 'float32'),
-    job.cases,
-    job.pieces,
-    job.kernels,
-    RETAINED,
-  );
+  const gemm = openReferenceGemm(job.blas ?? parseBlasRequest(process.env['MLA_DIFF_BLAS']), job.gemm ?? 'auto');
+  let recordings: Awaited<ReturnType<typeof referenceCases>>;
+  try {
+    const source = roundedSource(openSource(job.source), job.kernels.precision?.dtype ?? 'float32');
+    const stages = job.stages && new Set(job.stages);
+    recordings = await referenceCases(source, job.cases, job.pieces, job.kernels, RETAINED, gemm, stages);
+  } finally {
+    await gemm.close();
+  }
   const cases = recordings.map(({ trace, captured }) => {
     const out: HostCapture[] = [];
     for (const [key, c] of captured) if (c.where === 'host') out.push({ key, data: c.data, shape: c.shape, layout: c.layout });
     return { trace, captured: out };
   });
-  return { cases, seconds: (performance.now() - t0) / 1000 };
+  return { cases, seconds: (performance.now() - t0) / 1000, gemm: gemm.description };
 }
