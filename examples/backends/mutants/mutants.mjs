@@ -39,7 +39,7 @@ export const MUTANTS = {
     piece: 'first',
     summary: 'the causal mask admits one key past the diagonal: token t sees token t + 1 of its own chunk',
     story: 'a mask built with <= on 1-based key indices against 0-based query positions',
-    causes: [],
+    causes: ['causal-mask'],
   },
   'decode-before-write': {
     enters: 'logits',
@@ -67,7 +67,7 @@ export const MUTANTS = {
     piece: 'first',
     summary: "kv_a_layernorm's RMS taken over the whole (L+R)-wide kv_a row, k_pe included, before the split",
     story: "the norm run on kv_a_proj_with_mqa's output before it is split into kv_c and k_pe",
-    causes: ['norm-skipped', 'norm-weight-ones'],
+    causes: ['norm-rms'],
   },
   'empty-split-nan': {
     enters: 'attn_out_latent',
