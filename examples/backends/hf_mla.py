@@ -13,6 +13,10 @@ from forward hooks on the module's projections and norms (q_c_raw, q_c, q_full_p
 kv_nope, attn_out, o_proj_out), from the module's rotary helper (q_pe, k_pe) and from eager attention's weights
 (attn_probs).
 
+  --hf-norm-eps          keep the eps transformers' DeepseekV3Attention gives q_a_layernorm and kv_a_layernorm (its
+                         RMSNorm default, 1e-6, whatever config.rms_norm_eps says) instead of the config's: right for
+                         DeepSeek-V3 (1e-6), 4.6e-6 off at q_c and kv_c_normed for GLM-5 (1e-5), which mla-diff reports
+                         (docs/findings/transformers-mla-norm-eps.md)
   --fault scale-latent   a planted bug: the softmax scale of the 576-wide latent, (kv_lora_rank + qk_rope_head_dim)^-0.5,
                          where qk_head_dim^-0.5 (× YaRN's mscale²) is due
 
@@ -75,6 +79,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--module", choices=["deepseek-v3", "glm-dsa"], default="deepseek-v3")
     ap.add_argument("--fault", choices=["scale-latent"], default=None)
+    ap.add_argument("--hf-norm-eps", action="store_true")
     ap.add_argument("--device", default="cuda" if torch.cuda.is_available() else "cpu")
     args = ap.parse_args()
     torch.backends.cuda.matmul.allow_tf32 = False
@@ -95,6 +100,9 @@ def main():
         for name in LINEARS:
             getattr(attn, name).weight.copy_(w[f"{name}.weight"])
         norm.weight.copy_(w["input_layernorm.weight"])
+    if not args.hf_norm_eps:  # the latent norms with the model's eps (DeepseekV3Attention builds them with the default)
+        for n in ["q_a_layernorm", "kv_a_layernorm"]:
+            getattr(attn, n).variance_epsilon = c["rms_norm_eps"]
     if args.fault == "scale-latent":
         attn.scaling = (L + R) ** -0.5
 
@@ -125,27 +133,31 @@ def main():
                 hidden_in = norm(emb[None])  # [1,S,H]
                 cos, sin = rotary(hidden_in, pos[None])
                 causal = torch.full((S, S), torch.finfo(torch.float32).min, device=dev).triu(1)[None, None]  # [1,1,S,S]
-                out, probs = attn(hidden_in, position_embeddings=(cos, sin), attention_mask=causal)
+                res = attn(hidden_in, position_embeddings=(cos, sin), attention_mask=causal)
+                out, probs = res[0], res[1]  # GlmMoeDsaAttention returns its indexer's selection too
             rows = slice(S - T, S)  # the piece's own tokens
 
             def put(stage, x):
                 stages[f"{key}/{stage}"] = x.detach().float().contiguous()
 
-            put("hidden_in", hidden_in[0, rows])
-            put("q_c_raw", taps["q_a_proj"][1][0, rows])
-            put("q_c", taps["q_a_layernorm"][1][0, rows])
-            put("q_full_prerope", taps["q_b_proj"][1][0, rows])  # [T, N·(P+R)]: "t (h e)"
-            put("kv_lora", taps["kv_a_proj_with_mqa"][1][0, rows])
-            put("kv_c_normed", taps["kv_a_layernorm"][1][0, rows])
-            put("kv_nope", taps["kv_b_proj"][1][0, rows])  # [T, N·(P+V)]: "t (h pv)"
+            def tok(x):  # a hook's [1, …, S, width] as [S, width] (transformers keeps singleton axes in places)
+                return x.reshape(-1, x.shape[-1])
+
+            put("hidden_in", tok(hidden_in)[rows])
+            put("q_c_raw", tok(taps["q_a_proj"][1])[rows])
+            put("q_c", tok(taps["q_a_layernorm"][1])[rows])
+            put("q_full_prerope", tok(taps["q_b_proj"][1])[rows])  # [T, N·(P+R)]: "t (h e)"
+            put("kv_lora", tok(taps["kv_a_proj_with_mqa"][1])[rows])
+            put("kv_c_normed", tok(taps["kv_a_layernorm"][1])[rows])
+            put("kv_nope", tok(taps["kv_b_proj"][1])[rows])  # [T, N·(P+V)]: "t (h pv)"
             q_pe, k_pe = taps["rope"]  # [1,N,S,R], [1,1,S,R]
             if c["rope_interleave"]:  # transformers de-interleaves before rotating: pair i at (i, i+R/2), ours at (2i, 2i+1)
                 q_pe, k_pe = (x.unflatten(-1, (2, R // 2)).transpose(-1, -2).flatten(-2) for x in (q_pe, k_pe))
             put("q_pe", q_pe[0, :, rows].transpose(0, 1))  # [T,N,R]
-            put("k_pe", k_pe[0, 0, rows])  # [T,R]
+            put("k_pe", k_pe.reshape(-1, S, R)[0, rows])  # [T,R]
             put("attn_probs", probs[0, :, rows])  # [N,T,S]
-            put("attn_out", taps["o_proj"][0][0, rows])  # [T,N·V]
-            put("o_proj_out", out[0, rows])
+            put("attn_out", tok(taps["o_proj"][0])[rows])  # [T,N·V]
+            put("o_proj_out", tok(out)[rows])
     finally:
         setattr(m, rotate_name, original)
         for h in hooks:
@@ -160,7 +172,7 @@ def main():
     module = "GlmMoeDsaAttention" if args.module == "glm-dsa" else "DeepseekV3Attention"
     device = f"{dev} {torch.cuda.get_device_name(dev)}" if dev.type == "cuda" else "cpu"
     response = {"format": "mla-diff/external-response", "version": 1,
-                "name": f"hf-{args.module}" + (f"+{args.fault}" if args.fault else ""), "precision": "float32",
+                "name": f"hf-{args.module}" + ("+hf-norm-eps" if args.hf_norm_eps else "") + (f"+{args.fault}" if args.fault else ""), "precision": "float32",
                 "device": f"{device}, torch {torch.__version__}, transformers {transformers.__version__} {module}",
                 "layouts": {"q_full_prerope": "t (h e)", "kv_nope": "t (h pv)"},
                 "scalars": {f"{p['step']}/{p['request']}": {"softmax_scale": float(attn.scaling)}
