@@ -96,7 +96,7 @@ export function externalFor(
   return () =>
     runExternal(
       ext,
-      { scenario: s.name, case: spec.name, source, heads: spec.heads, pieces, stages: ext.stages },
+      { scenario: s.name, case: spec.name, source, heads: spec.heads, pieces, stages: ext.stages, kvSplits },
       { cwd: scenarioDir(s.file), keep, kvSplits, ...(log ? { log } : {}) },
     );
 }

@@ -23,6 +23,8 @@ export interface ExternalJob {
   heads: HeadSlice;
   pieces: readonly PieceInput[];
   stages: readonly StageName[] | null;
+  /** The MQA path's KV splits (Triton MLA num_kv_splits): the last axis of split_lse. Absent: 1. */
+  kvSplits?: number;
 }
 
 /** The case's head slice of the layer in Hugging Face names, float32 [out, in]. */
@@ -82,7 +84,9 @@ export function requestJson(job: ExternalJob): Record<string, unknown> {
       start: p.start,
       count: p.ids.length,
       positions: [...p.positions],
+      chunks: p.chunks.map(([a, b]) => [a, b]),
     })),
+    kv_splits: job.kvSplits ?? 1,
     stages,
     layouts: Object.fromEntries(stages.map((s) => [s, STAGES[s].layout])),
   };

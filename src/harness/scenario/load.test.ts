@@ -57,9 +57,11 @@ describe('the shipped scenarios', () => {
   const root = resolve(__dirname, '../../../scenarios');
   const files = [
     ...readdirSync(root).filter((f) => f.endsWith('.yaml')),
-    ...readdirSync(join(root, 'gpu'))
-      .filter((f) => f.endsWith('.yaml'))
-      .map((f) => join('gpu', f)),
+    ...['gpu', 'mutants'].flatMap((dir) =>
+      readdirSync(join(root, dir))
+        .filter((f) => f.endsWith('.yaml'))
+        .map((f) => join(dir, f)),
+    ),
   ];
 
   it('there are scenarios to check', () => {
