@@ -48,7 +48,8 @@ const ROWS = 128;
 /**
  * Softmax over columns [a, b) of the group's logits where visible, into `stats` (lse, max of its
  * heads) and, weighting each of `weighted`, its out. Rows that see no key get out 0, lse `empty`
- * (±∞ as the kernel convention says) when the range is empty, −∞ when masked, and max −∞.
+ * (±∞ as the kernel convention says) when the range is empty, −∞ when masked, and max −∞. `keep`
+ * sees each row's probabilities over the keys [a, …) it sees (attn_probs without a second exp).
  */
 export function attendColumns(
   sc: Scores,
@@ -59,6 +60,7 @@ export function attendColumns(
   weighted: readonly Weighted[],
   gemm: Gemm64,
   empty = -Infinity,
+  keep?: (h: number, t: number, p: Float64Array) => void,
 ): void {
   const { logits, h0, G, N, T, S } = sc;
   const P = new Float64Array(min(ROWS, T) * (b - a)); // [rows, b-a] of one head
@@ -83,6 +85,7 @@ export function attendColumns(
         for (let s = a; s < e; s++) z += P[p + s - a] = exp(logits[row + s]! - m);
         stats.lse[h * T + t] = log(z) + m;
         for (let s = a; s < e; s++) P[p + s - a] = P[p + s - a]! / z;
+        keep?.(h, t, P.subarray(p, p + e - a));
       }
       if (cols <= 0) continue;
       for (const { values, E, shared, out } of weighted) {

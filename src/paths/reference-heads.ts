@@ -14,7 +14,7 @@ import { contextHeads, contextState, tapContext } from './reference-context';
 import type { Gemm64 } from './reference-gemm';
 import type { History } from './reference-host';
 import { host } from './reference-host';
-import { referenceLogits, sampleRows } from './reference-logits';
+import { keepProbs, referenceLogits, sampleLogits } from './reference-logits';
 import { splitRanges } from './splits';
 
 /** Bytes of one group's logits: 8 heads at T = S = 2048, 1 head (512 MiB) at 8192. */
@@ -44,7 +44,8 @@ export function referenceAttention(
   const G = whole ? N : headGroup(N, T, S, groupBytes);
   const logits = new Float64Array(G * T * S); // [G,T,S]
   const sampled = wantLogits ? (whole ? logits : new Float64Array(N * r * S)) : null; // [N,r,S]
-  const probs = wantProbs ? new Float64Array(N * r * S) : null; // [N,r,S]
+  const probs = wantProbs ? new Float64Array(N * r * S) : null; // [N,r,S], from the full softmax's own P
+  const keep = probs ? keepProbs(rows, T, S, probs) : undefined;
   const full = rangeAttention(N, T, V); // out [T,N,V], lse, max [N,T]
   const latent = new Float64Array(T * N * L); // attn_out_latent [T,N,L]
   const ctx = piece.chunks.length ? contextState(piece, dims) : null;
@@ -57,8 +58,8 @@ export function referenceAttention(
       { values: hist.v, E: V, shared: false, out: full.out },
       { values: hist.latentOnly, E: L, shared: true, out: latent },
     ];
-    attendColumns(sc, 0, S, causal, full, weighted, gemm);
-    if (probs || (sampled && !whole)) sampleRows(sc, rows, full, piece.start, whole ? null : sampled, probs);
+    attendColumns(sc, 0, S, causal, full, weighted, gemm, -Infinity, keep);
+    if (sampled && !whole) sampleLogits(sc, rows, sampled);
     if (ctx) contextHeads(sc, piece, kernels, hist, V, ctx, gemm);
     if (nSplits) splitLse(sc, splits, kernels.kvSplits, causal, gemm);
   }

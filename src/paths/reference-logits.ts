@@ -1,5 +1,5 @@
 /** The float64 reference's logits over every key of the request for a group of heads, their sampled rows and attn_probs. */
-import type { RangeAttention, RowLimit, Scores } from './reference-attention';
+import type { RowLimit, Scores } from './reference-attention';
 import type { Gemm64 } from './reference-gemm';
 
 /** Query rows per product when only the visible keys are multiplied. */
@@ -34,26 +34,26 @@ export function referenceLogits(
   return { logits, h0, G, N, T, S };
 }
 
-/**
- * The sampled rows `rows` (schedule.logits_rows) of the group's logits into sampled [N,r,S], and
- * their attn_probs from the full attention's LSE (0 past each row's causal limit) into probs.
- */
-export function sampleRows(
-  sc: Scores,
-  rows: readonly number[],
-  full: RangeAttention,
-  start: number,
-  sampled: Float64Array | null,
-  probs: Float64Array | null,
-): void {
+/** The sampled rows `rows` (schedule.logits_rows) of the group's logits into sampled [N,r,S]. */
+export function sampleLogits(sc: Scores, rows: readonly number[], sampled: Float64Array): void {
   const { logits, h0, G, T, S } = sc;
-  const r = rows.length;
-  for (let g = 0; g < G; g++) {
-    const h = h0 + g;
-    rows.forEach((t, i) => {
-      const [from, to] = [(g * T + t) * S, (h * r + i) * S];
-      sampled?.set(logits.subarray(from, from + S), to);
-      if (probs) for (let s = 0; s <= start + t; s++) probs[to + s] = Math.exp(logits[from + s]! - full.lse[h * T + t]!);
-    });
-  }
+  for (let g = 0; g < G; g++)
+    rows.forEach((t, i) => sampled.set(logits.subarray((g * T + t) * S, (g * T + t + 1) * S), ((h0 + g) * rows.length + i) * S));
+}
+
+/**
+ * Where each query row's attn_probs go in probs [N,r,S] (0 past its causal limit): a `keep` for
+ * attendColumns over every key, the rows not sampled passed by.
+ */
+export function keepProbs(
+  rows: readonly number[],
+  T: number,
+  S: number,
+  probs: Float64Array,
+): (h: number, t: number, p: Float64Array) => void {
+  const at = new Int32Array(T).fill(-1); // query row → its index among the sampled rows
+  rows.forEach((t, i) => (at[t] = i));
+  return (h, t, p) => {
+    if (at[t]! >= 0) probs.set(p, (h * rows.length + at[t]!) * S);
+  };
 }

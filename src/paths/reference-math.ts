@@ -55,11 +55,13 @@ export function rmsNormRows(x: Float64Array, n: number, w: Float32Array, eps: nu
   return y;
 }
 
+// The copies below are plain loops: a subarray view per row (its allocation) costs more than the row's few hundred elements.
+
 /** Columns [c0, c0 + w) of a row-major [rows, n] array. */
 export function sliceCols(x: Float64Array, n: number, c0: number, w: number): Float64Array {
   const rows = x.length / n;
   const y = new Float64Array(rows * w);
-  for (let r = 0; r < rows; r++) y.set(x.subarray(r * n + c0, r * n + c0 + w), r * w);
+  for (let r = 0; r < rows; r++) for (let i = 0; i < w; i++) y[r * w + i] = x[r * n + c0 + i]!;
   return y;
 }
 
@@ -68,8 +70,8 @@ export function concatCols(x: Float64Array, a: number, y: Float64Array, b: numbe
   const rows = x.length / a;
   const z = new Float64Array(rows * (a + b));
   for (let r = 0; r < rows; r++) {
-    z.set(x.subarray(r * a, r * a + a), r * (a + b));
-    z.set(y.subarray(r * b, r * b + b), r * (a + b) + a);
+    for (let i = 0; i < a; i++) z[r * (a + b) + i] = x[r * a + i]!;
+    for (let i = 0; i < b; i++) z[r * (a + b) + a + i] = y[r * b + i]!;
   }
   return z;
 }

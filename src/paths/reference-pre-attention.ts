@@ -85,7 +85,7 @@ export function referencePreAttention(
   const k_nope = probe.tap('k_nope', host([T, N, P], sliceCols(kv_nope, P + V, 0, P))).data as Float64Array;
   const v = probe.tap('v', host([T, N, V], sliceCols(kv_nope, P + V, P, V))).data as Float64Array; // [T,N,V]
   const k_pe_heads = new Float64Array(T * N * R); // k_pe broadcast over heads
-  for (let t = 0; t < T; t++) for (let h = 0; h < N; h++) k_pe_heads.set(k_pe.subarray(t * R, t * R + R), (t * N + h) * R);
+  for (let t = 0; t < T; t++) for (let h = 0; h < N; h++) for (let i = 0; i < R; i++) k_pe_heads[(t * N + h) * R + i] = k_pe[t * R + i]!;
   const k = probe.tap('k', host([T, N, D], concatCols(k_nope, P, k_pe_heads, R))).data as Float64Array; // [T,N,D]
   const rows = concatCols(kv_c_normed, L, k_pe, R); // [T,L+R]
   return { q, q_nope, q_pe, kv_c_normed, k, v, rows };
