@@ -28,6 +28,11 @@ export type { Runtime, DeviceName, DeviceRequest, DeviceInfo, AdapterInfo, Log }
 export { runScenario } from './harness/run/run-scenario';
 export type { RunOptions } from './harness/run/run-scenario';
 export type { Progress } from './harness/run/progress';
+// The float64 reference on its own (bench/reference): a scenario's job, its estimated cost, the plan `reference: auto` makes of it.
+export { runReferenceJob, scenarioReference } from './harness/run/reference-job';
+export type { ReferenceJob, ReferenceResult } from './harness/run/reference-job';
+export { planReference, referenceCost, referenceSeconds, REFERENCE_RATES } from './harness/run/plan-reference';
+export type { ReferenceCost, ReferenceEstimate, ReferenceHost } from './harness/run/plan-reference';
 
 // Saved runs: load a report written by `mla-diff run --format json --out`, re-judge it, compare two runs.
 export { loadRunReport } from './harness/golden/load-report';

@@ -2,53 +2,15 @@ import { MlaDiffError } from '../../errors';
 import type { MlaConfig } from '../../core/model/config';
 import { latentWidth, qkHeadDim } from '../../core/model/config';
 import type { Runtime } from '../../devices/runtime';
-import type { ReferenceMode, Scenario } from '../scenario/scenario';
+import type { Scenario } from '../scenario/scenario';
 import type { AttentionFn } from '../../devices/kernels/attention-kernel';
 import { pathPoints } from '../../core/precision/plan';
 import { keyPartFor } from '../../paths/key-parts';
 import type { HeadSlice } from '../../core/weights/layer';
-import type { LinearName } from '../../core/weights/layer';
 import { LINEAR_NAMES, sliceRanges } from '../../core/weights/layer';
 
-/** Above this many multiply-adds `reference: auto` skips the float64 reference (~20 s of one core). */
-export const REFERENCE_AUTO_MAX_MACS = 1.2e10;
-
-const size = (c: MlaConfig, name: LinearName, heads: HeadSlice) => {
-  const { rows, cols } = sliceRanges(c, name, heads);
-  return (rows[1] - rows[0]) * (cols[1] - cols[0]);
-};
-
-/**
- * Multiply-adds of the float64 reference over a schedule for a head slice: every token's
- * projections (a cached token only its latent and K/V), and each piece's attention over its keys.
- */
-export function referenceMacs(
-  c: MlaConfig,
-  heads: HeadSlice,
-  pieces: readonly { kind: string; ids: readonly number[]; historySlots: ArrayLike<number> }[],
-): number {
-  const all = LINEAR_NAMES.reduce((n, name) => n + size(c, name, heads), 0);
-  const kvOnly = size(c, 'kv_a_proj_with_mqa', heads) + size(c, 'kv_b_proj', heads);
-  const perKey = heads.count * (qkHeadDim(c) + 2 * c.v_head_dim + c.kv_lora_rank);
-  return pieces.reduce((n, p) => n + p.ids.length * (p.kind === 'cached' ? kvOnly : all + p.historySlots.length * perKey), 0);
-}
-
-export function planReference(
-  mode: ReferenceMode,
-  c: MlaConfig,
-  heads: HeadSlice,
-  pieces: Parameters<typeof referenceMacs>[2],
-): { run: boolean; note?: string } {
-  if (mode === 'off') return { run: false, note: 'reference off: culprits come from the majority of the fp32 paths' };
-  const macs = referenceMacs(c, heads, pieces);
-  if (mode === 'auto' && macs > REFERENCE_AUTO_MAX_MACS) {
-    return {
-      run: false,
-      note: `reference skipped: ${(macs / 1e9).toFixed(1)} GMAC in float64 is over the auto limit; set reference: on to force it`,
-    };
-  }
-  return { run: true };
-}
+// Whether the float64 reference runs (its estimate of time and memory): plan-reference.ts.
+export { planReference } from './plan-reference';
 
 const MiB = 2 ** 20;
 

@@ -11,6 +11,10 @@ import type { BlasRequest } from '../../devices/kernels/host-blas';
 import { parseBlasRequest } from '../../devices/kernels/host-blas';
 import type { GemmRequest } from '../../paths/reference-gemm-open';
 import { openReferenceGemm } from '../../paths/reference-gemm-open';
+import type { Scenario } from '../scenario/scenario';
+import { planRun } from './pieces';
+import type { ReferenceCost } from './plan-reference';
+import { referenceCost } from './plan-reference';
 
 /** Everything the float64 reference needs, as structured-cloneable data: the whole schedule, all cases. */
 export interface ReferenceJob {
@@ -69,4 +73,29 @@ export async function runReferenceJob(job: ReferenceJob): Promise<ReferenceResul
     return { trace, captured: out };
   });
   return { cases, seconds: (performance.now() - t0) / 1000, gemm: gemm.description };
+}
+
+/**
+ * A scenario's float64 reference on its own (bench/reference, an embedding tool): every case over the
+ * whole schedule, as runScenario submits it, with its estimated cost (plan-reference.ts); `scores`
+ * false records neither logits nor attn_probs (as under fused attention without logits_rows).
+ */
+export function scenarioReference(
+  s: Scenario,
+  opts: { gemm?: GemmRequest; scores?: boolean } = {},
+): { job: ReferenceJob; cost: ReferenceCost; heads: HeadSlice } {
+  const plan = planRun(s, roundedSource(openSource(s.weights), s.precision.dtype));
+  const lo = Math.min(...s.cases.map((c) => c.heads.start));
+  const heads = { start: lo, count: Math.max(...s.cases.map((c) => c.heads.start + c.heads.count)) - lo };
+  const scores = opts.scores ?? true;
+  const stages = scores ? undefined : STAGE_NAMES.filter((n) => n !== 'logits' && n !== 'attn_probs');
+  const job = {
+    source: s.weights,
+    cases: s.cases.map((c) => c.heads),
+    pieces: plan.pieces,
+    kernels: plan.kernels,
+    gemm: opts.gemm,
+    stages,
+  };
+  return { job, cost: referenceCost(s.config, heads, plan.pieces, scores, plan.kernels.kvSplits), heads };
 }
