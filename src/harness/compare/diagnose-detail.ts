@@ -101,7 +101,7 @@ export const flatSoftmaxSig: Signature = (f, _c, t) => {
 export const causalMaskSig: Signature = (f, _c, t) => {
   if (!f.culprit) return null;
   const a = f.entropy(f.culprit);
-  if (a === undefined || a <= PAST_MASK) return null;
+  if (a === undefined || a <= PAST_MASK) return lastTokenOnly(f, t);
   const b = f.witness ? f.entropy(f.witness) : undefined;
   return {
     cause: 'causal-mask',
@@ -111,6 +111,26 @@ export const causalMaskSig: Signature = (f, _c, t) => {
       (b === undefined ? '' : `, ${f.witness} ${fmt(b)}`),
   };
 };
+
+/**
+ * At the first stage the mask reaches (logits after masking, attn_probs), every token of the piece diverges but its last,
+ * the one with no later key to see: the mask admits the key after the diagonal. Holds where the entropy test cannot (a
+ * peaked softmax stays under ln(keys allowed) even with one key too many: GLM-5's rows).
+ */
+function lastTokenOnly(f: Parameters<Signature>[0], t: CaseTrace): ReturnType<Signature> {
+  const d = f.detail;
+  if (!d?.perToken || d.perToken.length < 2 || !['attn_probs', 'logits'].includes(f.first.stage)) return null;
+  const tol = f.tolerance;
+  const last = d.perToken.length - 1;
+  if (!(d.perToken[last]! <= tol) || !d.perToken.slice(0, last).every((e) => e > tol)) return null;
+  return {
+    cause: 'causal-mask',
+    summary: 'attention rows see the key after the diagonal (a causal mask off by one): every token diverges but the last',
+    evidence:
+      `${f.first.stage} ${culpritName(f, t)} vs ${d.b}: relErr ${fmt(Math.min(...d.perToken.slice(0, last)))}–` +
+      `${fmt(Math.max(...d.perToken.slice(0, last)))} at tokens 0–${last - 1}, ${fmt(d.perToken[last]!)} at the last (${last})`,
+  };
+}
 
 /** ‖culprit‖ / ‖witness‖ at the first divergence equal to a constant of a known bug. */
 export const normRatioSig: Signature = (f, c, t) => {
