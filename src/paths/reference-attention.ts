@@ -5,6 +5,7 @@
  * ([T,N,E], [N,T]) so that the groups fill them in turn. P·V goes through the float64 GEMM.
  */
 import type { Gemm64 } from './reference-gemm';
+import { softmaxRows } from './reference-gemm';
 
 const { exp, log, max: fmax, min } = Math;
 
@@ -31,8 +32,8 @@ export interface Scores {
   S: number;
 }
 
-/** Keys visible to query row t: columns s < limit(t) (the causal mask), or every key where null. */
-export type RowLimit = ((t: number) => number) | null;
+/** Keys visible to query row t: columns s < offset + t (the causal mask: offset = the piece's start + 1), or every key where null. */
+export type RowLimit = number | null;
 
 /** Values [S,N,E] per head, or [S,E] shared by all heads (the MQA latent), and the [T,N,E] they are weighted into. */
 export interface Weighted {
@@ -63,34 +64,22 @@ export function attendColumns(
   keep?: (h: number, t: number, p: Float64Array) => void,
 ): void {
   const { logits, h0, G, N, T, S } = sc;
-  const P = new Float64Array(min(ROWS, T) * (b - a)); // [rows, b-a] of one head
-  const end = (t: number) => (limit ? min(b, limit(t)) : b); // keys [a, end) row t sees
+  const P = new Float64Array(min(ROWS, T) * (b - a)); // [rows, keys] of one head
+  const softmax = gemm.softmax ?? softmaxRows;
   for (let g = 0; g < G; g++) {
     const h = h0 + g;
     for (let t0 = 0; t0 < T; t0 += ROWS) {
-      const t1 = min(T, t0 + ROWS);
-      let cols = 0; // keys the block's rows see, at most
-      for (let t = t0; t < t1; t++) {
-        const [row, e, p] = [(g * T + t) * S, end(t), (t - t0) * (b - a)];
-        cols = fmax(cols, e - a);
-        let m = -Infinity;
-        for (let s = a; s < e; s++) m = fmax(m, logits[row + s]!);
-        stats.max[h * T + t] = m;
-        P.fill(0, p, p + (b - a));
-        if (m === -Infinity) {
-          stats.lse[h * T + t] = b > a ? -Infinity : empty;
-          continue;
-        }
-        let z = 0;
-        for (let s = a; s < e; s++) z += P[p + s - a] = exp(logits[row + s]! - m);
-        stats.lse[h * T + t] = log(z) + m;
-        for (let s = a; s < e; s++) P[p + s - a] = P[p + s - a]! / z;
-        keep?.(h, t, P.subarray(p, p + e - a));
-      }
-      if (cols <= 0) continue;
+      const n = min(T, t0 + ROWS) - t0;
+      const base = limit === null ? Infinity : limit + t0 - a; // row t0 + i sees keys [a, a + base + i)
+      const cols = min(b - a, fmax(0, base + n - 1)); // keys the block's last row sees: the most any row sees
+      const [lse, mx] = [stats.lse.subarray(h * T + t0, h * T + t0 + n), stats.max.subarray(h * T + t0, h * T + t0 + n)];
+      softmax(n, cols, logits.subarray((g * T + t0) * S + a), S, base, P, lse, mx, b > a ? -Infinity : empty);
+      if (keep)
+        for (let i = 0; i < n; i++) if (mx[i] !== -Infinity) keep(h, t0 + i, P.subarray(i * cols, i * cols + min(cols, fmax(0, base + i))));
+      if (cols === 0) continue;
       for (const { values, E, shared, out } of weighted) {
         const [v0, ldv] = shared ? [a * E, E] : [(a * N + h) * E, N * E];
-        gemm.dgemm(false, false, t1 - t0, E, cols, 1, P, b - a, values.subarray(v0), ldv, 0, out.subarray((t0 * N + h) * E), N * E);
+        gemm.dgemm(false, false, n, E, cols, 1, P, cols, values.subarray(v0), ldv, 0, out.subarray((t0 * N + h) * E), N * E);
       }
     }
   }

@@ -41,7 +41,7 @@ export function contextHeads(
 ): void {
   const { h0, G, N, T, S } = sc;
   const v = (out: Float64Array) => [{ values: hist.v, E: V, shared: false, out }];
-  attendColumns(sc, piece.start, S, (t) => piece.start + t + 1, st.own, v(st.own.out), gemm);
+  attendColumns(sc, piece.start, S, piece.start + 1, st.own, v(st.own.out), gemm);
   piece.chunks.forEach(([a, b], i) => {
     const part = st.parts[i]!;
     attendColumns(sc, a, b, null, part, v(part.out), gemm, kernels.emptyLse === '+inf' ? Infinity : -Infinity);

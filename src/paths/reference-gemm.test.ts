@@ -1,7 +1,7 @@
 import { loadHostBlas } from '../devices/kernels/host-blas';
 import type { Dgemm } from './reference-gemm';
-import { blasGemm, jsDgemm, ntKernel } from './reference-gemm';
-import { createGemmPool, POOL_MIN_MACS } from './reference-gemm-pool';
+import { blasGemm, jsDgemm, ntKernel, softmaxRows } from './reference-gemm';
+import { createGemmPool, POOL_MIN_MACS, POOL_MIN_SOFTMAX } from './reference-gemm-pool';
 
 const REQUIRE = process.env['MLA_DIFF_REQUIRE_BLAS'] === '1';
 
@@ -131,6 +131,37 @@ describe('the reference float64 GEMM', () => {
       }
     } finally {
       await pool!.close();
+    }
+  });
+
+  it('softmaxRows: masked keys, rows that see none, and the pool softmax equal to it bit for bit', async () => {
+    const [n, w, ldx] = [150, 120, 131]; // past POOL_MIN_SOFTMAX
+    expect(n * w).toBeGreaterThanOrEqual(POOL_MIN_SOFTMAX);
+    const x = fill(n * ldx, (i) => Math.sin(i * 0.13) * 20);
+    const out = () => ({ P: new Float64Array(n * w).fill(NaN), lse: new Float64Array(n), max: new Float64Array(n) });
+    const pool = createGemmPool(3)!;
+    try {
+      for (const base of [Infinity, 1, -40]) {
+        const [a, b] = [out(), out()];
+        softmaxRows(n, w, x, ldx, base, a.P, a.lse, a.max, 7);
+        pool.softmax(n, w, x, ldx, base, b.P, b.lse, b.max, 7);
+        expect([Array.from(b.P), Array.from(b.lse), Array.from(b.max)]).toEqual([Array.from(a.P), Array.from(a.lse), Array.from(a.max)]);
+        for (let i = 0; i < n; i++) {
+          const e = Math.min(w, Math.max(0, base + i)); // keys row i sees
+          const row = Array.from(x.subarray(i * ldx, i * ldx + e));
+          if (!e) {
+            expect([a.lse[i], a.max[i], Math.max(...a.P.subarray(i * w, i * w + w))]).toEqual([7, -Infinity, 0]);
+            continue;
+          }
+          const m = Math.max(...row);
+          const lse = Math.log(row.reduce((z, v) => z + Math.exp(v - m), 0)) + m;
+          expect([a.max[i], Math.abs(a.lse[i]! - lse) < 1e-12]).toEqual([m, true]);
+          row.forEach((v, s) => expect(Math.abs(a.P[i * w + s]! - Math.exp(v - lse))).toBeLessThan(1e-14));
+          expect(Array.from(a.P.subarray(i * w + e, i * w + w)).every((p) => p === 0)).toBe(true);
+        }
+      }
+    } finally {
+      await pool.close();
     }
   });
 });

@@ -95,7 +95,7 @@ describe.each(GEMMS)('the reference attention through %s', (_, open) => {
         }
     const sc = referenceLogits(q, k, 0.3, [0, N, N, T, S, D], gemm);
     expect(relDiff(sc.logits, want)).toBeLessThanOrEqual(1e-12);
-    const causal: RowLimit = (t) => start + t + 1;
+    const causal: RowLimit = start + 1;
     const vis = referenceLogits(q, k, 0.3, [0, N, N, T, S, D], gemm, new Float64Array(N * T * S).fill(NaN), causal);
     const seen = Array.from(want, (w, i) => (i % S < start + (((i / S) | 0) % T) + 1 ? w : NaN)); // the keys each row sees
     expect(
@@ -110,9 +110,9 @@ describe.each(GEMMS)('the reference attention through %s', (_, open) => {
       [start, S, causal, -Infinity],
       [0, Math.max(0, start - 1), null, Infinity],
       [start, start, null, Infinity], // an empty range
-      [0, S, () => 0, -Infinity], // every key masked
+      [0, S, -T, -Infinity], // every key masked
     ] as const) {
-      const visible = limit && ((t: number, s: number) => s < limit(t));
+      const visible = limit === null ? null : (t: number, s: number) => s < limit + t;
       for (const shared of [false, true]) {
         const v = shared ? values.shared : values.own;
         const before = attendBefore(want, N, T, S, a, b, visible, v, E, shared, empty);

@@ -36,7 +36,7 @@ export function referenceAttention(
   groupBytes = GROUP_BYTES,
 ): Float64Array {
   const { N, T, S, V, L, D, scale } = dims;
-  const causal: RowLimit = (t) => piece.start + t + 1; // key index ≤ query index
+  const causal: RowLimit = piece.start + 1; // row t sees keys s < start + 1 + t: key index ≤ query index
   const rows = piece.logitsRows ?? Array.from({ length: T }, (_, t) => t); // the sampled query tokens (schedule.logits_rows), else all
   const r = rows.length;
   const [wantLogits, wantProbs] = [r > 0 && probe.wants('logits'), r > 0 && probe.wants('attn_probs')];

@@ -21,12 +21,12 @@ export function referenceLogits(
 ): Scores {
   for (let g = 0; g < G; g++) {
     const h = h0 + g;
-    if (!visible)
+    if (visible === null)
       gemm.dgemm(false, true, T, S, D, scale, q.subarray(h * D), N * D, k.subarray(h * D), N * D, 0, logits.subarray(g * T * S), S);
     else
       for (let t0 = 0; t0 < T; t0 += ROWS) {
         const t1 = Math.min(T, t0 + ROWS);
-        const cols = Math.min(S, Math.max(0, visible(t1 - 1)));
+        const cols = Math.min(S, Math.max(0, visible + t1 - 1)); // the keys the block's last row sees
         const [qt, out] = [q.subarray((t0 * N + h) * D), logits.subarray((g * T + t0) * S)];
         gemm.dgemm(false, true, t1 - t0, cols, D, scale, qt, N * D, k.subarray(h * D), N * D, 0, out, S);
       }

@@ -12,7 +12,7 @@ const GiB = 2 ** 30;
 const prefill = (T: number, kind = 'prefill'): CostPiece => ({ kind, ids: new Array<number>(T).fill(0), historySlots: new Int32Array(T) });
 
 const blas = (threads: number, memoryGiB: number, scores = true): ReferenceHost => ({
-  gemm: { kind: 'blas', threads, description: `cblas_dgemm of OpenBLAS (${threads} threads)` },
+  gemm: { kind: 'blas', threads, description: `cblas_dgemm of OpenBLAS (${threads} threads)`, softmaxThreads: threads },
   memoryBytes: memoryGiB * GiB,
   scores,
 });
@@ -37,7 +37,8 @@ describe('planReference', () => {
   });
 
   it('the plain loops skip T = 2048 on a worker pool, saying the estimate, the GEMM and how to force it', () => {
-    const pool = { ...blas(2, 24), gemm: { kind: 'pool' as const, threads: 2, description: 'plain loops on 2 worker threads' } };
+    const gemm = { kind: 'pool' as const, threads: 2, description: 'plain loops on 2 worker threads', softmaxThreads: 2 };
+    const pool = { ...blas(2, 24), gemm };
     const p = planReference('auto', GLM5, ALL, [prefill(2048)], pool);
     expect(p.run).toBe(false);
     expect(p.note).toMatch(/^reference skipped: about \d+ s in float64 \(0\.\d\d TMAC, plain loops on 2 worker threads\) is over 60 s/);

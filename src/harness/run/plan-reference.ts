@@ -15,9 +15,11 @@ import type { ReferenceMode } from '../scenario/scenario';
 /**
  * Rates of the estimate, measured on a 2-core AVX-512 VM (bench/reference/results.md) and rounded down:
  * cblas_dgemm per thread; the plain loops per thread (the pool's workers each); the softmax per visible
- * logit (max, one exp, sum, P) on the reference's own thread; fresh memory written (first touch).
+ * logit (max, one exp, sum, P) per thread (Math.exp alone is 14 ns on the VM's EPYC, 28 on the H200
+ * machine's Xeon) and, on a pool, the caller's copies of its blocks in and out; fresh memory written
+ * (first touch); weight elements read from the source and widened.
  */
-export const REFERENCE_RATES = { blasMacs: 8e9, jsMacs: 0.6e9, elements: 1e8, bytes: 2e9 };
+export const REFERENCE_RATES = { blasMacs: 8e9, jsMacs: 0.6e9, elements: 3e7, copies: 5e8, bytes: 2e9, weights: 1e8 };
 
 /** `reference: auto` runs the reference when it is estimated within this many seconds... */
 export const REFERENCE_AUTO_MAX_SECONDS = 60;
@@ -40,6 +42,8 @@ export interface ReferenceCost {
   elements: number;
   /** Float64 bytes the reference records and holds until the comparison. */
   bytes: number;
+  /** Weight elements read (each linear once per piece, kv_b_proj once). */
+  weights: number;
 }
 
 const size = (c: MlaConfig, name: LinearName, heads: HeadSlice) => {
@@ -67,7 +71,7 @@ export function referenceCost(c: MlaConfig, heads: HeadSlice, pieces: readonly C
   const all = LINEAR_NAMES.reduce((n, name) => n + size(c, name, heads), 0);
   const kvOnly = size(c, 'kv_a_proj_with_mqa', heads) + size(c, 'kv_b_proj', heads);
   const perToken = 2 * H + 2 * Lq + 3 * (L + R) + N * (3 * D + 3 * P + 3 * R + 3 * V + 3 * L); // doubles recorded per token
-  let [macs, elements, bytes] = [0, 0, 8 * size(c, 'kv_b_proj', heads)]; // kv_b_proj widened, held
+  let [macs, elements, bytes, weights] = [0, 0, 8 * size(c, 'kv_b_proj', heads), size(c, 'kv_b_proj', heads)]; // kv_b_proj widened, held
   for (const p of pieces) {
     const T = p.ids.length;
     const S = p.historySlots.length;
@@ -75,8 +79,10 @@ export function referenceCost(c: MlaConfig, heads: HeadSlice, pieces: readonly C
     bytes += 8 * S * N * (D + V); // the request's K/V history
     if (p.kind === 'cached') {
       macs += T * kvOnly;
+      weights += size(c, 'kv_a_proj_with_mqa', heads);
       continue;
     }
+    weights += all - size(c, 'kv_b_proj', heads);
     const seen = Math.min(S, start + (T + 128) / 2); // keys a row's 128-row block multiplies, on average
     const ctx = p.chunks?.length ? 2 * p.chunks.length + 1 : 0; // context arrays [T,N,V]: parts, merges, the new tokens'
     const r = p.logitsRows?.length ?? T;
@@ -84,13 +90,16 @@ export function referenceCost(c: MlaConfig, heads: HeadSlice, pieces: readonly C
     elements += N * T * (start + T / 2) * (1 + (kvSplits > 1 ? 1 : 0) + (ctx ? 1 : 0));
     bytes += 8 * (T * perToken + ctx * T * N * V + (scores ? 2 * N * r * S : 0));
   }
-  return { macs, elements, bytes };
+  return { macs, elements, bytes, weights };
 }
 
 /** Seconds the reference takes for a cost through a GEMM, at REFERENCE_RATES. */
-export function referenceSeconds(cost: ReferenceCost, gemm: Pick<GemmPlan, 'kind' | 'threads'>): number {
+export function referenceSeconds(cost: ReferenceCost, gemm: Pick<GemmPlan, 'kind' | 'threads' | 'softmaxThreads'>): number {
   const rate = gemm.kind === 'blas' ? REFERENCE_RATES.blasMacs * gemm.threads : REFERENCE_RATES.jsMacs * gemm.threads;
-  return cost.macs / rate + cost.elements / REFERENCE_RATES.elements + cost.bytes / REFERENCE_RATES.bytes;
+  const { elements, copies, bytes, weights } = REFERENCE_RATES;
+  const w = gemm.softmaxThreads ?? 1;
+  const softmax = cost.elements / (elements * w) + (w > 1 ? cost.elements / copies : 0);
+  return cost.macs / rate + softmax + cost.bytes / bytes + cost.weights / weights;
 }
 
 /** The machine the reference would run on: its GEMM, its memory, whether the logits are recorded, the KV splits. */
