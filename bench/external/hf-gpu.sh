@@ -40,7 +40,8 @@ a = DeepseekV3Attention(DeepseekV3Config(hidden_size=64, num_attention_heads=2, 
 print('DeepseekV3Attention with rms_norm_eps 1e-5: q_a_layernorm eps', a.q_a_layernorm.variance_epsilon,
       'kv_a_layernorm eps', a.kv_a_layernorm.variance_epsilon)" >> "$out/versions.txt" 2>&1
 for s in ${SCENARIOS:-external-hf-glm5-512 fault-external-hf-glm5-512-scale-latent external-hf-deepseek-v3-yarn-4k \
-    external-hf-deepseek-v3-yarn-128k external-hf-glm5-schedule external-hf-glm5-2048}; do
+    external-hf-deepseek-v3-yarn-128k external-hf-glm5-schedule fault-external-hf-glm5-norm-eps \
+    external-hf-glm5-2048}; do
   left=$(( deadline - $(date +%s) ))
   (( left < 30 )) && { echo "$s: skipped (deadline)" >> "$out/summary.txt"; continue; }
   start=$(date +%s%N)
@@ -48,6 +49,13 @@ for s in ${SCENARIOS:-external-hf-glm5-512 fault-external-hf-glm5-512-scale-late
     > "$out/runs/$s.json" 2> "$out/runs/$s.log"
   rc=$?
   echo "$s: exit $rc, $(( ($(date +%s%N) - start) / 1000000 )) ms" >> "$out/summary.txt"
+done
+# The float64 reference alone at length on this machine's cores (bench/reference/one.mjs: GLM-5, 64 heads, one prefill).
+for t in ${REF_TS:-}; do
+  left=$(( deadline - $(date +%s) ))
+  (( left < 30 )) && { echo "reference T=$t: skipped (deadline)" >> "$out/summary.txt"; continue; }
+  timeout "$left" node bench/reference/one.mjs --t "$t" ${REF_FLAGS:-} > "$out/runs/reference-$t.jsonl" 2> "$out/runs/reference-$t.log"
+  echo "reference T=$t: exit $?" >> "$out/summary.txt"
 done
 tar -C "$out" -cJf "$out/results.tar.xz" runs versions.txt summary.txt && rm -rf "$out/runs"
 cat "$out/summary.txt"

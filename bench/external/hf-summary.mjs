@@ -60,7 +60,18 @@ for (const file of readdirSync(join(tmp, 'runs')).filter((x) => x.endsWith('.jso
     time: times[name],
   });
 }
-writeFileSync('bench/external/hf-results.json', JSON.stringify({ versions, rows }, null, 1) + '\n');
+const reference = readdirSync(join(tmp, 'runs'))
+  .filter((x) => /^reference-\d+\.jsonl$/.test(x))
+  .map((x) =>
+    JSON.parse(
+      readFileSync(join(tmp, 'runs', x), 'utf8')
+        .trim()
+        .split('\n')
+        .pop(),
+    ),
+  )
+  .sort((a, b) => a.T - b.T);
+writeFileSync('bench/external/hf-results.json', JSON.stringify({ versions, rows, reference }, null, 1) + '\n');
 const md = [
   "# transformers' MLA attention through the external protocol on the H200 (issue 21)",
   '',
@@ -78,6 +89,18 @@ const md = [
         `${x.causes.join(', ')} | ${x.time} |`,
   ),
   '',
+  ...(reference.length
+    ? [
+        '## The float64 reference alone on this machine (bench/reference/one.mjs, GLM-5, 64 heads, one prefill)',
+        '',
+        '| T | GEMM | TMAC | seconds | GMAC/s | estimate s | peak RSS GiB |',
+        '|---|---|---|---|---|---|---|',
+        ...reference.map(
+          (x) => `| ${x.T} | ${x.gemm} | ${f(x.tmac)} | ${f(x.seconds)} | ${f(x.gmacPerS)} | ${f(x.estimate)} | ${f(x.rssGiB)} |`,
+        ),
+        '',
+      ]
+    : []),
 ];
 writeFileSync('bench/external/hf-results.md', md.join('\n'));
 console.log(md.join('\n'));

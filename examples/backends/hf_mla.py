@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """Hugging Face transformers' own MLA attention as an mla-diff external backend (protocol v1, docs/external-backends.md).
 
-An independent implementation: the layer is transformers' DeepseekV3Attention module (or GlmMoeDsaAttention, --module
-glm-dsa) built from the request's config, its weights loaded from weights.safetensors, run in eager attention in fp32
+An independent implementation: the layer is transformers' DeepseekV3Attention module built from the request's config,
+its weights loaded from weights.safetensors, run in eager attention in fp32
 (TF32 off), with transformers' own rotary embedding: it computes its RoPE tables itself, in fp32 (position · inv_freq,
 YaRN's blend), and does not read mla-diff's rope_cos / rope_sin. input_layernorm (outside the attention module) is
 transformers' RMSNorm of the same model.
@@ -36,12 +36,9 @@ from torch_mla import read_safetensors, write_safetensors  # noqa: E402
 LINEARS = ["q_a_proj", "q_a_layernorm", "q_b_proj", "kv_a_proj_with_mqa", "kv_a_layernorm", "kv_b_proj", "o_proj"]
 
 
-def hf_config(c, module):
+def hf_config(c):
     """A transformers config of the request's (sliced) MLA config, eager attention, rope in rope_parameters (5.x)."""
-    if module == "glm-dsa":
-        from transformers import GlmMoeDsaConfig as Config
-    else:
-        from transformers import DeepseekV3Config as Config
+    from transformers import DeepseekV3Config as Config
     rope = {"rope_type": "default", "rope_theta": c["rope_theta"]}
     y = c.get("rope_scaling")
     if y:
@@ -61,23 +58,17 @@ def hf_config(c, module):
     return cfg
 
 
-def build(cfg, module, dev):
-    if module == "glm-dsa":
-        from transformers.models.glm_moe_dsa import modeling_glm_moe_dsa as m
-        attn = m.GlmMoeDsaAttention(cfg, layer_idx=0)
-        rotary = m.GlmMoeDsaRotaryEmbedding(cfg)
-        norm = m.GlmMoeDsaRMSNorm(cfg.hidden_size, eps=cfg.rms_norm_eps)
-    else:
-        from transformers.models.deepseek_v3 import modeling_deepseek_v3 as m
-        attn = m.DeepseekV3Attention(cfg, layer_idx=0)
-        rotary = m.DeepseekV3RotaryEmbedding(cfg)
-        norm = m.DeepseekV3RMSNorm(cfg.hidden_size, eps=cfg.rms_norm_eps)
+def build(cfg, dev):
+    from transformers.models.deepseek_v3 import modeling_deepseek_v3 as m
+
+    attn = m.DeepseekV3Attention(cfg, layer_idx=0)
+    rotary = m.DeepseekV3RotaryEmbedding(cfg)
+    norm = m.DeepseekV3RMSNorm(cfg.hidden_size, eps=cfg.rms_norm_eps)
     return m, attn.to(dev).eval(), rotary.to(dev), norm.to(dev).eval()
 
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("--module", choices=["deepseek-v3", "glm-dsa"], default="deepseek-v3")
     ap.add_argument("--fault", choices=["scale-latent"], default=None)
     ap.add_argument("--hf-norm-eps", action="store_true")
     ap.add_argument("--device", default="cuda" if torch.cuda.is_available() else "cpu")
@@ -94,8 +85,8 @@ def main():
     w = read_safetensors(os.path.join(req_dir, req["weights"]), dev)
     inputs = read_safetensors(os.path.join(req_dir, req["inputs"]), dev)
     t0 = time.perf_counter()
-    cfg = hf_config(c, args.module)
-    m, attn, rotary, norm = build(cfg, args.module, dev)
+    cfg = hf_config(c)
+    m, attn, rotary, norm = build(cfg, dev)
     with torch.no_grad():
         for name in LINEARS:
             getattr(attn, name).weight.copy_(w[f"{name}.weight"])
@@ -133,8 +124,7 @@ def main():
                 hidden_in = norm(emb[None])  # [1,S,H]
                 cos, sin = rotary(hidden_in, pos[None])
                 causal = torch.full((S, S), torch.finfo(torch.float32).min, device=dev).triu(1)[None, None]  # [1,1,S,S]
-                res = attn(hidden_in, position_embeddings=(cos, sin), attention_mask=causal)
-                out, probs = res[0], res[1]  # GlmMoeDsaAttention returns its indexer's selection too
+                out, probs = attn(hidden_in, position_embeddings=(cos, sin), attention_mask=causal)
             rows = slice(S - T, S)  # the piece's own tokens
 
             def put(stage, x):
@@ -169,11 +159,10 @@ def main():
     write_safetensors(os.path.join(out_dir, "stages.safetensors"), stages)
     import transformers
 
-    module = "GlmMoeDsaAttention" if args.module == "glm-dsa" else "DeepseekV3Attention"
     device = f"{dev} {torch.cuda.get_device_name(dev)}" if dev.type == "cuda" else "cpu"
     response = {"format": "mla-diff/external-response", "version": 1,
-                "name": f"hf-{args.module}" + ("+hf-norm-eps" if args.hf_norm_eps else "") + (f"+{args.fault}" if args.fault else ""), "precision": "float32",
-                "device": f"{device}, torch {torch.__version__}, transformers {transformers.__version__} {module}",
+                "name": "hf-deepseek-v3" + ("+hf-norm-eps" if args.hf_norm_eps else "") + (f"+{args.fault}" if args.fault else ""), "precision": "float32",
+                "device": f"{device}, torch {torch.__version__}, transformers {transformers.__version__} DeepseekV3Attention",
                 "layouts": {"q_full_prerope": "t (h e)", "kv_nope": "t (h pv)"},
                 "scalars": {f"{p['step']}/{p['request']}": {"softmax_scale": float(attn.scaling)}
                             for p in req["pieces"] if p["kind"] != "cached"},
