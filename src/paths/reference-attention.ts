@@ -5,7 +5,7 @@
  * ([T,N,E], [N,T]) so that the groups fill them in turn. P·V goes through the float64 GEMM.
  */
 import type { Gemm64 } from './reference-gemm';
-import { softmaxRows } from './reference-gemm';
+import { softmaxRows } from './reference-softmax';
 
 const { exp, log, max: fmax, min } = Math;
 

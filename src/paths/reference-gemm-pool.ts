@@ -9,8 +9,10 @@
  */
 import type * as WorkerThreads from 'node:worker_threads';
 import { MessageChannel, Worker } from 'node:worker_threads';
-import type { Dgemm, Gemm64, RowSoftmax } from './reference-gemm';
-import { jsDgemm, ntKernel, packRows, scaleC, softmaxRows } from './reference-gemm';
+import type { Dgemm, Gemm64 } from './reference-gemm';
+import { jsDgemm, ntKernel, packRows, scaleC } from './reference-gemm';
+import type { RowSoftmax } from './reference-softmax';
+import { softmaxRows } from './reference-softmax';
 
 /** Below this many multiply-adds (~1 ms of one core) a product stays on the calling thread. */
 export const POOL_MIN_MACS = 1 << 20;

@@ -1,6 +1,7 @@
 import { loadHostBlas } from '../devices/kernels/host-blas';
 import type { Dgemm } from './reference-gemm';
-import { blasGemm, jsDgemm, ntKernel, softmaxRows } from './reference-gemm';
+import { blasGemm, jsDgemm, ntKernel } from './reference-gemm';
+import { softmaxRows } from './reference-softmax';
 import { createGemmPool, POOL_MIN_MACS, POOL_MIN_SOFTMAX } from './reference-gemm-pool';
 
 const REQUIRE = process.env['MLA_DIFF_REQUIRE_BLAS'] === '1';
