@@ -128,10 +128,11 @@ const GiB = 2 ** 30;
 /**
  * Whether the float64 reference runs: `on` always, `off` never, `auto` when its estimate is within
  * REFERENCE_AUTO_MAX_SECONDS and its records within REFERENCE_AUTO_MEMORY_SHARE of the memory. GLM-5
- * at 64 heads, one causal prefill, scores recorded (unfused wasm): T = 2048 is ~0.52 TMAC, ~9 GB;
- * 2 cores with OpenBLAS: 33 s of dgemm + 1.3 s of softmax + 4.3 s of fresh memory ≈ 39 s: runs. At
- * T = 8192 unrecorded (fused): ~3.6 TMAC, ~17 GB; 16 cores: 28 + 21 + 8.5 ≈ 58 s: runs (4096 keys
- * a row on average, one exp each on one thread: the softmax is then a third of it).
+ * at 64 heads, one causal prefill, scores recorded (unfused wasm): T = 2048 is 0.53 TMAC, 8.6 GiB;
+ * 2 cores with OpenBLAS: 33 s of dgemm + 2.5 s of softmax (2 workers) + 4.6 s of fresh memory + 1.7 s
+ * of weights ≈ 44 s: runs. T = 8192 unrecorded (fused): 3.6 TMAC, 18 GiB; 16 cores: 28 + 9 (2.1e9
+ * visible keys on 16 workers, and the caller's copies) + 10 + 1.7 ≈ 49 s: runs; recorded, its 64 GiB
+ * of logits and attn_probs are over both limits. Measured: bench/reference/results.md.
  */
 export function planReference(
   mode: ReferenceMode,
