@@ -17,6 +17,17 @@ function yarnCorrectionDim(rotations: number, dim: number, base: number, maxPos:
   return (dim * Math.log(maxPos / (rotations * 2 * Math.PI))) / (2 * Math.log(base));
 }
 
+/** YaRN's correction range [low, high] over the rotary pairs (truncated, widened by 0.001 when empty); [0, 0] without YaRN. */
+function yarnRamp(c: MlaConfig): [number, number] {
+  const y = c.rope_scaling;
+  if (!y) return [0, 0];
+  const R = c.qk_rope_head_dim;
+  const orig = y.original_max_position_embeddings;
+  const low = Math.max(Math.floor(yarnCorrectionDim(y.beta_fast, R, c.rope_theta, orig)), 0);
+  const high = Math.min(Math.ceil(yarnCorrectionDim(y.beta_slow, R, c.rope_theta, orig)), R - 1);
+  return [low, low === high ? high + 0.001 : high];
+}
+
 /**
  * inv_freq_i = theta^(-2i/R); under YaRN the DeepSeek blend of interpolated and extrapolated
  * frequencies (vLLM DeepseekScalingRotaryEmbedding._compute_inv_freq).
@@ -26,14 +37,7 @@ export function invFreq(c: MlaConfig): Float64Array {
   const half = R / 2;
   const out = new Float64Array(half);
   const y = c.rope_scaling;
-  let low = 0;
-  let high = 0;
-  if (y) {
-    const orig = y.original_max_position_embeddings;
-    low = Math.max(Math.floor(yarnCorrectionDim(y.beta_fast, R, c.rope_theta, orig)), 0);
-    high = Math.min(Math.ceil(yarnCorrectionDim(y.beta_slow, R, c.rope_theta, orig)), R - 1);
-    if (low === high) high += 0.001;
-  }
+  const [low, high] = yarnRamp(c);
   for (let i = 0; i < half; i++) {
     const posFreq = c.rope_theta ** ((2 * i) / R);
     const extrapolation = 1 / posFreq;
@@ -67,14 +71,7 @@ export function invFreqF32(c: MlaConfig): Float64Array {
   const half = R / 2;
   const out = new Float64Array(half);
   const y = c.rope_scaling;
-  let low = 0;
-  let high = 0;
-  if (y) {
-    const orig = y.original_max_position_embeddings;
-    low = Math.max(Math.floor(yarnCorrectionDim(y.beta_fast, R, c.rope_theta, orig)), 0);
-    high = Math.min(Math.ceil(yarnCorrectionDim(y.beta_slow, R, c.rope_theta, orig)), R - 1);
-    if (low === high) high += 0.001;
-  }
+  const [low, high] = yarnRamp(c);
   for (let i = 0; i < half; i++) {
     const posFreq = f32(f32(c.rope_theta) ** f32(f32(2 * i) / R));
     const extrapolation = f32(1 / posFreq);
