@@ -35,6 +35,7 @@ export async function main(argv: string[]): Promise<void> {
     .command(compareModule)
     .command(rejudgeModule)
     .option('verbose', { type: 'boolean', default: false, describe: 'progress on stderr; stack traces on errors' })
+    .option('wide', { type: 'boolean', default: false, describe: 'tables at full width (default: fit the terminal)' })
     .example('$0 run scenarios/tiny-smoke.yaml --device wasm', 'a tiny MLA layer on the CPU: both paths agree (exit 0)')
     .example('$0 run scenarios/fault-mqa-scale-576.yaml --format json', 'a planted fault: exit 1, first divergence logits, culprit mqa')
     .example('$0 stages', 'every probe stage and plantable fault')

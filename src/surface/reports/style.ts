@@ -11,6 +11,8 @@ export interface Style {
   dim(s: string): string;
   bold(s: string): string;
   mark(s: string): string;
+  /** The columns a table must fit (the terminal's width); undefined: no limit (a pipe, a file, --wide). */
+  width?: number;
 }
 
 export function colorWanted(env: NodeJS.ProcessEnv = process.env, isTTY = Boolean(process.stdout.isTTY)): boolean {
@@ -20,9 +22,25 @@ export function colorWanted(env: NodeJS.ProcessEnv = process.env, isTTY = Boolea
   return isTTY && env['TERM'] !== 'dumb';
 }
 
-export function makeStyle(color: boolean): Style {
+/**
+ * The width tables must fit: undefined under --wide or when stdout is not a terminal (pipes, files
+ * and CI logs get everything); else COLUMNS when set to a number, else the terminal's columns.
+ */
+export function terminalWidth(
+  wide: boolean,
+  env: NodeJS.ProcessEnv = process.env,
+  stream: { isTTY?: boolean; columns?: number } = process.stdout,
+): number | undefined {
+  if (wide || !stream.isTTY) return undefined;
+  const cols = Number(env['COLUMNS']);
+  if (Number.isInteger(cols) && cols > 0) return cols;
+  return stream.columns && stream.columns > 0 ? stream.columns : undefined;
+}
+
+export function makeStyle(color: boolean, width?: number): Style {
   const c = new chalk.Instance({ level: color ? 1 : 0 });
   return {
+    ...(width === undefined ? {} : { width }),
     ok: (s) => c.green(s),
     bad: (s) => c.red(s),
     warn: (s) => c.yellow(s),
