@@ -38,6 +38,19 @@ export function byteLevelEncode(text: string): string {
   return out;
 }
 
+const CHAR_TO_BYTE: ReadonlyMap<string, number> = new Map(ALPHABET.map(([b, c]) => [c, b]));
+
+/** The bytes a string of byte-level characters stands for; undefined when a character is not one of the 256. */
+export function byteLevelBytes(chars: string): Uint8Array | undefined {
+  const out: number[] = [];
+  for (const c of chars) {
+    const b = CHAR_TO_BYTE.get(c);
+    if (b === undefined) return undefined;
+    out.push(b);
+  }
+  return Uint8Array.from(out);
+}
+
 /** Inverse of byteLevelEncode (invalid UTF-8 becomes U+FFFD). */
 export function byteLevelDecode(chars: string): string {
   const bytes = Array.from(chars, (c) => {

@@ -108,7 +108,13 @@ export function ggufToTokenizerJson(metadata: ReadonlyMap<string, GgufEntry>, wh
   };
 }
 
-/** From GGUF metadata (tokenizer.ggml.*); see ggufToTokenizerJson. `where` is the file path for errors. */
+/**
+ * From GGUF metadata (tokenizer.ggml.*); see ggufToTokenizerJson. The BOS is tokenizer.ggml.bos_token_id's token (added or
+ * not: `bos: true` can ask for it). `where` is the file path for errors.
+ */
 export function tokenizerFromGguf(metadata: ReadonlyMap<string, GgufEntry>, where: string): TextTokenizer {
-  return hfTextTokenizer(ggufToTokenizerJson(metadata, where), {}, `GGUF vocabulary (${where})`, where);
+  const json = ggufToTokenizerJson(metadata, where);
+  const bosId = ggufFields(metadata, where).integer('tokenizer.ggml.bos_token_id');
+  const bos = bosId === undefined ? undefined : Object.keys(json.model.vocab).find((t) => json.model.vocab[t] === bosId);
+  return hfTextTokenizer(json, bos === undefined ? {} : { bos_token: bos }, `GGUF vocabulary (${where})`, where);
 }
