@@ -66,7 +66,9 @@ export type ErrorCode =
   /** Sweep reports that cannot be merged: other matrices (hashes differ), points twice, or a file that is no sweep report. */
   | 'sweep-mismatch'
   /** Merged shards leave points of the matrix out (merge --allow-missing accepts it). */
-  | 'sweep-incomplete';
+  | 'sweep-incomplete'
+  /** SIGINT or SIGTERM stopped the run before it finished: nothing was written. */
+  | 'interrupted';
 
 export interface ErrorLocation {
   file?: string;

@@ -21,8 +21,9 @@ const tail = (text: string) => text.trimEnd().split('\n').slice(-TAIL_LINES).joi
 
 /**
  * Runs the backend's command through the shell, in its own process group so that a timeout kills
- * everything it started. Resolves with its stdout and stderr; throws external-timeout past the
- * limit and external-failed (exit code or signal, the last lines of stderr) when it fails.
+ * everything it started, and so does mla-diff's exit while it runs (an interrupt: see guardProcess).
+ * Resolves with its stdout and stderr; throws external-timeout past the limit and external-failed
+ * (exit code or signal, the last lines of stderr) when it fails.
  */
 export async function runBackend(command: string, o: CommandOptions): Promise<{ stdout: string; stderr: string; seconds: number }> {
   const t0 = performance.now();
@@ -38,15 +39,23 @@ export async function runBackend(command: string, o: CommandOptions): Promise<{ 
     stripFinalNewline: false,
   });
   let timedOut = false;
-  const timer = setTimeout(() => {
-    timedOut = true;
+  const killGroup = () => {
     try {
       process.kill(-child.pid!, 'SIGKILL');
     } catch {
       child.kill('SIGKILL');
     }
+  };
+  const timer = setTimeout(() => {
+    timedOut = true;
+    killGroup();
   }, o.timeoutS * 1000);
-  const r = await child.finally(() => clearTimeout(timer));
+  // In its own process group, Ctrl-C at the terminal does not reach it: if mla-diff exits first (SIGINT, SIGTERM, a crash), so does it.
+  process.once('exit', killGroup);
+  const r = await child.finally(() => {
+    clearTimeout(timer);
+    process.removeListener('exit', killGroup);
+  });
   const seconds = (performance.now() - t0) / 1000;
   const e = o.errors;
   if (timedOut) {

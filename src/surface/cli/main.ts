@@ -13,6 +13,7 @@ import { selftestModule } from './commands/selftest';
 import { stagesModule } from './commands/stages';
 import { sweepModule } from './commands/sweep';
 import { EXIT } from './io/handle-errors';
+import { guardProcess, internalErrorText } from './io/process-guard';
 import { toolVersion } from '../../version';
 
 /** Entry point: yargs parses, command modules do the work, exit codes say the outcome. */
@@ -60,8 +61,11 @@ export async function main(argv: string[]): Promise<void> {
 }
 
 if (require.main === module) {
-  main(hideBin(process.argv)).catch((e: unknown) => {
-    process.stderr.write(`mla-diff: internal error: ${e instanceof Error ? e.message : String(e)}\n`);
+  const argv = hideBin(process.argv);
+  const verbose = argv.includes('--verbose'); // before yargs parses: a crash while parsing also honours it
+  guardProcess(process, verbose); // exit codes 0-3 only: EPIPE → 0, signals and crashes → 3, one line each
+  main(argv).catch((e: unknown) => {
+    process.stderr.write(internalErrorText(e, verbose));
     process.exit(EXIT.internal);
   });
 }

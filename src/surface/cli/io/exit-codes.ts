@@ -66,4 +66,6 @@ export const EXIT_FOR: Readonly<Record<ErrorCode, ExitCode>> = {
   /** Shard reports from other matrices, a point twice, or points missing: files mla-diff was given. */
   'sweep-mismatch': INPUT,
   'sweep-incomplete': INPUT,
+  /** SIGINT or SIGTERM stopped the run (Ctrl-C, a CI runner's cancel): no report was written. */
+  interrupted: RUNTIME,
 };
