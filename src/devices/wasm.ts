@@ -4,8 +4,8 @@ import { roundInto } from '../core/precision/formats';
 import { tiledAttention } from './kernels/tiled-attention';
 import type { Runtime } from './runtime';
 import { installZeroCopySlice } from './kernels/wasm-slice';
-import type { BlasRequest } from './kernels/host-blas';
-import { loadHostBlas } from './kernels/host-blas';
+import type { BlasRequest, HostBlas } from './kernels/host-blas';
+import { loadHostBlas, noBlasHint } from './kernels/host-blas';
 import { installBlasMatMul } from './kernels/wasm-blas';
 import { wasmBackend } from './kernels/wasm-backend';
 
@@ -15,6 +15,16 @@ import { wasmBackend } from './kernels/wasm-backend';
  * project's 2-core VM, by a CPU profile), so runs that fit the heap do not pay them.
  */
 const OFFLOAD_FROM_BYTES = 1.5 * 2 ** 30;
+
+/**
+ * The device line: the BLAS the products go through, else XNNPACK and, unless MLA_DIFF_BLAS=off chose it, what to
+ * install (the line run prints above each table).
+ */
+export function wasmDescription(blas: HostBlas | null, request: BlasRequest, platform: NodeJS.Platform = process.platform): string {
+  if (blas) return `wasm: tfjs-backend-wasm on the CPU, products through ${blas.description}`;
+  const own = 'wasm: tfjs-backend-wasm (XNNPACK, SIMD) on the CPU';
+  return request.kind === 'off' ? own : `${own}; ${noBlasHint(platform)}`;
+}
 
 /**
  * tfjs-backend-wasm (XNNPACK, SIMD, one thread in Node), its matrix products through the host's
@@ -39,9 +49,7 @@ export async function createWasmRuntime(reason: string, blasRequest: BlasRequest
     device: {
       name: 'wasm',
       backend: tf.getBackend(),
-      description: blas
-        ? `wasm: tfjs-backend-wasm on the CPU, products through ${blas.description}`
-        : 'wasm: tfjs-backend-wasm (XNNPACK, SIMD) on the CPU',
+      description: wasmDescription(blas, blasRequest),
       software: false,
       reason: `${reason}; matrix products: ${blas ? why : `XNNPACK (${why})`}`,
     },
