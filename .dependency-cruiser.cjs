@@ -4,8 +4,9 @@
 
 const { WINGS, TEST } = require('./scripts/deps/wings.cjs');
 
-// optionalDependencies (@tensorflow/tfjs-node-gpu, webgpu) need not be installed: not resolving them is fine.
-const OPTIONAL = Object.keys(require('./package.json').optionalDependencies ?? {}).map((n) => `^${n.replace(/[/.]/g, '\\$&')}$`);
+// Optional peer dependencies (the GPU stack: @tensorflow/tfjs-node-gpu, webgpu, ...) need not be installed: not resolving them is fine.
+const PKG = require('./package.json');
+const OPTIONAL = Object.keys({ ...PKG.optionalDependencies, ...PKG.peerDependencies }).map((n) => `^${n.replace(/[/.]/g, '\\$&')}$`);
 
 const names = (wings) => wings.map((w) => w.name).join(', ');
 
