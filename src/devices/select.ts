@@ -10,6 +10,7 @@ import { createTensorflowRuntime, loadTfjsNode } from './tensorflow';
 import { createWasmRuntime } from './wasm';
 import { parseBlasRequest } from './kernels/host-blas';
 import { createWebgpuRuntime } from './webgpu';
+import { installCommand, missingPackages } from './install-hints';
 
 const ICD_DIRS = ['/usr/share/vulkan/icd.d', '/etc/vulkan/icd.d', '/usr/local/share/vulkan/icd.d'];
 
@@ -26,12 +27,8 @@ export type Probe = { adapter: AdapterInfo } | { missing: 'package' | 'driver' |
  * stack-like error lines) on stderr while they look for drivers, and none of that may reach the user.
  */
 export function probeAdapter(): Probe {
-  let entry: string;
-  try {
-    entry = require.resolve('webgpu');
-  } catch {
-    return { missing: 'package' };
-  }
+  if (missingPackages('webgpu').length) return { missing: 'package' };
+  const entry = require.resolve('webgpu');
   if (!vulkanDriverListed()) return { missing: 'driver' };
   const script = PROBE_SCRIPT.replace("import('webgpu')", `import(${JSON.stringify(pathToFileURL(entry).href)})`);
   const r = spawnSync(process.execPath, ['--input-type=module', '-e', script], {
@@ -48,7 +45,10 @@ export function probeAdapter(): Probe {
 }
 
 const MISSING: Record<'package' | 'driver' | 'adapter', [string, string]> = {
-  package: ['the optional `webgpu` package (Dawn) is not installed', 'reinstall with `npm ci` on linux-x64, or run --device wasm'],
+  package: [
+    'WebGPU is not installed: `webgpu` (Dawn) and @tensorflow/tfjs-backend-webgpu are optional, not installed with mla-diff',
+    `${installCommand('webgpu')} (Dawn: linux-x64, macOS, Windows), or run --device wasm`,
+  ],
   driver: [
     'no Vulkan driver is installed (no ICD manifest; VK_DRIVER_FILES unset)',
     'on a GPU machine install the vendor Vulkan driver or set VK_DRIVER_FILES; without a GPU install Mesa lavapipe ' +

@@ -2,9 +2,18 @@ import * as tf from '@tensorflow/tfjs-core';
 import { MlaDiffError } from '../errors';
 import type { Runtime } from './runtime';
 import { hostFilled, hostRound } from './host-tensors';
+import { installCommand, missingPackages } from './install-hints';
 
 /** Loads @tensorflow/tfjs-node-gpu (optional: libtensorflow + CUDA 11); throws when it cannot. */
 export function loadTfjsNode(): void {
+  if (missingPackages('tensorflow').length) {
+    throw new MlaDiffError(
+      'device-unavailable',
+      '@tensorflow/tfjs-node-gpu is not installed: it is optional, not installed with mla-diff',
+      { field: '--device' },
+      `${installCommand('tensorflow')} (it downloads libtensorflow; CUDA 11 for a GPU), or use --device webgpu or wasm`,
+    );
+  }
   try {
     require('@tensorflow/tfjs-node-gpu');
   } catch (e) {

@@ -26,7 +26,7 @@ export function findLibDir(build: EngineBuild, env: NodeJS.ProcessEnv = process.
     { field: 'engines' },
     process.platform !== 'linux' || process.arch !== 'x64'
       ? `the prebuilt llama.cpp libraries are for linux-x64; this is ${process.platform}-${process.arch}`
-      : `npm install ${pkg}@${VERIFIED.npm} (an optional dependency of mla-diff), or set MLA_DIFF_LLAMA_CPP_DIR`,
+      : `npm install ${pkg}@${VERIFIED.npm} (optional: not installed with mla-diff), or set MLA_DIFF_LLAMA_CPP_DIR`,
   );
 }
 
