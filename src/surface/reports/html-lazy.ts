@@ -1,7 +1,7 @@
 import type * as html from './html';
 
 /**
- * The HTML report loads vega and vega-lite (~0.3 s of start-up): commands load it through this
+ * The HTML report loads vega (its plots are pre-compiled Vega specs): commands load it through this
  * function, only when a page is asked for, so that every other run of the CLI starts without them.
  */
 export type HtmlModule = typeof html;
