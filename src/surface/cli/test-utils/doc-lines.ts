@@ -1,8 +1,8 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 
-/** The repository root (this file is src/surface/cli/test-utils/doc-lines.ts). */
-export const ROOT = resolve(__dirname, '../../../..');
+/** The repository root (this file is src/surface/cli/test-utils/doc-lines.ts); MLA_DIFF_DOCS_ROOT checks another tree's docs. */
+export const ROOT = process.env['MLA_DIFF_DOCS_ROOT'] ?? resolve(__dirname, '../../../..');
 
 /** One line of a Markdown document, as the drift checks read it. */
 export interface DocLine {
