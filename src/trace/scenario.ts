@@ -175,6 +175,10 @@ export const scenarioEcho = def(
     /** Where prompt text was tokenized, e.g. `GGUF vocabulary (…)`. */
     tokenizer: str.optional(),
     text: str.optional(),
+    /** The prompt's `bos:` (auto: as the tokenizer says), where text was tokenized. */
+    bos: oneOf(['auto', 'true', 'false']).optional(),
+    /** Each id of the tokenized prompt's text (requests[0].ids) as the tokenizer writes it: ' capital', '<｜begin▁of▁sentence｜>'. */
+    tokens: z.array(str).optional(),
     requests: z.array(requestPlan),
     schedule: scheduleOptions,
     reference: mode,

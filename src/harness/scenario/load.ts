@@ -4,7 +4,7 @@ import { FAULTS } from '../../core/faults/catalogue';
 import { readTextFile } from '../../formats/text-file';
 import { validateConfig } from '../../core/model/config';
 import { fail } from './fail';
-import { resolveRequests } from './requests';
+import { bosMode, resolveRequests } from './requests';
 import type { LoadOptions } from './tolerances';
 import { resolveTolerances } from './tolerances';
 import type { StageName } from '../../trace/stages';
@@ -94,7 +94,7 @@ function resolve(f: ScenarioFile, src: YamlSource, opts: LoadOptions): Scenario 
     weights: w.weights,
     ...(w.compare ? { compareWeights: w.compare } : {}),
     ...(f.prompt?.text !== undefined && f.prompt.ids === undefined && f.prompt.length === undefined
-      ? { tokenizer: w.tokenizer()!.source }
+      ? { tokenizer: w.tokenizer()!.source, bos: bosMode(f.prompt.bos), tokens: w.tokenizer()!.tokens(requests[0]!.ids) }
       : {}),
     ...(f.prompt?.text ? { text: f.prompt.text } : {}),
     requests,

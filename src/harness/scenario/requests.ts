@@ -5,7 +5,12 @@ import { fmix32, streamKey } from '../../core/weights/normal';
 import { fail } from './fail';
 import type { ScenarioFile } from './schema';
 import type { YamlSource } from './yaml-source';
-import type { TextTokenizer } from '../../checkpoints/tokenizer';
+import type { BosMode, TextTokenizer } from '../../checkpoints/tokenizer';
+
+/** prompt.bos as the tokenizer takes it (YAML's true/false are booleans). */
+export function bosMode(bos: NonNullable<ScenarioFile['prompt']>['bos']): BosMode {
+  return bos === undefined ? 'auto' : typeof bos === 'boolean' ? (String(bos) as BosMode) : bos;
+}
 
 /** Token ids drawn from the weight seed, uniform over the vocabulary, one stream per `name`. */
 export function syntheticIds(n: number, vocab: number, seed: number, name = 'prompt_ids'): number[] {
@@ -53,7 +58,20 @@ export function resolveRequests(
         'invalid-value',
         ['prompt', 'text'],
         'prompt text needs a tokenizer, and these weights have none',
-        'give ids: [..], or weights from a GGUF with a vocabulary, or weights.tokenizer: path/to/tokenizer.json',
+        'give ids: [..], or weights.tokenizer: path/to/tokenizer.json (or a .gguf with a vocabulary), or weights from a GGUF with one',
+      );
+    }
+    if (!tokenize && p.bos !== undefined) {
+      fail(src, 'invalid-value', ['prompt', 'bos'], 'bos: applies to prompt text; ids are taken as they are', 'put the BOS id into ids:');
+    }
+    const bos = bosMode(p.bos);
+    if (tokenize && bos === 'true' && !tokenizer!.bos) {
+      fail(
+        src,
+        'invalid-value',
+        ['prompt', 'bos'],
+        `bos: true, but ${tokenizer!.source} names no BOS token`,
+        'use bos: auto, or a tokenizer that names one (bos_token in tokenizer_config.json, tokenizer.ggml.bos_token_id)',
       );
     }
     if (!tokenize && (p.ids === undefined) === (p.length === undefined)) {
@@ -65,7 +83,7 @@ export function resolveRequests(
         'ids for a real prompt, length for a long synthetic one',
       );
     }
-    const ids = tokenize ? tokenizer!.encode(p.text!) : (p.ids ?? syntheticIds(p.length!, config.vocab_size, seed));
+    const ids = tokenize ? tokenizer!.encode(p.text!, bos) : (p.ids ?? syntheticIds(p.length!, config.vocab_size, seed));
     if (!ids.length) fail(src, 'invalid-value', ['prompt', 'text'], 'the text tokenizes to no tokens');
     plans = [
       {

@@ -6,13 +6,15 @@ const positiveInt = z.number().int().positive();
 /** One request prefilled in one step; or give `requests:` for a serving schedule. */
 export const promptSchema = z
   .strictObject({
-    /** The prompt: tokenized with the checkpoint's tokenizer when no ids are given, else a label for the ids. */
+    /** The prompt: tokenized with weights.tokenizer: or the checkpoint's vocabulary when no ids are given, else a label for the ids. */
     text: z.string().optional(),
     ids: z.array(z.number().int().nonnegative()).min(1).optional(),
     /** Instead of ids: this many token ids drawn from the weight seed (long-context runs). */
     length: positiveInt.optional(),
     /** Absolute position of the first token (default 0). */
     start_position: z.number().int().nonnegative().default(0),
+    /** With text: a BOS in front as the tokenizer says (auto), always (true) or never added (false). */
+    bos: z.union([z.enum(['auto', 'true', 'false']), z.boolean()]).optional(),
   })
   .optional();
 

@@ -8,10 +8,12 @@ import { openGguf } from '../../formats/gguf/read';
 import type { MlaConfig } from '../../core/model/config';
 import { CONFIG_KEYS } from '../../core/model/config';
 import { preset } from '../../core/model/presets';
-import { tokenizerFromGguf, tokenizerFromJson } from '../../checkpoints/tokenizer';
+import { tokenizerFromFile, tokenizerFromGguf, tokenizerFromJson } from '../../checkpoints/tokenizer';
 import type { TextTokenizer } from '../../checkpoints/tokenizer';
 import type { SourceSpec } from '../../checkpoints/checkpoint/source';
+import { fixtureOnDemand } from '../../checkpoints/checkpoint/fixture-cache';
 import { fail } from './fail';
+import { once, syntheticVocab } from './tokenizer';
 import type { ScenarioFile } from './schema';
 import type { YamlSource } from './yaml-source';
 
@@ -25,7 +27,7 @@ export interface ResolvedWeights {
   seed: number;
   weights: SourceSpec;
   compare?: SourceSpec;
-  /** The checkpoint's tokenizer, built on first use (a 154k-token vocabulary is not free). */
+  /** weights.tokenizer: (a tokenizer.json or a .gguf's vocabulary), else the checkpoint's own; built on first use. */
   tokenizer: () => TextTokenizer | undefined;
 }
 
@@ -50,13 +52,15 @@ function checkpointPath(src: YamlSource, path: PropertyKey[], rel: string): stri
   const base = src.file.startsWith('<') ? process.cwd() : dirname(resolvePath(src.file));
   const abs = resolvePath(base, rel);
   if (!existsSync(abs)) {
+    const cached = fixtureOnDemand(abs); // a shipped scenario's fixture, written into the cache on first use
+    if (cached) return cached;
     fail(
       src,
       'file-not-found',
       path,
       `no such file: ${abs}`,
       rel.includes('fixtures/checkpoints')
-        ? 'the checkpoint fixtures are written by `npm run fixtures`'
+        ? 'write the checkpoint fixtures with `mla-diff fixtures DIR` (`npm run fixtures` in the repository)'
         : 'paths are relative to the scenario file',
     );
   }
@@ -83,7 +87,7 @@ function spec(
   const layer = w.layer ?? 0;
   const fault = w.loader_fault as LoaderFault | undefined;
   if (kinds[0] === 'synthetic') {
-    for (const k of ['layer', 'tokenizer', 'loader_fault'] as const)
+    for (const k of ['layer', 'loader_fault'] as const)
       if (w[k] !== undefined) fail(src, 'invalid-value', [field, k], `${k} applies to a checkpoint, not to synthetic weights`);
     const gain = w.synthetic!.gain as Partial<Record<LayerTensor, number>> | undefined;
     return { kind: 'synthetic', config: synthConfig(), seed: w.synthetic!.seed, ...(gain ? { gain } : {}) };
@@ -109,8 +113,8 @@ function configOf(s: SourceSpec): MlaConfig {
   return safetensorsConfig(s.file, s.overrides).config;
 }
 
-function tokenizerFor(src: YamlSource, w: WeightsField, s: SourceSpec): TextTokenizer | undefined {
-  if (w.tokenizer !== undefined) return tokenizerFromJson(checkpointPath(src, ['weights', 'tokenizer'], w.tokenizer));
+/** The checkpoint's own vocabulary: a GGUF's tokenizer.ggml.*, or tokenizer.json beside the safetensors. */
+function checkpointTokenizer(s: SourceSpec): TextTokenizer | undefined {
   if (s.kind === 'gguf') {
     const m = openGguf(s.file);
     return m.metadata.has('tokenizer.ggml.tokens') ? tokenizerFromGguf(m.metadata, s.file) : undefined;
@@ -143,7 +147,12 @@ export function resolveWeights(f: ScenarioFile, src: YamlSource): ResolvedWeight
       'missing required field (a preset for synthetic weights)',
       'presets: glm-5, deepseek-v3, tiny',
     );
-  const synth = () => ({ ...preset(presetName!), ...overrides }) as MlaConfig;
+  const given = f.weights.tokenizer;
+  const named = given === undefined ? undefined : once(() => tokenizerFromFile(checkpointPath(src, ['weights', 'tokenizer'], given)));
+  const synth = () => {
+    const c = { ...preset(presetName!), ...overrides } as MlaConfig;
+    return named ? syntheticVocab(c, overrides.vocab_size, named(), src) : c;
+  };
   const weights = spec(src, 'weights', f.weights, overrides as Overrides, synth);
   const config = configOf(weights);
   const compare = f.compare_weights && spec(src, 'compare_weights', f.compare_weights, overrides as Overrides, () => config);
@@ -160,8 +169,7 @@ export function resolveWeights(f: ScenarioFile, src: YamlSource): ResolvedWeight
       );
     }
   }
-  let built: { t: TextTokenizer | undefined } | undefined;
-  const tokenizer = () => (built ??= { t: tokenizerFor(src, f.weights, weights) }).t;
+  const tokenizer = named ?? once(() => checkpointTokenizer(weights));
   const seed = weights.kind === 'synthetic' ? weights.seed : 0;
   return { config, presetLabel: presetName ?? weights.kind, seed, weights, ...(compare ? { compare } : {}), tokenizer };
 }
