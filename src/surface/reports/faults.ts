@@ -1,6 +1,7 @@
 import Table from 'cli-table3';
 import { LOADER_FAULT_DOCS, LOADER_FAULTS } from '../../checkpoints/checkpoint/kv-b';
 import { FAULTS, FAULT_NAMES } from '../../core/faults/catalogue';
+import { fitTable, fitText } from './fit';
 import type { Style } from './style';
 
 const compact = { style: { head: [], border: [], compact: true } };
@@ -12,7 +13,7 @@ export function faultsTable(s: Style): string {
     const f = FAULTS[name];
     t.push([name, f.paths.join(','), f.enters, f.needs, `${f.summary} — ${f.bug}`]);
   }
-  return t.toString();
+  return fitTable(t, s, { wrap: [4], minWrap: 30, fallback: 'list' });
 }
 
 /** Faults of the checkpoint loaders (scenario weights: {gguf: FILE, loader_fault: NAME}). */
@@ -20,7 +21,7 @@ export function loaderFaultsTable(s: Style): string {
   const t = new Table({ ...compact, head: ['loader fault', 'enters at', 'models'].map((h) => s.bold(h)) });
   for (const name of LOADER_FAULTS)
     t.push([name, LOADER_FAULT_DOCS[name].enters, `${LOADER_FAULT_DOCS[name].summary} — ${LOADER_FAULT_DOCS[name].bug}`]);
-  return t.toString();
+  return fitTable(t, s, { wrap: [1, 2], minWrap: 24, fallback: 'list' });
 }
 
 /** `mla-diff faults`. */
@@ -28,9 +29,12 @@ export function renderFaults(format: 'table' | 'json', s: Style): string {
   if (format === 'json')
     return JSON.stringify({ format: 'mla-diff/faults', version: 1, faults: FAULTS, loaderFaults: LOADER_FAULT_DOCS }, null, 2);
   return [
-    `Plantable faults (scenario faults: [{path: mha|mqa, fault: NAME}]), ${FAULT_NAMES.length}, each modelled on a real MLA bug:`,
+    fitText(
+      `Plantable faults (scenario faults: [{path: mha|mqa, fault: NAME}]), ${FAULT_NAMES.length}, each modelled on a real MLA bug:`,
+      s,
+    ),
     faultsTable(s),
-    'Loader faults (weights: {gguf: FILE, loader_fault: NAME}):',
+    fitText('Loader faults (weights: {gguf: FILE, loader_fault: NAME}):', s),
     loaderFaultsTable(s),
   ].join('\n\n');
 }

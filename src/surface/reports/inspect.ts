@@ -1,6 +1,7 @@
 import Table from 'cli-table3';
 import type { InspectIssue, InspectReport, LayerPattern, MlaFacts, TokenizerFacts } from '../../checkpoints/inspect';
 import { layerRanges } from '../../checkpoints/inspect';
+import { fitTable, fitText } from './fit';
 import { num } from './format';
 import type { Style } from './style';
 
@@ -117,13 +118,14 @@ function weightsBlock(r: InspectReport, s: Style): string[] {
       x.checksum,
     ]);
   }
-  return ['', s.bold(`layer ${w.layer} weights, read and dequantized (embedding rows of token ids ${w.ids.join(', ')})`), t.toString()];
+  const title = `layer ${w.layer} weights, read and dequantized (embedding rows of token ids ${w.ids.join(', ')})`;
+  return ['', s.bold(fitText(title, s)), fitTable(t, s, { wrap: [1], minWrap: 16, fallback: 'overflow' })];
 }
 
 /** The inspect report: JSON (the versioned object as is) or the terminal summary. */
 export function renderInspect(r: InspectReport, format: 'table' | 'json', s: Style): string {
   if (format === 'json') return JSON.stringify(r, null, 2);
-  const kv = (k: string, v: string) => `${k.padEnd(13)}${v}`;
+  const kv = (k: string, v: string) => fitText(`${k.padEnd(13)}${v}`, s, 13);
   const l = r.layers;
   const lines = [
     s.bold(`mla-diff inspect ${r.path}`),
@@ -142,15 +144,19 @@ export function renderInspect(r: InspectReport, format: 'table' | 'json', s: Sty
     kv('kv_b', kvBLine(r)),
     kv('tokenizer', tokenizerLine(r.tokenizer)),
   ];
-  if (r.mla) lines.push('', s.bold(`MLA dims (config of layer ${r.mla.configLayer})`), ...mlaLines(r.mla));
+  if (r.mla) lines.push('', s.bold(`MLA dims (config of layer ${r.mla.configLayer})`), ...mlaLines(r.mla).map((x) => fitText(x, s, 4)));
   if (r.attention) {
     const t = new Table({ ...TABLE, head: ['tensor', 'type', 'shape', 'bytes'].map((h) => s.bold(h)) });
     for (const x of r.attention.tensors) t.push([x.name, x.type, dims(x.shape), formatBytes(x.bytes)]);
     lines.push('', s.bold(`attention tensors of layer ${r.attention.layer}`), t.toString());
     const base = new Map(r.attention.tensors.map((x) => [x.short, x.shape]));
-    lines.push('', s.bold(`per-layer types (${plural(r.patterns.length, 'pattern')})`), ...r.patterns.map((p) => patternLine(p, base)));
+    lines.push(
+      '',
+      s.bold(`per-layer types (${plural(r.patterns.length, 'pattern')})`),
+      ...r.patterns.map((p) => fitText(patternLine(p, base), s, 4)),
+    );
   }
   lines.push(...weightsBlock(r, s));
-  if (r.issues.length) lines.push('', ...r.issues.map((i) => issueLine(i, s)));
+  if (r.issues.length) lines.push('', ...r.issues.map((i) => issueLine(i, s)).map((x) => fitText(x, s, 4)));
   return lines.join('\n');
 }

@@ -1,5 +1,6 @@
 import Table from 'cli-table3';
 import type { FaultRates, SelftestReport, SelftestScore } from '../../trace';
+import { fitText } from './fit';
 import type { Style } from './style';
 
 const pct = (n: number, of: number) => (of ? `${((100 * n) / of).toFixed(0)} %` : '—');
@@ -40,18 +41,21 @@ function renderScore(r: SelftestScore, s: Style): string[] {
     t.toString(),
     ...misses.map((m) =>
       s.bad(
-        `miss: ${m.name}: ` +
-          (m.first
-            ? `first divergence ${m.first.stage} (culprit ${m.first.culprit}, step ${m.first.step}, ${m.first.request})`
-            : 'no divergence'),
+        fitText(
+          `miss: ${m.name}: ` +
+            (m.first
+              ? `first divergence ${m.first.stage} (culprit ${m.first.culprit}, step ${m.first.step}, ${m.first.request})`
+              : 'no divergence'),
+          s,
+        ),
       ),
     ),
     ...r.rows
       .filter((x) => x.fault && x.detected && !x.diagnosed)
-      .map((m) => s.warn(`undiagnosed: ${m.name}: likely cause ${m.cause ?? 'none'}`)),
+      .map((m) => s.warn(fitText(`undiagnosed: ${m.name}: likely cause ${m.cause ?? 'none'}`, s))),
     ...r.rows
       .filter((x) => x.fault && x.detected && !x.origin)
-      .map((m) => s.warn(`origin missed: ${m.name}: the stage replay did not mark only the fault's entry stages introduced`)),
+      .map((m) => s.warn(fitText(`origin missed: ${m.name}: the stage replay did not mark only the fault's entry stages introduced`, s))),
     r.goalMet
       ? s.ok(`PASS: every fault detected at the stage it enters and blamed on its path; no clean run diverged (${r.seconds.toFixed(1)} s)`)
       : s.bad(`FAIL: ${misses.length} miss(es) (${r.seconds.toFixed(1)} s)`),
@@ -71,9 +75,12 @@ export function renderSelftest(r: SelftestReport, s: Style): string {
           ...renderScore(r.floor, s),
         ]
       : []),
-    'diagnosed: the first likely cause names the planted fault; ' +
-      "origin: the stage replay marks the fault's entry stages introduced and the rest of its piece inherited " +
-      '(both reported, not part of the pass/fail goal)',
+    fitText(
+      'diagnosed: the first likely cause names the planted fault; ' +
+        "origin: the stage replay marks the fault's entry stages introduced and the rest of its piece inherited " +
+        '(both reported, not part of the pass/fail goal)',
+      s,
+    ),
   ];
   return lines.join('\n');
 }

@@ -4,6 +4,7 @@ import { FAULTS } from '../../core/faults/catalogue';
 import { STAGE_NAMES, STAGES } from '../../trace/stages';
 import { WEIGHT_NAMES } from '../../core/weights/records';
 import { faultsTable, loaderFaultsTable } from './faults';
+import { fitTable, fitText } from './fit';
 import type { Style } from './style';
 
 /** The stage ontology for `mla-diff stages`. */
@@ -16,12 +17,12 @@ export function renderStages(format: 'table' | 'json', s: Style): string {
   });
   for (const name of STAGE_NAMES) {
     const d = STAGES[name];
-    t.push([name, d.shape, d.layout, d.paths.join(','), d.compare, d.doc]);
+    t.push([name, d.shape, d.layout, d.paths.join(', '), d.compare, d.doc]);
   }
   return [
-    t.toString(),
-    `Weight stage W (with a checkpoint, or compare_weights:): ${WEIGHT_NAMES.join(', ')}`,
-    `Plantable faults (scenario faults: [{path: mha|mqa, fault: NAME}]):\n${faultsTable(s)}`,
-    `Loader faults (weights: {gguf: FILE, loader_fault: NAME}):\n${loaderFaultsTable(s)}`,
+    fitTable(t, s, { wrap: [3, 5], minWrap: 28, fallback: 'list' }),
+    fitText(`Weight stage W (with a checkpoint, or compare_weights:): ${WEIGHT_NAMES.join(', ')}`, s),
+    `${fitText('Plantable faults (scenario faults: [{path: mha|mqa, fault: NAME}]):', s)}\n${faultsTable(s)}`,
+    `${fitText('Loader faults (weights: {gguf: FILE, loader_fault: NAME}):', s)}\n${loaderFaultsTable(s)}`,
   ].join('\n\n');
 }

@@ -4,6 +4,7 @@ import { caseResult } from '../../test-utils/reports';
 import { ONE_SHOT_STAGES, PIECE0 } from '../../test-utils/traces';
 import { makeStyle } from './style';
 import { normTraceTable } from './table';
+import { visibleWidth } from './visible-width';
 
 const ANSI = /\u001b\[/;
 const plain = makeStyle(false);
@@ -133,5 +134,39 @@ describe('normTraceTable', () => {
     expect(r.slice(1, 3)).toEqual(['—', String(10 + STAGE_NAMES.indexOf('ql_nope'))]);
     expect(r[3]).toBe('—');
     expect(r.at(-1)).toBe('ok');
+  });
+
+  describe('fits the terminal (Style.width)', () => {
+    const widest = (text: string) => Math.max(...text.split('\n').map(visibleWidth));
+    const at = (width: number | undefined, colour = false) => normTraceTable(diverge, PIECE0, makeStyle(colour, width));
+
+    it('200 columns, or none (a pipe, --wide): the table as it is, one line a stage', () => {
+      expect(at(200)).toBe(at(undefined));
+      expect(at(200, true)).toBe(at(undefined, true));
+    });
+
+    it('100 columns: the numbers keep their columns, the verdict wraps', () => {
+      for (const colour of [false, true]) expect(widest(at(100, colour))).toBeLessThanOrEqual(100);
+      const t = at(100);
+      expect(stageRows(t).get('logits')!.slice(0, 8)).toEqual([
+        'logits',
+        '32',
+        '32',
+        '32',
+        '2.0e-1',
+        '2.0e-1',
+        '4.0e-1',
+        'out-of-tolerance',
+      ]);
+      expect(t).toMatch(/│ \(mqa\) ◀ first +│/);
+    });
+
+    it('80 columns: the norms are left out and named under the table', () => {
+      for (const colour of [false, true]) expect(widest(at(80, colour))).toBeLessThanOrEqual(80);
+      const t = at(80);
+      expect(rows(t)[0]).toEqual(['stage', 'rel err', 'vs ref', 'max|Δ|', 'verdict']);
+      expect(stageRows(t).get('logits')).toEqual(['logits', '2.0e-1', '2.0e-1', '4.0e-1', 'out-of-tolerance (mqa) ◀ first']);
+      expect(t.split('\n').at(-1)).toMatch(/^‖mha‖, ‖mqa‖, ‖reference‖ left out to fit 80 columns/);
+    });
   });
 });

@@ -9,6 +9,7 @@ import type { TensorStats } from '../../core/probes/stats';
 import { FLOOR_LEGEND, floorBased, floorText } from './floors';
 import { err, num } from './format';
 import { DTYPE_LEGEND, dtypeCell, hasDtypes, hasRange, rangeText } from './dtypes';
+import { fitTable, fitText } from './fit';
 import type { Style } from './style';
 
 const ENGINE_PATHS: PathName[] = ['mha', 'mqa', 'cold', 'reference', 'external'];
@@ -135,7 +136,11 @@ export function normTraceTable(c: CaseResult, piece: PieceInfo, s: Style): strin
     ]);
   }
   const legends = [...(floors ? [FLOOR_LEGEND] : []), ...(dt ? [DTYPE_LEGEND] : [])];
-  return [t.toString(), ...legends.map((l) => s.dim(l))].join('\n');
+  // the verdict wraps (its words whole), the numbers keep their columns; where that is not enough the norms go
+  // (rel err, vs ref, max|Δ| and the verdict matter first); a terminal narrower still gets the full table
+  const normCols = paths.map((_, i) => 1 + (dt ? 1 : 0) + i);
+  const table = fitTable(t, s, { wrap: [head.length - 1], minWrap: 16, drop: [normCols], fallback: 'overflow' });
+  return [table, ...legends.map((l) => s.dim(fitText(l, s)))].join('\n');
 }
 
 /** ‖x‖ of a record; NaN when any value is, ±inf when no value is finite (an empty chunk's LSE). */
@@ -171,7 +176,7 @@ export function pieceSummaryTable(c: CaseResult, s: Style): string {
         : '—';
     t.push([String(p.step), p.request, pieceLabel(p), p.kind === 'cached' ? '—' : p.route, verdict, detail]);
   }
-  return t.toString();
+  return fitTable(t, s, { wrap: [2, 5], minWrap: 16, fallback: 'list' });
 }
 
 export function pieceLabel(p: PieceInfo): string {

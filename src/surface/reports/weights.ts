@@ -2,6 +2,7 @@ import Table from 'cli-table3';
 import type { AcrossVerdict, WeightsReport, WeightVerdict } from '../../trace';
 import type { WeightRecord } from '../../core/weights/records';
 import { err, num } from './format';
+import { fitTable } from './fit';
 import type { Style } from './style';
 
 const HEAD = { head: [] as string[], style: { head: [], border: [] } };
@@ -45,7 +46,8 @@ export function weightsTable(w: WeightsReport, s: Style): string {
       verdictCell(v, w.comparison?.firstWeight === r.name, s),
     ]);
   }
-  return t.toString();
+  // the tensors behind a weight and its verdict wrap; names, numbers and checksums keep their columns
+  return fitTable(t, s, { wrap: two ? [1, head.length - 1] : [1], minWrap: 16, fallback: 'overflow' });
 }
 
 const at = (a: AcrossVerdict) =>

@@ -2,7 +2,7 @@ import type { Argv, CommandModule } from 'yargs';
 import { MlaDiffError } from '../../../errors';
 import { firstError, inspectCheckpoint } from '../../../checkpoints/inspect';
 import { renderInspect } from '../../reports/inspect';
-import { colorWanted, makeStyle } from '../../reports/style';
+import { colorWanted, makeStyle, terminalWidth } from '../../reports/style';
 import { EXIT, handleErrors } from '../io/handle-errors';
 import type { IO } from '../io/process-io';
 import { processIO } from '../io/process-io';
@@ -12,6 +12,8 @@ export interface InspectArgs {
   layer?: number;
   format: 'table' | 'json';
   verbose: boolean;
+  /** Tables at full width (else they fit the terminal); absent: as --wide. */
+  wide?: boolean;
 }
 
 /**
@@ -25,7 +27,8 @@ export async function inspectCommand(args: InspectArgs, io: IO = processIO): Pro
     throw new MlaDiffError('invalid-value', `must be a layer index (an integer ≥ 0), got ${layer}`, { field: '--layer' });
   }
   const report = inspectCheckpoint(args.file, layer === undefined ? {} : { layer });
-  io.out(renderInspect(report, args.format, makeStyle(args.format === 'table' && colorWanted())));
+  const table = args.format === 'table';
+  io.out(renderInspect(report, args.format, makeStyle(table && colorWanted(), table ? terminalWidth(args.wide ?? true) : undefined)));
   const e = firstError(report.issues);
   if (e) throw e;
   return EXIT.agree;
