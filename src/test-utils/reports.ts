@@ -8,6 +8,7 @@ import type { PathName, ScalarName, ScalarValue, StageName } from '../trace/stag
 import { STAGE_NAMES, STAGES } from '../trace/stages';
 import type { PairDiff, Where } from '../harness/run/diff';
 import type { CaseResult, PieceInfo, RunReport } from '../harness/run/trace';
+import { withOutcome } from '../harness/compare/outcome';
 import { RUN_FORMAT, RUN_VERSION } from '../harness/run/trace';
 import type { Rel } from './traces';
 import { PIECE0, pieceRecords, stageRecord } from './traces';
@@ -80,42 +81,51 @@ export function caseResult(
     seconds: { mha: 0.5, mqa: 0.25, ...(withCold ? { cold: 0.125 } : {}) },
   });
   const comparison = compareCase(trace, opts.tolerances ?? {});
-  return { trace, comparison, diagnosis: diagnose(trace, comparison, preset('tiny')) };
+  return {
+    trace,
+    comparison,
+    diagnosis: diagnose(trace, comparison, preset('tiny')),
+    outcome: comparison.verdict === 'agree' ? 'pass' : 'fail',
+  };
 }
 
+/** A report of these cases, judged (withOutcome) under `extra.judge` (default `expect`). */
 export function runReport(cases: CaseResult[], extra: Partial<RunReport> = {}): RunReport {
-  return {
-    format: RUN_FORMAT,
-    version: RUN_VERSION,
-    tool: { name: 'mla-diff', version: '0.0.0-test' },
-    created: '2025-01-01T00:00:00.000Z',
-    scenario: {
-      name: 'synthetic',
-      file: null,
-      preset: 'tiny',
-      config: preset('tiny'),
-      seed: 0,
-      weights: { kind: 'synthetic', config: preset('tiny'), seed: 0 },
-      requests: [{ name: 'prompt', ids: [1, 2, 3], startStep: 0, positionOffset: 0, phases: [{ kind: 'prefill', tokens: 3 }] }],
-      schedule: {
-        blockSize: 16,
-        decodeThreshold: 1,
-        contextChunk: 65_536,
-        kvSplits: 1,
-        prefillKernel: 'fa3',
-        cold: 'auto',
-        attention: 'auto',
+  return withOutcome(
+    {
+      format: RUN_FORMAT,
+      version: RUN_VERSION,
+      tool: { name: 'mla-diff', version: '0.0.0-test' },
+      created: '2025-01-01T00:00:00.000Z',
+      scenario: {
+        name: 'synthetic',
+        file: null,
+        preset: 'tiny',
+        config: preset('tiny'),
+        seed: 0,
+        weights: { kind: 'synthetic', config: preset('tiny'), seed: 0 },
+        requests: [{ name: 'prompt', ids: [1, 2, 3], startStep: 0, positionOffset: 0, phases: [{ kind: 'prefill', tokens: 3 }] }],
+        schedule: {
+          blockSize: 16,
+          decodeThreshold: 1,
+          contextChunk: 65_536,
+          kvSplits: 1,
+          prefillKernel: 'fa3',
+          cold: 'auto',
+          attention: 'auto',
+        },
+        reference: 'on',
+        replay: 'auto',
+        faults: { mha: [], mqa: [] },
+        precision: FP32_PRECISION,
+        tolerances: {},
       },
-      reference: 'on',
-      replay: 'auto',
-      faults: { mha: [], mqa: [] },
-      precision: FP32_PRECISION,
-      tolerances: {},
+      device: { name: 'wasm', backend: 'wasm', description: 'wasm: test device', software: false, reason: 'requested' },
+      verdict: cases.every((c) => c.comparison.verdict === 'agree') ? 'agree' : 'diverge',
+      seconds: { weights: 0.01, reference: 0.02, total: 1 },
+      cases,
+      ...extra,
     },
-    device: { name: 'wasm', backend: 'wasm', description: 'wasm: test device', software: false, reason: 'requested' },
-    verdict: cases.every((c) => c.comparison.verdict === 'agree') ? 'agree' : 'diverge',
-    seconds: { weights: 0.01, reference: 0.02, total: 1 },
-    cases,
-    ...extra,
-  };
+    extra.judge ?? 'expect',
+  );
 }

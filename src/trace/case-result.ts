@@ -103,6 +103,18 @@ export const expectationResult = def(
 );
 export type ExpectationResult = z.infer<typeof expectationResult>;
 
+/**
+ * How a run is judged: `expect` (a case with `expect:` passes when its declared outcome is met, one without when its paths
+ * agree), `agreement` (`--no-expect`: every case passes when its paths agree, whatever it declares).
+ */
+export const JUDGES = ['expect', 'agreement'] as const;
+export const judge = oneOf(JUDGES);
+export type Judge = z.infer<typeof judge>;
+/** A case's or a run's result under its judge (src/harness/compare/outcome.ts): what the exit code and every report say. */
+export const PASS_FAIL = ['pass', 'fail'] as const;
+export const passFail = oneOf(PASS_FAIL);
+export type PassFail = z.infer<typeof passFail>;
+
 export const caseResult = def(
   'caseResult',
   z.strictObject({
@@ -117,6 +129,8 @@ export const caseResult = def(
     /** Stage replay of divergent records: introduced there or inherited from upstream (absent when off or the case agrees). */
     replay: caseReplay.optional(),
     expectation: expectationResult.optional(),
+    /** pass or fail under the run's `judge` (version 6). */
+    outcome: passFail,
   }),
 );
 export type CaseResult = z.infer<typeof caseResult>;

@@ -3,7 +3,7 @@ import { FAULT_NAMES } from './faults';
 import { asJson, bool, count, finite, int, keyed, numOrNull, oneOf, str, strs } from './json';
 import { culpritName, ENGINE_PATHS, faultName, outcome, stageName } from './names';
 import { deviceInfo, scenarioEcho } from './scenario';
-import { caseResult } from './case-result';
+import { caseResult, judge, passFail } from './case-result';
 import { weightsReport } from './weights';
 
 /**
@@ -11,7 +11,9 @@ import { weightsReport } from './weights';
  * could trip over; docs/trace-format.md documents the fields.
  */
 export const RUN_FORMAT = 'mla-diff/run';
-export const RUN_VERSION = 5;
+export const RUN_VERSION = 6;
+/** The previous version: read too, its outcome computed on load (src/harness/golden/load-report.ts). */
+export const RUN_VERSION_PREVIOUS = 5;
 export const RUN_SCHEMA_ID = `urn:mla-diff:schema:run:${RUN_VERSION}`;
 export const RUNS_SCHEMA_ID = 'urn:mla-diff:schema:runs:1';
 export const SELFTEST_SCHEMA_ID = 'urn:mla-diff:schema:selftest:1';
@@ -26,6 +28,13 @@ export const runReport = z.strictObject({
   device: deviceInfo,
   /** 'agree' when every case agrees and, with compare_weights:, the two weight sources agree. */
   verdict: outcome,
+  /** How the run was judged: `expect` (declared outcomes; the default), `agreement` (`--no-expect`). (version 6) */
+  judge,
+  /**
+   * pass when every case passes under `judge` and, with compare_weights:, the weights part does (its `expect.weights`, else
+   * agreement): what the exit code, the table, JUnit, Markdown and HTML say. (version 6)
+   */
+  outcome: passFail,
   /** The weight stage W: per weight its source, dtype, shape, norm and checksum; across sources, their diffs. */
   weights: weightsReport.optional(),
   /** Wall seconds: weight build and upload, the float64 reference (on its own thread), the whole run. */

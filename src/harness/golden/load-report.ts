@@ -1,7 +1,8 @@
 import { MlaDiffError } from '../../errors';
 import { readTextFile } from '../../formats/text-file';
 import type { RunReport } from '../../trace';
-import { RUN_FORMAT, RUN_VERSION } from '../../trace';
+import { RUN_FORMAT, RUN_VERSION, RUN_VERSION_PREVIOUS } from '../../trace';
+import { withOutcome } from '../compare/outcome';
 import type { Validation } from '../../trace/validate';
 import { reportValidator } from '../../trace/validate';
 
@@ -15,9 +16,19 @@ export interface SavedRuns {
 
 const isObject = (x: unknown): x is Record<string, unknown> => x !== null && typeof x === 'object' && !Array.isArray(x);
 
+/** Version 5 lacks only the outcome (judge, outcome, cases[].outcome): computed here under declared outcomes; then validated. */
+function upgraded(x: Record<string, unknown>): Record<string, unknown> {
+  const cases = x['cases'];
+  const judgeable = isObject(x['scenario']) && Array.isArray(cases) && cases.every((c) => isObject(c) && isObject(c['comparison']));
+  if (x['version'] !== RUN_VERSION_PREVIOUS) return x;
+  // one that cannot be judged goes on to the schema, which names what is wrong
+  if (!judgeable) return { ...x, version: RUN_VERSION };
+  return withOutcome({ ...x, version: RUN_VERSION } as unknown as RunReport, 'expect') as unknown as Record<string, unknown>;
+}
+
 /**
  * Checks one run report: its format and version (their own codes, so an old report says so), then the
- * whole document against the shipped JSON Schema (schema/run-v5.schema.json), which names the first
+ * whole document against the shipped JSON Schema (schema/run-v6.schema.json), which names the first
  * fields that are missing or wrong.
  */
 function checkReport(x: unknown, file: string, field: string, validate: Validate): RunReport {
@@ -29,15 +40,16 @@ function checkReport(x: unknown, file: string, field: string, validate: Validate
       'save one with `mla-diff run SCENARIO --format json --out FILE`',
     );
   }
-  if (x['version'] !== RUN_VERSION) {
+  const doc = upgraded(x);
+  if (doc['version'] !== RUN_VERSION) {
     throw new MlaDiffError(
       'report-version',
-      `run report version ${JSON.stringify(x['version'])}; this mla-diff reads version ${RUN_VERSION}`,
+      `run report version ${JSON.stringify(x['version'])}; this mla-diff reads versions ${RUN_VERSION_PREVIOUS} and ${RUN_VERSION}`,
       { file, field: field ? `${field}.version` : 'version' },
       're-run the scenario with this version of mla-diff to save a current report',
     );
   }
-  const v = validate(x);
+  const v = validate(doc);
   if (!v.ok) {
     const shown = v.errors
       .slice(0, 3)
@@ -47,10 +59,10 @@ function checkReport(x: unknown, file: string, field: string, validate: Validate
       'report-invalid',
       `does not match the run report schema: ${shown}${v.errors.length > 3 ? ` (+${v.errors.length - 3} more)` : ''}`,
       { file, field: field || undefined },
-      'schema/run-v5.schema.json describes the format; save a report with `mla-diff run … --format json --out FILE`',
+      'schema/run-v6.schema.json describes the format; save a report with `mla-diff run … --format json --out FILE`',
     );
   }
-  return x as unknown as RunReport;
+  return doc as unknown as RunReport;
 }
 
 /** Reads a saved run report; every failure is an MlaDiffError (file-not-found, file-unreadable, report-invalid, report-version). */

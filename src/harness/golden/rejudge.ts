@@ -3,7 +3,8 @@ import { diagnose } from '../compare/diagnose';
 import { checkExpectation } from '../compare/expect';
 import { diagnosisView } from '../compare/origin';
 import { withExternalOrigins } from '../compare/origin-external';
-import type { CaseResult, RunReport, ToleranceSpec } from '../../trace';
+import type { CaseResult, Judge, RunReport, ToleranceSpec } from '../../trace';
+import { withOutcome } from '../compare/outcome';
 import { recordKey } from '../../core/probes/recorder';
 
 /**
@@ -27,19 +28,24 @@ export function rejudgeCase(r: RunReport, c: CaseResult, tolerances: ToleranceSp
     diagnosis: diagnose(c.trace, view, r.scenario.config, detail),
     ...(replay ? { replay } : {}),
     ...(r.scenario.expect ? { expectation: checkExpectation(r.scenario.expect, comparison) } : {}),
+    outcome: c.outcome, // set again by withOutcome under the run's judge
   };
 }
 
-export function rejudgeRun(r: RunReport, tolerances: ToleranceSpec): RunReport {
+/** The run judged again with new tolerances; its outcome under `judge` (default: the saved run's). */
+export function rejudgeRun(r: RunReport, tolerances: ToleranceSpec, judge: Judge = r.judge): RunReport {
   const cases = r.cases.map((c) => rejudgeCase(r, c, tolerances));
   const weightsDiverge = r.weights?.comparison?.verdict === 'diverge';
-  return {
-    ...r,
-    scenario: {
-      ...r.scenario,
-      tolerances: { ...(tolerances.default === undefined ? {} : { default: tolerances.default }), stages: { ...tolerances.stages } },
+  return withOutcome(
+    {
+      ...r,
+      scenario: {
+        ...r.scenario,
+        tolerances: { ...(tolerances.default === undefined ? {} : { default: tolerances.default }), stages: { ...tolerances.stages } },
+      },
+      verdict: cases.every((c) => c.comparison.verdict === 'agree') && !weightsDiverge ? 'agree' : 'diverge',
+      cases,
     },
-    verdict: cases.every((c) => c.comparison.verdict === 'agree') && !weightsDiverge ? 'agree' : 'diverge',
-    cases,
-  };
+    judge,
+  );
 }

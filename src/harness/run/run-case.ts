@@ -12,6 +12,7 @@ import type { ReplayMode } from '../compare/origin';
 import { diagnosisView } from '../compare/origin';
 import { withExternalOrigins } from '../compare/origin-external';
 import { checkExpectation } from '../compare/expect';
+import { judgeCase } from '../compare/outcome';
 import { softmaxScale } from '../../core/model/config';
 import { withRopeTerm } from './third-party';
 import type { Recording } from '../../core/probes/recorder';
@@ -180,13 +181,15 @@ export async function runCase(rt: Runtime, s: Scenario, run: CaseRun): Promise<C
     const detail = comparison.firstDivergence
       ? await guarded(rt, () => measureDetail(rt.tf, (t) => rt.hostView(t), rec, run.pieces, comparison.stages))
       : undefined;
+    const expectation = s.expect ? checkExpectation(s.expect, comparison) : undefined;
     return {
       trace,
       comparison,
       ...(detail ? { detail } : {}),
       diagnosis: diagnose(trace, view, s.config, detail),
       ...(replay ? { replay } : {}),
-      ...(s.expect ? { expectation: checkExpectation(s.expect, comparison) } : {}),
+      ...(expectation ? { expectation } : {}),
+      outcome: judgeCase({ comparison, expectation }, s.expect?.outcome, 'expect').outcome,
     };
   } finally {
     recorders.forEach((r) => r.dispose());

@@ -8,7 +8,8 @@ import { engineFor } from '../engines/llamacpp';
 import { externalFor } from '../external/join';
 import { planRun } from './pieces';
 import type { Progress } from './progress';
-import { NO_PROGRESS } from './progress';
+import { NO_PROGRESS, reportingSource } from './progress';
+import { LINEAR_NAMES } from '../../core/weights/layer';
 import { checkDeviceLimits, planAttention, planKeyPart, planReference } from './plan';
 import { ReferenceRunner } from './reference-runner';
 import { runCase } from './run-case';
@@ -16,6 +17,8 @@ import type { WeightsReport } from './run-weights';
 import { runWeights } from './run-weights';
 import type { CaseResult, RunReport } from './trace';
 import { RUN_FORMAT, RUN_VERSION } from './trace';
+import type { UnjudgedReport } from '../compare/outcome';
+import { withOutcome } from '../compare/outcome';
 
 export interface RunOptions {
   runtime: Runtime;
@@ -70,10 +73,11 @@ export async function runScenario(s: Scenario, opts: RunOptions): Promise<RunRep
     const lp = rt.linearPlan(tokens);
     log(`weights: ${source.label}, ${lp.layout} layout, ${lp.product} products, on ${rt.device.name}`);
     const progress = opts.progress ?? NO_PROGRESS;
-    progress({ phase: 'weights', done: 0, total: 1, label: `weights: ${source.label}` });
-    const full = { ...uploadLayer(rt, source, union, tokens, s.precision.ropeAngles), attention: attn.attention };
+    const phase = s.weights.kind === 'synthetic' ? 'weights' : 'checkpoint'; // synthesized from the seed, or read and dequantized
+    const filled = reportingSource(source, progress, phase); // one unit per linear weight
+    const full = { ...uploadLayer(rt, filled, union, tokens, s.precision.ropeAngles), attention: attn.attention };
     weightSeconds = (performance.now() - tw) / 1000;
-    progress({ phase: 'weights', done: 1, total: 1, label: `weights: ${source.label}` });
+    progress({ phase, done: LINEAR_NAMES.length, total: LINEAR_NAMES.length, label: source.label });
     const runs = s.cases.length * plan.pieces.length;
     try {
       const job = { source, layer: full, pieces: plan.pieces, kernels: plan.kernels, numSlots: plan.tables.numSlots, heads: union, tokens };
@@ -98,6 +102,7 @@ export async function runScenario(s: Scenario, opts: RunOptions): Promise<RunRep
               external:
                 engineFor(s, source, c.heads, plan.pieces, plan.kernels.kvSplits, opts.keepExternal ?? false, log) ??
                 externalFor(s, source, c, plan.pieces, plan.kernels.kvSplits, opts.keepExternal ?? false, log),
+              report: progress,
               progress: (done, piece) =>
                 progress({
                   phase: 'pieces',
@@ -117,7 +122,7 @@ export async function runScenario(s: Scenario, opts: RunOptions): Promise<RunRep
   } finally {
     await runner?.close();
   }
-  return {
+  const report: UnjudgedReport = {
     format: RUN_FORMAT,
     version: RUN_VERSION,
     tool: { name: 'mla-diff', version: opts.toolVersion },
@@ -150,4 +155,5 @@ export async function runScenario(s: Scenario, opts: RunOptions): Promise<RunRep
     seconds: { weights: weightSeconds, reference: reference ? (await reference).seconds : null, total: (performance.now() - t0) / 1000 },
     cases,
   };
+  return withOutcome(report, 'expect'); // judged by declared outcomes; `--no-expect` re-judges by agreement
 }

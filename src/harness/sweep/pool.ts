@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import execa from 'execa';
 import type { RunReport } from '../run/trace';
+import type { Judge } from '../../trace';
 import type { DeviceRequest } from '../../devices/runtime';
 import type { Expectation } from '../scenario/scenario';
 import type { PointSpec } from './expand';
@@ -19,6 +20,8 @@ export interface PoolOptions {
   device: DeviceRequest;
   /** Embed each whole run report. */
   full: boolean;
+  /** How each point is judged (`--no-expect`: agreement); default expect. */
+  judge?: Judge;
   /** Called as each point finishes, in finishing order. */
   onDone?: (p: SweepPoint, done: number, total: number) => void;
 }
@@ -32,7 +35,7 @@ async function runOne(m: Matrix, spec: PointSpec, dir: string, o: PoolOptions): 
     all: true,
   });
   const seconds = (performance.now() - t) / 1000;
-  if (r.exitCode === 0) return pointFromRun(base, JSON.parse(readFileSync(out, 'utf8')) as RunReport, seconds, o.full);
+  if (r.exitCode === 0) return pointFromRun(base, JSON.parse(readFileSync(out, 'utf8')) as RunReport, seconds, o.full, o.judge);
   const last = (r.stderr || r.all || '').trim().split('\n').filter(Boolean).pop() ?? `exit ${r.exitCode}`;
   return pointFromError(
     base,

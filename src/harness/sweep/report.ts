@@ -1,6 +1,8 @@
 import type { Divergence } from '../compare/compare';
 import type { ExpectationResult } from '../compare/expect';
 import type { RunReport } from '../run/trace';
+import type { Judge } from '../../trace';
+import { withOutcome } from '../compare/outcome';
 import type { Culprit, Expectation } from '../scenario/scenario';
 import type { AxisValue } from './expand';
 import type { AxisName } from './schema';
@@ -38,6 +40,7 @@ export interface SweepPoint {
   firstDivergence: FirstDivergence | null;
   culprit: Culprit | null;
   expect: Expectation | null;
+  /** The point passes under the rule (its expect: met, or its paths agree; by agreement under --no-expect). */
   met: boolean;
   misses: string[];
   cases: SweepCase[];
@@ -76,7 +79,14 @@ const first = (d: Divergence | null): FirstDivergence | null =>
   };
 
 /** A point's row from its run report. */
-export function pointFromRun(base: Pick<SweepPoint, 'index' | 'id' | 'axes'>, r: RunReport, seconds: number, full: boolean): SweepPoint {
+export function pointFromRun(
+  base: Pick<SweepPoint, 'index' | 'id' | 'axes'>,
+  saved: RunReport,
+  seconds: number,
+  full: boolean,
+  judge: Judge = 'expect',
+): SweepPoint {
+  const r = judge === saved.judge ? saved : withOutcome(saved, judge);
   const cases: SweepCase[] = r.cases.map((c) => {
     const top = c.diagnosis[0];
     return {
@@ -88,10 +98,13 @@ export function pointFromRun(base: Pick<SweepPoint, 'index' | 'id' | 'axes'>, r:
       expectation: c.expectation ?? null,
     };
   });
-  const misses = [
-    ...r.cases.flatMap((c) => (c.expectation?.misses ?? []).map((m) => (r.cases.length > 1 ? `${c.trace.name}: ${m}` : m))),
-    ...(r.weights?.expectation?.misses ?? []).map((m) => `weights: ${m}`),
-  ];
+  const misses =
+    r.judge === 'agreement'
+      ? []
+      : [
+          ...r.cases.flatMap((c) => (c.expectation?.misses ?? []).map((m) => (r.cases.length > 1 ? `${c.trace.name}: ${m}` : m))),
+          ...(r.weights?.expectation?.misses ?? []).map((m) => `weights: ${m}`),
+        ];
   const fd = cases.find((c) => c.firstDivergence)?.firstDivergence ?? null;
   return {
     ...base,
@@ -100,7 +113,7 @@ export function pointFromRun(base: Pick<SweepPoint, 'index' | 'id' | 'axes'>, r:
     firstDivergence: fd,
     culprit: fd?.culprit ?? null,
     expect: r.scenario.expect ?? null,
-    met: r.cases.every((c) => c.expectation?.met ?? true) && (r.weights?.expectation?.met ?? true),
+    met: r.outcome === 'pass', // the one rule (src/harness/compare/outcome.ts), as run's exit code
     misses,
     cases,
     error: null,

@@ -6,6 +6,8 @@ import { errRows, focusPiece, headRows, normRows, plottedPair, recordLabel } fro
 import { renderSvg } from './html-render';
 import { errSpec, headSpec, normSpec, VERDICT_COLOURS } from './html-specs';
 import { pieceLabel, samePiece } from './table';
+import { caseOutcomeOf } from '../../harness/compare/outcome';
+import { declaredText, judgeText, outcomeWord, runOutcomeText } from './outcome-text';
 
 /**
  * The HTML report: one self-contained page (inline CSS, inline SVG, no script, no external
@@ -22,7 +24,7 @@ export const escapeHtml = (s: string): string => s.replace(/[&<>"']/g, (ch) => E
 const CSS = `body{font:14px/1.45 system-ui,sans-serif;margin:24px auto;max-width:1100px;color:#222;padding:0 16px}
 h1{font-size:22px}h2{font-size:18px;margin-top:36px;border-top:1px solid #ddd;padding-top:16px}
 dl{display:grid;grid-template-columns:max-content 1fr;gap:2px 14px}dt{color:#666}dd{margin:0}
-.agree{color:#2a9d4b;font-weight:600}.diverge{color:#c0392b;font-weight:600}
+.agree,.pass{color:#2a9d4b;font-weight:600}.diverge,.fail{color:#c0392b;font-weight:600}
 table{border-collapse:collapse;margin:8px 0;font-size:13px}td,th{border:1px solid #ddd;padding:2px 8px;text-align:left}
 td.n{text-align:right;font-variant-numeric:tabular-nums}figure{margin:14px 0}figcaption{color:#666;font-size:12px}`;
 
@@ -40,6 +42,7 @@ function header(r: RunReport, c: CaseResult): string {
     row('device', r.device.description),
     row('tool', `${r.tool.name} ${r.tool.version}, ${r.created}`),
     row('planted faults', faults.join(', ')),
+    row('outcome', outcomeText(r, c)),
     row(
       'first divergence',
       f
@@ -50,6 +53,14 @@ function header(r: RunReport, c: CaseResult): string {
     row('likely cause', top ? `${top.summary} (${top.evidence})` : null),
     row('replay', origin ? `the first divergence is ${origin} (${c.replay!.runs} re-run(s))` : null),
   ].join('')}</dl>`;
+}
+
+/** `divergence as declared (expect: diverge at logits, culprit mqa; met)`, or what missed, or `paths agree (nothing declared)`. */
+function outcomeText(r: RunReport, c: CaseResult): string {
+  const o = caseOutcomeOf(r, c);
+  const e = r.scenario.expect;
+  const said = e ? `expect: ${declaredText(e)}` : 'nothing declared';
+  return `${outcomeWord(o, e && declaredText(e))}; ${said}; ${judgeText(r)}`;
 }
 
 /** The plotted piece's records: stage, verdict, worst pair, its error, the tolerance. */
@@ -78,10 +89,11 @@ const droppedNote = (n: number, what: string) => (n ? ` ${n} ${what} not drawn (
 
 async function caseSection(r: RunReport, c: CaseResult): Promise<string> {
   const piece = focusPiece(c);
-  const verdict = c.comparison.verdict;
+  const o = caseOutcomeOf(r, c); // the one rule: src/harness/compare/outcome.ts
+  const e = r.scenario.expect;
   const parts = [
     `<h2>${escapeHtml(`${r.scenario.name} · case ${c.trace.name}`)} ` +
-      `<span class="${verdict}">${verdict === 'agree' ? 'PASS' : 'FAIL'}</span></h2>`,
+      `<span class="${o.outcome}">${escapeHtml(outcomeWord(o, e && declaredText(e)))}</span></h2>`,
     header(r, c),
   ];
   if (piece) {
@@ -123,10 +135,12 @@ async function caseSection(r: RunReport, c: CaseResult): Promise<string> {
 export async function renderHtml(reports: RunReport[]): Promise<string> {
   const sections: string[] = [];
   for (const r of reports) for (const c of r.cases) sections.push(await caseSection(r, c));
-  const verdict = reports.every((r) => r.verdict === 'agree') ? 'agree' : 'diverge';
+  const pass = reports.every((r) => r.outcome === 'pass');
   const title = `mla-diff report: ${reports.map((r) => r.scenario.name).join(', ')}`;
+  const summary = reports.map((r) => `<p class="${r.outcome}">${escapeHtml(runOutcomeText(r))}</p>`).join('\n');
   return (
     `${HTML_MARKER}\n<html lang="en"><head><meta charset="utf-8"><title>${escapeHtml(title)}</title><style>${CSS}</style></head>\n` +
-    `<body><h1>${escapeHtml(title)} <span class="${verdict}">${verdict}</span></h1>\n${sections.join('\n')}\n</body></html>\n`
+    `<body><h1>${escapeHtml(title)} <span class="${pass ? 'pass' : 'fail'}">${pass ? 'PASS' : 'FAIL'}</span></h1>\n${summary}\n` +
+    `${sections.join('\n')}\n</body></html>\n`
   );
 }

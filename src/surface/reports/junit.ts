@@ -3,6 +3,8 @@ import type { StepOutcome } from './steps';
 import { caseOutcome, recordLine } from './steps';
 import type { Attrs } from './xml';
 import { xmlElement } from './xml';
+import { weightsOutcomeOf } from '../../harness/compare/outcome';
+import { judgeText } from './outcome-text';
 
 /**
  * JUnit XML for CI: one <testsuite> per scenario × case (name `scenario · case`), one <testcase>
@@ -43,6 +45,7 @@ function properties(r: RunReport, c: CaseResult | null): string {
     ['external', c?.trace.external ? JSON.stringify(c.trace.external) : undefined],
     ['faults', faults.length ? faults.join(', ') : undefined],
     ['expect', e ? JSON.stringify(e) : undefined],
+    ['judge', judgeText(r)],
   ];
   return xmlElement(
     'properties',
@@ -103,8 +106,9 @@ function weightsSuite(r: RunReport): Suite | null {
           .filter((p) => wc.firstActivation[p])
           .map((p) => `; ${p} first moves at ${wc.firstActivation[p]!.stage}`)
           .join('')}`;
-  const failed = w.expectation ? !w.expectation.met : wc.verdict === 'diverge';
-  const message = w.expectation && !w.expectation.met ? `expectation not met (${w.expectation.misses.join('; ')}): ${raw}` : raw;
+  const o = weightsOutcomeOf(r)!; // the one rule: src/harness/compare/outcome.ts
+  const failed = o.outcome === 'fail';
+  const message = o.misses.length ? `expectation not met (${o.misses.join('; ')}): ${raw}` : raw;
   const tc = xmlElement('testcase', { name: 'weights across sources', classname: r.scenario.name }, [
     ...(failed ? [xmlElement('failure', { message, type: 'weights' }, message)] : []),
     xmlElement('system-out', {}, raw),

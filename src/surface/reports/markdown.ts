@@ -3,6 +3,7 @@ import type { CaseResult, RunReport } from '../../trace';
 import type { RunError } from './junit';
 import { caseOutcome, culpritText, failingPair, originText, recordLabel } from './steps';
 import { err } from './format';
+import { weightsOutcomeOf } from '../../harness/compare/outcome';
 
 /**
  * A GitHub-flavoured Markdown summary for a CI step summary ($GITHUB_STEP_SUMMARY): one table row
@@ -37,7 +38,8 @@ function caseLine(r: RunReport, c: CaseResult): Line {
   const verdict = !f
     ? 'agree'
     : `first divergence at ${recordLabel(f)} (step ${f.step}, ${f.request}): ${f.verdict}, culprit ${culpritText(c, f.culprit)}`;
-  const expectText = !e ? '' : e.met ? (f ? ' — as declared' : '') : ` — expectation not met: ${e.misses.join('; ')}`;
+  const expectText =
+    !e || r.judge === 'agreement' ? '' : e.met ? (f ? ' — as declared' : '') : ` — expectation not met: ${e.misses.join('; ')}`;
   return {
     ok: o.passed,
     cells: [
@@ -55,9 +57,14 @@ function weightsLine(r: RunReport): Line | null {
   const w = r.weights;
   const wc = w?.comparison;
   if (!w || !wc) return null;
-  const ok = w.expectation ? w.expectation.met : wc.verdict === 'agree';
+  const o = weightsOutcomeOf(r)!; // the one rule: src/harness/compare/outcome.ts
+  const ok = o.outcome === 'pass';
   const verdict = wc.verdict === 'agree' ? 'weights agree' : `weights differ at ${wc.firstWeight ?? 'no single weight'}`;
-  const misses = w.expectation && !w.expectation.met ? ` — expectation not met: ${w.expectation.misses.join('; ')}` : '';
+  const misses = o.misses.length
+    ? ` — expectation not met: ${o.misses.join('; ')}`
+    : o.declared && wc.verdict === 'diverge'
+      ? ' — as declared'
+      : '';
   return {
     ok,
     cells: [
@@ -113,10 +120,15 @@ export function renderMarkdown(reports: readonly RunReport[], errors: readonly R
     ...errors.map((e) => ({ ok: false, cells: ['❌', mdText(e.scenario), '', '', mdText(`no report: ${e.message}`), ''] })),
   ];
   const passed = lines.filter((l) => l.ok).length;
+  const rule = reports.every((r) => r.judge === 'agreement')
+    ? 'Judged by agreement (`--no-expect`): a row passes when its paths agree.'
+    : 'Judged by declared outcomes: a case with `expect:` passes when its declared outcome is met ' +
+      '(a declared divergence that does not happen fails), one without when its paths agree.';
   return [
     `${MARKDOWN_MARKER} report -->`,
     `### mla-diff: ${passed}/${lines.length} ${passed === lines.length ? 'pass' : 'pass, ' + (lines.length - passed) + ' fail'}`,
     '',
+    ...(reports.length ? [rule, ''] : []),
     ...header(['', 'scenario', 'case', 'device', 'verdict', 'likely cause']),
     ...lines.map((l) => row(l.cells)),
     '',

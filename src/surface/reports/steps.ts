@@ -2,6 +2,7 @@ import { judgedTolerance } from '../../harness/compare/compare';
 import type { CaseResult, Origin, PairVerdict, PieceInfo, RunReport, StageVerdict } from '../../trace';
 import { firstIntroduced, originOf, originSource } from '../../harness/compare/origin';
 import { err } from './format';
+import { caseOutcomeOf } from '../../harness/compare/outcome';
 
 /**
  * The CI view of a case (JUnit, Markdown): one outcome per engine step. A step diverges when any
@@ -109,9 +110,10 @@ export function caseOutcome(r: RunReport, c: CaseResult): CaseOutcome {
   const e = c.expectation;
   const expect = r.scenario.expect;
   const raw = rawVerdict(c);
-  if (!e || !expect) {
+  const o = caseOutcomeOf(r, c); // the one rule: src/harness/compare/outcome.ts
+  if (!e || !expect || o.declared === null) {
     const steps = base.map((s) => ({ ...s, failed: s.divergent.length > 0, message: s.divergent.length ? divergentMessage(c, s) : null }));
-    return { passed: c.comparison.verdict === 'agree', raw, steps };
+    return { passed: o.outcome === 'pass', raw, steps };
   }
   const missed = `expectation not met (${e.misses.join('; ')})`;
   const f = c.comparison.firstDivergence;
@@ -121,5 +123,5 @@ export function caseOutcome(r: RunReport, c: CaseResult): CaseOutcome {
     const found = s.divergent.length ? divergentMessage(c, s) : null;
     return { ...s, failed: fails, message: fails ? `${missed}${found ? `: ${found}` : ''}` : found };
   });
-  return { passed: e.met, raw, steps };
+  return { passed: o.outcome === 'pass', raw, steps };
 }

@@ -3,7 +3,10 @@ import { firstIntroduced, originSource } from '../../harness/compare/origin';
 import { recordKey } from '../../core/probes/recorder';
 import { judgedTolerance } from '../../harness/compare/compare';
 import type { CaseResult, StageVerdict } from '../../trace';
-import { floorBased, floorClause, floorRatio, floorText } from './floors';
+import type { PartOutcome } from '../../harness/compare/outcome';
+import { floorBased, floorRatio, floorText, toleranceText } from './floors';
+import { outcomeWord } from './outcome-text';
+import { failingPair } from './steps';
 import { err, num } from './format';
 import type { Style } from './style';
 import { pathLabel, pathsOf } from './table';
@@ -29,9 +32,38 @@ function normOnlyNote(c: CaseResult): string {
     : '';
 }
 
-/** PASS or FAIL: what agreed, or where the paths first part, how far, and which path is to blame. */
-export function verdictLine(c: CaseResult, s: Style): string {
+/** A record whose every failing pair is within this many noise floors, under a tolerance below as many: fp32 noise, not a bug. */
+export const NOISE_FLOORS = 4;
+
+/** The failing pair measured at the first divergent record: its name, error and tolerance (not the engine pair's when it passed). */
+function failedPair(v: StageVerdict | undefined): { text: string; noise: string | null } | null {
+  const p = v && failingPair(v);
+  if (!v || !p) return null;
+  const tol = judgedTolerance(v);
+  const text = `; ${p.a}↔${p.b} rel err ${err(p.relErr)}${p.normOnly ? ' (norms only)' : ''}, tolerance ${toleranceText(v)}`;
+  const floor = v.floor.value;
+  const bad = v.pairs.filter((x) => x.verdict !== 'ok');
+  const inNoise =
+    v.verdict === 'out-of-tolerance' &&
+    v.culprit !== 'cold' && // the floor is measured on the cold path: it says nothing when cold is the one wrong
+    tol < NOISE_FLOORS * floor &&
+    bad.every((x) => x.relErr !== null && Number.isFinite(x.relErr) && x.relErr <= NOISE_FLOORS * floor);
+  const noise = inNoise
+    ? `the tolerance ${err(tol)} is below this record's noise floor: fp32 rounding, not a bug (judge with {floor: k} or a looser bound)`
+    : null;
+  return { text, noise };
+}
+
+/**
+ * PASS or FAIL under the rule (o, src/harness/compare/outcome.ts; without it, by agreement): what agreed, or where the paths
+ * first part, the failing pair and its tolerance, and which path is to blame (or that the tolerance is under fp32 noise).
+ * `declared`: what `expect:` declares, for the note after the word.
+ */
+export function verdictLine(c: CaseResult, s: Style, o?: PartOutcome, declared?: string): string {
   const cmp = c.comparison;
+  const rule: PartOutcome = o ?? { outcome: cmp.verdict === 'agree' ? 'pass' : 'fail', declared: null, verdict: cmp.verdict, misses: [] };
+  const word = `${outcomeWord(rule, declared)} ${c.trace.name}`;
+  const paint = (x: string) => (rule.outcome === 'pass' ? s.ok(x) : s.bad(x));
   const paths = pathsOf(c)
     .map((p) => pathLabel(c, p))
     .join(' ≡ ');
@@ -39,9 +71,7 @@ export function verdictLine(c: CaseResult, s: Style): string {
   if (cmp.verdict === 'agree') {
     const w = cmp.worstEngine;
     return (
-      s.ok(
-        `PASS ${c.trace.name}: ${paths} at ${compared} records of ${c.trace.pieces.filter((p) => p.kind !== 'cached').length} piece(s)`,
-      ) +
+      paint(`${word}: ${paths} at ${compared} records of ${c.trace.pieces.filter((p) => p.kind !== 'cached').length} piece(s)`) +
       (w ? `; largest mha↔mqa error ${err(w.relErr)} at ${w.stage} (step ${w.step}, ${w.request})` : '') +
       worstExternal(c) +
       worstRatio(c) +
@@ -50,6 +80,7 @@ export function verdictLine(c: CaseResult, s: Style): string {
   }
   const f = cmp.firstDivergence!;
   const at = `${stageLabel(f)}, step ${f.step}, request ${f.request}`;
+  const v = cmp.stages.find((x) => recordKey(x) === recordKey(f));
   if (f.culprit === 'external') {
     const how = c.trace.diffs.find(
       (d) => d.a === 'external' && d.step === f.step && d.request === f.request && d.stage === f.stage && d.chunk === f.chunk,
@@ -57,24 +88,30 @@ export function verdictLine(c: CaseResult, s: Style): string {
       ? ' (norms only: the error is at least this)'
       : '';
     return (
-      s.bad(
-        `FAIL ${c.trace.name}: first divergence at ${at} (${f.verdict}) — ` + `${pathLabel(c, 'external')} departs from paths that agree`,
-      ) +
+      paint(`${word}: first divergence at ${at} (${f.verdict}) — ` + `${pathLabel(c, 'external')} departs from paths that agree`) +
       (f.relErr === null ? '' : `; rel err ${err(f.relErr)}${how}, norm ratio ${num(f.normRatio)}`) +
-      externalBound(cmp.stages.find((x) => recordKey(x) === recordKey(f))) +
+      externalBound(v) +
       introducedText(c)
     );
   }
+  const pair = f.verdict === 'out-of-tolerance' ? failedPair(v) : null;
   const measure =
     f.verdict === 'nan-introduced'
       ? '; NaN first appears here'
       : f.verdict === 'shape-mismatch'
         ? ''
-        : `; rel err ${err(f.relErr)}, norm ratio ${num(f.normRatio)}`;
-  const v = cmp.stages.find((x) => recordKey(x) === recordKey(f));
-  const floor = v && f.verdict === 'out-of-tolerance' ? `; ${floorClause(v)}` : '';
-  const headline = s.bad(`FAIL ${c.trace.name}: first divergence at ${at} (${f.verdict}) — ${WHO[f.culprit]}`);
+        : pair
+          ? `${pair.text}, norm ratio ${num(f.normRatio)}`
+          : `; rel err ${err(f.relErr)}, norm ratio ${num(f.normRatio)}`;
+  const floor = v && f.verdict === 'out-of-tolerance' ? `; floor ${floorText(v)}${ratioText(v)}` : '';
+  const headline = paint(`${word}: first divergence at ${at} (${f.verdict}) — ${pair?.noise ?? WHO[f.culprit]}`);
   return headline + measure + floor + introducedText(c);
+}
+
+/** `, err/floor 0.83` of the record's failing pair. */
+function ratioText(v: StageVerdict): string {
+  const p = failingPair(v);
+  return p?.relErr === null || p?.relErr === undefined ? '' : `, err/floor ${num(p.relErr / v.floor.value)}`;
 }
 
 /**

@@ -7,6 +7,8 @@ import { pieceBlock } from './summary-piece';
 import { replayLine } from './summary-replay';
 import { stageLabel, verdictLine } from './summary-verdict';
 import { culpritText } from './steps';
+import { caseOutcomeOf } from '../../harness/compare/outcome';
+import { declaredText, ruleNote, runOutcomeText } from './outcome-text';
 
 /** Schedules longer than this show a summary line per piece and full tables only where it matters. */
 export const FULL_TABLES_UP_TO = 3;
@@ -31,7 +33,8 @@ export function renderCase(r: RunReport, c: CaseResult, s: Style, all = false): 
   const faults = [...r.scenario.faults.mha.map((x) => `mha:${x}`), ...r.scenario.faults.mqa.map((x) => `mqa:${x}`)];
   if (faults.length) lines.push(s.warn(`planted faults: ${faults.join(', ')}`));
   for (const n of t.notes) lines.push(s.dim(`note: ${n}`));
-  lines.push(verdictLine(c, s));
+  const e = r.scenario.expect;
+  lines.push(verdictLine(c, s, caseOutcomeOf(r, c), e && declaredText(e)));
   const spark = divergenceLine(c, s);
   if (spark) lines.push(spark);
   const replay = replayLine(c, s);
@@ -54,25 +57,29 @@ export function renderRun(r: RunReport, s: Style, all = false): string {
         .join(' ')}`,
   );
   const ref = r.seconds.reference === null ? '' : `; float64 reference ${r.seconds.reference.toFixed(2)} s on a worker thread`;
+  parts.push(r.outcome === 'pass' ? s.ok(runOutcomeText(r)) : s.bad(runOutcomeText(r)));
   parts.push(s.dim(`time: ${r.seconds.total.toFixed(2)} s (weights ${r.seconds.weights.toFixed(2)} s; ${per.join('; ')}${ref})`));
   return parts.join('\n\n');
 }
 
-/** One line per scenario, for stdout when the full report goes to a file. */
+/** One line per scenario, for stdout when the full report goes to a file: PASS/FAIL under the rule, and where it parts. */
 export function oneLine(r: RunReport): string {
   const bad = r.cases.filter((c) => c.comparison.verdict === 'diverge');
   const wc = r.weights?.comparison;
-  if (!bad.length && wc?.verdict === 'diverge') {
-    const moved = (['mha', 'mqa'] as const).filter((p) => wc.firstActivation[p]).map((p) => `${p} ${wc.firstActivation[p]!.stage}`);
+  const where = (): string => {
+    if (!bad.length && wc?.verdict === 'diverge') {
+      const moved = (['mha', 'mqa'] as const).filter((p) => wc.firstActivation[p]).map((p) => `${p} ${wc.firstActivation[p]!.stage}`);
+      return (
+        `weights differ from ${r.weights!.compare!.label} at ${wc.firstWeight ?? 'no single weight'}` +
+        `${moved.length ? `, then ${moved.join(', ')}` : ''}`
+      );
+    }
+    if (!bad.length) return `${r.cases.length} case(s) agree`;
+    const f = bad[0]!.comparison.firstDivergence!;
     return (
-      `FAIL ${r.scenario.name}: weights differ from ${r.weights!.compare!.label} at ${wc.firstWeight ?? 'no single weight'}` +
-      `${moved.length ? `, then ${moved.join(', ')}` : ''} on ${r.device.name}`
+      `${bad[0]!.trace.name} first diverges at ${stageLabel(f)} ` +
+      `(step ${f.step}, ${f.request}; culprit ${culpritText(bad[0]!, f.culprit)})`
     );
-  }
-  if (!bad.length) return `PASS ${r.scenario.name}: ${r.cases.length} case(s) agree on ${r.device.name}`;
-  const f = bad[0]!.comparison.firstDivergence!;
-  return (
-    `FAIL ${r.scenario.name}: ${bad[0]!.trace.name} first diverges at ${stageLabel(f)} ` +
-    `(step ${f.step}, ${f.request}; culprit ${culpritText(bad[0]!, f.culprit)}) on ${r.device.name}`
-  );
+  };
+  return `${r.outcome === 'pass' ? 'PASS' : 'FAIL'} ${r.scenario.name}: ${where()} on ${r.device.name}${ruleNote(r)}`;
 }

@@ -3,7 +3,8 @@ import type { CompareRule, RunsComparison } from '../../../harness/golden/compar
 import { compareRuns, DEFAULT_RULE } from '../../../harness/golden/compare-runs';
 import { loadRunReport } from '../../../harness/golden/load-report';
 import { renderComparison } from '../../reports/golden';
-import { colorWanted, makeStyle } from '../../reports/style';
+import { MlaDiffError } from '../../../errors';
+import { colorWanted, makeStyle, terminalWidth } from '../../reports/style';
 import { EXIT, handleErrors } from '../io/handle-errors';
 import type { IO } from '../io/process-io';
 import { processIO, writeOutput } from '../io/process-io';
@@ -17,6 +18,7 @@ export interface CompareArgs {
   out?: string;
   force: boolean;
   verbose: boolean;
+  wide?: boolean;
 }
 
 export const ruleOf = (a: { rel?: number; floor?: number }): CompareRule => ({
@@ -25,13 +27,32 @@ export const ruleOf = (a: { rel?: number; floor?: number }): CompareRule => ({
   ...(a.floor === undefined ? {} : { k: a.floor }),
 });
 
-export const comparisonText = (c: RunsComparison, format: 'table' | 'json', color: boolean): string =>
-  format === 'json' ? JSON.stringify(c, null, 2) : renderComparison(c, makeStyle(color));
+export const comparisonText = (c: RunsComparison, format: 'table' | 'json', color: boolean, width?: number): string =>
+  format === 'json' ? JSON.stringify(c, null, 2) : renderComparison(c, makeStyle(color, width));
 
-/** `mla-diff compare GOLDEN NEW`: two saved runs, record by record; exit 0 same, 1 changed, 2 bad input. */
+/**
+ * Two runs with no record in common (other scenarios, cases or schedules) are not a golden and its re-run: a usage error
+ * (exit 2), not CHANGED.
+ */
+export function unrelatedRuns(c: RunsComparison, field: string): void {
+  const compared = c.scenarios.reduce((n, s) => n + s.cases.reduce((m, x) => m + x.compared, 0), 0);
+  if (compared > 0) return;
+  const names = (side: 'only-golden' | 'only-new' | 'same' | 'changed') => c.scenarios.filter((s) => s.status === side).map((s) => s.name);
+  const gold = [...names('only-golden'), ...names('same'), ...names('changed')];
+  const fresh = [...names('only-new'), ...names('same'), ...names('changed')];
+  throw new MlaDiffError(
+    'usage',
+    `${c.golden.file} and ${c.new.file} have no record in common (scenarios ${gold.join(', ') || 'none'} vs ${fresh.join(', ') || 'none'})`,
+    { field },
+    'compare two runs of the same scenario (its cases and schedule), e.g. a golden run and its re-run on another device or commit',
+  );
+}
+
+/** `mla-diff compare GOLDEN NEW`: two saved runs, record by record; exit 0 same, 1 changed, 2 bad input or unrelated runs. */
 export async function compareCommand(args: CompareArgs, io: IO = processIO): Promise<number> {
   const c = compareRuns(loadRunReport(args.golden), loadRunReport(args.new), ruleOf(args));
-  const text = comparisonText(c, args.format, !args.out && colorWanted());
+  unrelatedRuns(c, '<new>');
+  const text = comparisonText(c, args.format, !args.out && colorWanted(), terminalWidth(args.wide ?? false));
   if (args.out) writeOutput(args.out, text, { force: args.force, inputs: [args.golden, args.new] });
   else io.out(text);
   return c.verdict === 'same' ? EXIT.agree : EXIT.diverge;
@@ -55,7 +76,7 @@ export const compareModule: CommandModule<object, CompareArgs> = {
       .option('force', { type: 'boolean', default: false, describe: 'let --out overwrite a file mla-diff did not write' })
       .example(
         '$0 compare golden.json new.json',
-        'exit 0 when no record moved beyond its bound, 1 when one did',
+        'exit 0 when no record moved beyond its bound, 1 when one did, 2 when the runs have no record in common',
       ) as unknown as Argv<CompareArgs>,
   handler: async (args) => {
     process.exitCode = await handleErrors(args.verbose, processIO, () => compareCommand(args));

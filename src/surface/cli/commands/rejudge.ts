@@ -3,7 +3,8 @@ import type { ToleranceSpec } from '../../../harness/compare/tolerance';
 import { loadRunReport } from '../../../harness/golden/load-report';
 import { rejudgeRun } from '../../../harness/golden/rejudge';
 import { renderRun } from '../../reports/summary';
-import { colorWanted, makeStyle } from '../../reports/style';
+import { colorWanted, makeStyle, terminalWidth } from '../../reports/style';
+import { allPass, judgeOf } from '../../../harness/compare/outcome';
 import type { RunReport } from '../../../harness/run/trace';
 import { readTolerancesFile } from '../../../harness/scenario/tolerances-file';
 import { EXIT, handleErrors } from '../io/handle-errors';
@@ -19,6 +20,9 @@ export interface RejudgeArgs {
   out?: string;
   force: boolean;
   verbose: boolean;
+  /** false (`--no-expect`): judge raw agreement. */
+  expect?: boolean;
+  wide?: boolean;
 }
 
 /** The new tolerances: a file's stages over the saved default, or one rule for every stage. */
@@ -32,16 +36,15 @@ function spec(args: RejudgeArgs, saved: RunReport): ToleranceSpec {
 /** `mla-diff rejudge SAVED`: every case judged again with new tolerances, nothing re-run; exit codes as run. */
 export async function rejudgeCommand(args: RejudgeArgs, io: IO = processIO): Promise<number> {
   const saved = loadRunReport(args.report);
-  const reports = saved.runs.map((r) => rejudgeRun(r, spec(args, r)));
+  const reports = saved.runs.map((r) => rejudgeRun(r, spec(args, r), judgeOf(args)));
+  const style = makeStyle(!args.out && colorWanted(), terminalWidth(args.wide ?? false));
   const text =
     args.format === 'json'
       ? JSON.stringify(reports.length === 1 ? reports[0] : { format: 'mla-diff/runs', version: 1, runs: reports }, null, 2)
-      : ['mla-diff report (re-judged)', ...reports.map((r) => renderRun(r, makeStyle(!args.out && colorWanted()), args.verbose))].join(
-          '\n\n',
-        );
+      : ['mla-diff report (re-judged)', ...reports.map((r) => renderRun(r, style, args.verbose))].join('\n\n');
   if (args.out) writeOutput(args.out, text, { force: args.force, inputs: [args.report] });
   else io.out(text);
-  return reports.every((r) => r.verdict === 'agree') ? EXIT.agree : EXIT.diverge;
+  return allPass(reports) ? EXIT.agree : EXIT.diverge; // the one rule, as run
 }
 
 export const rejudgeModule: CommandModule<object, RejudgeArgs> = {
@@ -55,6 +58,11 @@ export const rejudgeModule: CommandModule<object, RejudgeArgs> = {
       .option('floor', { type: 'number', describe: 'judge every activation stage with k × its noise floor' })
       .conflicts('rel', ['floor', 'tolerances'])
       .conflicts('floor', 'tolerances')
+      .option('expect', {
+        type: 'boolean',
+        default: true,
+        describe: "--no-expect: judge raw agreement, ignoring the scenario's expect:",
+      })
       .option('format', { choices: ['table', 'json'] as const, default: 'table' as const, describe: 'report format' })
       .option('out', { type: 'string', describe: 'write the report to this file' })
       .option('force', { type: 'boolean', default: false, describe: 'let --out overwrite a file mla-diff did not write' })

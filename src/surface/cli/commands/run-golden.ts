@@ -1,5 +1,6 @@
 import { MlaDiffError } from '../../../errors';
 import { compareRuns, DEFAULT_RULE } from '../../../harness/golden/compare-runs';
+import { unrelatedRuns } from './compare';
 import type { SavedRuns } from '../../../harness/golden/load-report';
 import { loadRunReport } from '../../../harness/golden/load-report';
 import { ratchetOf, ratchetYaml } from '../../../harness/golden/ratchet';
@@ -35,6 +36,7 @@ export function finishGolden(
   io: IO,
   color: boolean,
   quiet: boolean,
+  width?: number,
 ): boolean {
   if (args.writeTolerances) {
     writeOutput(args.writeTolerances, ratchetYaml(ratchetOf(reports[0]!), reports[0]!.created), {
@@ -45,6 +47,7 @@ export function finishGolden(
   }
   if (!golden) return false;
   const c = compareRuns(golden, { file: '(this run)', runs: reports }, DEFAULT_RULE);
-  if (!quiet) io.out(renderComparison(c, makeStyle(color)));
+  unrelatedRuns(c, '--golden');
+  if (!quiet) io.out(renderComparison(c, makeStyle(color, width)));
   return c.verdict === 'changed';
 }

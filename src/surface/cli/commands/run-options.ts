@@ -29,7 +29,16 @@ export interface RunArgs {
   golden?: string;
   writeTolerances?: string;
   allowLooser?: boolean;
+  /** false (`--no-expect`): judge raw agreement, ignoring `expect:`. */
+  expect?: boolean;
+  wide?: boolean;
 }
+
+/** The rule of the exit code (and of every report), as --help states it. */
+export const VERDICT_RULE =
+  'a case with expect: passes when its declared outcome is met (a declared divergence that does not happen fails, as does a ' +
+  'declared first divergence, culprit, step or request that differs); one without passes when its paths agree. ' +
+  'Exit 0 when every case passes (and --golden found no change), 1 otherwise, 2 bad input, 3 runtime failure.';
 
 /** run's positional and options, with its examples. */
 export function runOptions(y: Argv): Argv<RunArgs> {
@@ -97,6 +106,11 @@ export function runOptions(y: Argv): Argv<RunArgs> {
       default: false,
       describe: "let a scenario's inline tolerance be looser than its tolerances file",
     })
+    .option('expect', {
+      type: 'boolean',
+      default: true,
+      describe: "--no-expect: judge raw agreement (a divergence fails), ignoring the scenario's expect:",
+    })
     .option('quiet', { alias: 'q', type: 'boolean', default: false, describe: 'print nothing but errors; the exit code tells' })
     .example('$0 run scenarios/capital-of-france.yaml', 'GLM-5 layer, 5 tokens, all 64 heads and TP rank 0 of 8')
     .example('$0 run scenarios/*.yaml --device webgpu --format json --out trace.json', 'every scenario on the GPU, JSON report to a file')
@@ -114,6 +128,8 @@ export function runOptions(y: Argv): Argv<RunArgs> {
     )
     .example(
       '$0 run scenarios/fault-mqa-scale-576.yaml; echo $?',
-      'a planted fault: exits 1 and names logits / mqa',
-    ) as unknown as Argv<RunArgs>;
+      'a planted fault, declared under expect: exits 0 (divergence as declared) and names logits / mqa',
+    )
+    .example('$0 run scenarios/fault-mqa-scale-576.yaml --no-expect; echo $?', 'the same judged by agreement: exits 1')
+    .epilogue(`The verdict: ${VERDICT_RULE}`) as unknown as Argv<RunArgs>;
 }

@@ -4,7 +4,8 @@ import { MlaDiffError } from '../../../errors';
 import { renderJUnit } from '../../reports/junit';
 import { renderMarkdown } from '../../reports/markdown';
 import { oneLine, renderRun } from '../../reports/summary';
-import { colorWanted, makeStyle } from '../../reports/style';
+import { colorWanted, makeStyle, terminalWidth } from '../../reports/style';
+import { runsTotal } from '../../reports/outcome-text';
 import type { RunReport } from '../../../harness/run/trace';
 import { loadHtml } from '../../reports/html-lazy';
 import type { IO } from '../io/process-io';
@@ -31,7 +32,9 @@ function render(format: RunFormat, reports: RunReport[], args: RunArgs): string 
     return JSON.stringify(reports.length === 1 ? reports[0] : { format: 'mla-diff/runs', version: 1, runs: reports }, null, 2);
   if (format === 'junit') return renderJUnit(reports);
   if (format === 'markdown') return renderMarkdown(reports);
-  return ['mla-diff report', ...reports.map((r) => renderRun(r, makeStyle(!args.out && colorWanted()), args.verbose))].join('\n\n');
+  const style = makeStyle(!args.out && colorWanted(), terminalWidth(args.wide ?? false));
+  const total = reports.length > 1 ? [runsTotal(reports)] : [];
+  return ['mla-diff report', ...reports.map((r) => renderRun(r, style, args.verbose)), ...total].join('\n\n');
 }
 
 /** Writes the reports where the flags say: the side files, then --out (one line per scenario on stdout) or stdout. */

@@ -2,7 +2,8 @@
 import type { CommandModule } from 'yargs';
 import { MlaDiffError } from '../../../errors';
 import { progressBar } from '../../reports/progress';
-import { colorWanted } from '../../reports/style';
+import { colorWanted, terminalWidth } from '../../reports/style';
+import { allPass, judgeOf, withOutcome } from '../../../harness/compare/outcome';
 import { runScenario } from '../../../harness/run/run-scenario';
 import type { RunReport } from '../../../harness/run/trace';
 import { selectRuntime } from '../../../devices/select';
@@ -48,21 +49,21 @@ export async function runCommand(args: RunArgs, io: IO = processIO): Promise<num
   const runtime = await selectRuntime(args.device, log);
   log(`device: ${runtime.device.description} (${runtime.device.reason})`);
   const reports: RunReport[] = [];
+  const judge = judgeOf(args);
   // A bar on stderr only on a terminal, and not under --quiet or beside --verbose's log lines.
   const bar = !args.quiet && !args.verbose && io.errStream ? progressBar(io.errStream) : null;
   try {
     for (const s of scenarios) {
-      reports.push(
-        await runScenario(s, {
-          runtime,
-          reference: args.reference,
-          replay: args.replay,
-          log,
-          toolVersion: toolVersion(),
-          keepExternal: args.keepExternal ?? false,
-          ...(bar ? { progress: bar.progress } : {}),
-        }),
-      );
+      const judged = await runScenario(s, {
+        runtime,
+        reference: args.reference,
+        replay: args.replay,
+        log,
+        toolVersion: toolVersion(),
+        keepExternal: args.keepExternal ?? false,
+        ...(bar ? { progress: bar.progress } : {}),
+      });
+      reports.push(judge === 'expect' ? judged : withOutcome(judged, judge));
     }
   } finally {
     bar?.stop();
@@ -75,13 +76,15 @@ export async function runCommand(args: RunArgs, io: IO = processIO): Promise<num
     args.format === 'json' && !args.out ? { out: io.err, err: io.err } : io,
     !args.out && colorWanted(),
     args.quiet,
+    terminalWidth(args.wide ?? false),
   );
-  return reports.every((r) => r.verdict === 'agree') && !changed ? EXIT.agree : EXIT.diverge;
+  // the one rule (src/harness/compare/outcome.ts): every case passes, under expect: or by agreement (--no-expect)
+  return allPass(reports) && !changed ? EXIT.agree : EXIT.diverge;
 }
 
 export const runModule: CommandModule<object, RunArgs> = {
   command: 'run <scenarios..>',
-  describe: 'run both MLA paths of each scenario, trace every stage, report where they part',
+  describe: 'run both MLA paths of each scenario, trace every stage, report where they part (exit 0 when every case passes)',
   builder: runOptions,
   handler: async (args) => {
     process.exitCode = await handleErrors(args.verbose, processIO, () => runCommand(args));

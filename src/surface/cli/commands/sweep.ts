@@ -3,7 +3,8 @@ import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import type { Argv, CommandModule } from 'yargs';
 import { MlaDiffError } from '../../../errors';
-import { colorWanted, makeStyle } from '../../reports/style';
+import { colorWanted, makeStyle, terminalWidth } from '../../reports/style';
+import { judgeOf } from '../../../harness/compare/outcome';
 import { progressBar } from '../../reports/progress';
 import { progressLine, renderSweep } from '../../reports/sweep';
 import type { DeviceRequest } from '../../../devices/runtime';
@@ -28,6 +29,9 @@ export interface SweepArgs {
   full: boolean;
   force: boolean;
   verbose: boolean;
+  /** false (`--no-expect`): every point judged by agreement. */
+  expect?: boolean;
+  wide?: boolean;
 }
 
 const DEFAULT_JOBS = Math.max(1, Math.floor(availableParallelism() / 2));
@@ -41,14 +45,18 @@ export function outPath(out: string, r: SweepReport): string {
 }
 
 /** Prints the report (table or JSON) and writes it under --out; the exit code from its points. */
-export function emitSweep(r: SweepReport, a: { out?: string; format: 'table' | 'json'; force: boolean; inputs: string[] }, io: IO): number {
+export function emitSweep(
+  r: SweepReport,
+  a: { out?: string; format: 'table' | 'json'; force: boolean; inputs: string[]; wide?: boolean },
+  io: IO,
+): number {
   const json = JSON.stringify(r, null, 2);
   if (a.out) {
     const path = outPath(a.out, r);
     writeOutput(path, json, { force: a.force, inputs: a.inputs });
     io.err(`mla-diff: sweep report: ${path}`);
   }
-  if (a.format === 'table') io.out(renderSweep(r, makeStyle(colorWanted())));
+  if (a.format === 'table') io.out(renderSweep(r, makeStyle(colorWanted(), terminalWidth(a.wide ?? false))));
   else if (!a.out) io.out(json);
   return sweepExit(r);
 }
@@ -71,7 +79,7 @@ export async function sweepCommand(a: SweepArgs, io: IO = processIO): Promise<nu
       : undefined;
   let points;
   try {
-    points = await runPoints(m, mine, { jobs, device: a.device, full: a.full, onDone });
+    points = await runPoints(m, mine, { jobs, device: a.device, full: a.full, judge: judgeOf(a), onDone });
   } finally {
     bar?.stop();
   }
@@ -103,6 +111,11 @@ export const sweepModule: CommandModule<object, SweepArgs> = {
       .option('device', { choices: DEVICE_REQUESTS, default: 'auto' as DeviceRequest, describe: 'device of points without a device axis' })
       .option('full', { type: 'boolean', default: false, describe: "embed each point's whole run report" })
       .option('force', { type: 'boolean', default: false, describe: 'let --out overwrite a file mla-diff did not write' })
+      .option('expect', {
+        type: 'boolean',
+        default: true,
+        describe: '--no-expect: judge each point by agreement, ignoring its expect: (exit 1 when any diverges)',
+      })
       .example('$0 sweep scenarios/sweeps/tiny-faults.yaml --jobs 2', '2 seeds × 3 faults on the tiny layer, two at a time')
       .example(
         '$0 sweep matrix.yaml --shard 2/4 --out results/',
