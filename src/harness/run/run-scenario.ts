@@ -138,6 +138,8 @@ export async function runScenario(s: Scenario, opts: RunOptions): Promise<RunRep
       ...(s.compareWeights ? { compareWeights: s.compareWeights } : {}),
       ...(s.tokenizer ? { tokenizer: s.tokenizer } : {}),
       ...(s.text ? { text: s.text } : {}),
+      ...(s.bos ? { bos: s.bos } : {}),
+      ...(s.tokens ? { tokens: s.tokens } : {}),
       requests: s.requests,
       schedule: s.schedule,
       reference: mode,
