@@ -51,13 +51,19 @@ export async function replayCase(
   trace: CaseTrace,
   comparison: CaseComparison,
   mode: ReplayMode,
+  /** Groups replayed so far of all (each group: one path re-run up to one piece). */
+  tick: (done: number, total: number) => void = () => {},
 ): Promise<CaseReplay | undefined> {
   if (mode === 'off' || comparison.verdict === 'agree') return undefined;
   const t0 = performance.now();
   const plan = planReplay(trace, comparison, mode, s.tolerances);
   if (!plan.groups.length && !plan.settled.length) return undefined; // nothing replayable (e.g. every divergence is the external path's)
   const results: ReplayResult[] = [...plan.settled];
-  for (const g of plan.groups) results.push(...(await runGroup(rt, s, job, rec, g)));
+  for (const [i, g] of plan.groups.entries()) {
+    tick(i, plan.groups.length);
+    results.push(...(await runGroup(rt, s, job, rec, g)));
+  }
+  tick(plan.groups.length, plan.groups.length);
   const order = new Map(comparison.stages.map((v, i) => [recordKey(v), i]));
   results.sort((a, b) => (order.get(recordKey(a)) ?? 0) - (order.get(recordKey(b)) ?? 0) || a.path.localeCompare(b.path));
   return { results, runs: plan.groups.length, seconds: (performance.now() - t0) / 1000 };

@@ -30,6 +30,8 @@ import { normDiff } from './norm-diff';
 import type { ExternalRun } from '../external/external';
 import type { ReferenceCase } from './reference-job';
 import { RETAINED } from './reference-job';
+import type { Progress } from './progress';
+import { during, NO_PROGRESS } from './progress';
 import { replayCase } from './replay';
 import { stepPaths } from './step-paths';
 import type { CaseResult, CaseTrace, PieceInfo } from './trace';
@@ -57,10 +59,17 @@ function orderedRecords(rec: Partial<Record<PathName, Recording>>, pieces: reado
   return [...seen.values()].sort(executionOrder(pieces));
 }
 
-async function diffAll(rt: Runtime, rec: Partial<Record<PathName, Recording>>, pieces: readonly PieceInput[]): Promise<PairDiff[]> {
+async function diffAll(
+  rt: Runtime,
+  rec: Partial<Record<PathName, Recording>>,
+  pieces: readonly PieceInput[],
+  tick: (done: number, total: number) => void = () => {},
+): Promise<PairDiff[]> {
   const diffs: PairDiff[] = [];
   const statsOnly = new Map((rec.external?.trace.stages ?? []).filter((r) => r.statsOnly).map((r) => [recordKey(r), r]));
-  for (const w of orderedRecords(rec, pieces)) {
+  const records = orderedRecords(rec, pieces);
+  for (const [i, w] of records.entries()) {
+    tick(i, records.length);
     const key = recordKey(w);
     for (const [a, b] of PAIRS) {
       const ca = rec[a]?.captured.get(key);
@@ -101,8 +110,10 @@ export interface CaseRun {
   notes: string[];
   /** Stage replay of divergent records (default: the scenario's `replay:`). */
   replay?: ReplayMode;
-  /** Called after each piece has run through every device path (pieces done so far, that piece). */
+  /** Called before each piece runs through every device path (pieces done so far, that piece), and once all are done. */
   progress?: (done: number, piece: PieceInput) => void;
+  /** The waits after the pieces: the reference, an external backend, the comparison, replay, detail. */
+  report?: Progress;
 }
 
 /** Runs the schedule through every device path of one case, joins the reference, measures, judges. */
@@ -126,6 +137,7 @@ export async function runCase(rt: Runtime, s: Scenario, run: CaseRun): Promise<C
   try {
     let done = 0;
     for (const plain of run.pieces) {
+      run.progress?.(done, plain); // the piece about to run
       // The piece's embeddings go to the device once, for every path.
       const piece: PieceInput = {
         ...plain,
@@ -139,17 +151,21 @@ export async function runCase(rt: Runtime, s: Scenario, run: CaseRun): Promise<C
       } finally {
         piece.deviceEmbeddings!.dispose();
       }
-      run.progress?.(++done, plain);
+      done++;
     }
+    if (run.pieces.length) run.progress?.(done, run.pieces[run.pieces.length - 1]!);
     for (const [i, path] of paths.entries()) rec[path.name] = await guarded(rt, () => recorders[i]!.finish(path.name));
+    const say = run.report ?? NO_PROGRESS;
+    const named = `case ${run.spec.name}`;
     if (run.reference) {
-      const r = await run.reference;
+      const r = await during(say, 'reference', `${named} · float64 reference`, () => run.reference!);
       rec.reference = {
         trace: r.trace,
         captured: new Map(r.captured.map((c) => [c.key, { where: 'host', data: c.data, shape: c.shape, layout: c.layout }])),
       };
     }
-    const ext = run.external ? await run.external() : null; // after the device paths: a GPU backend has the device to itself
+    // after the device paths: a GPU backend has the device to itself
+    const ext = run.external ? await during(say, 'external', `${named} · third-party path`, run.external) : null;
     if (ext) {
       rec.external = ext.recording;
       seconds.external = ext.seconds;
@@ -161,7 +177,10 @@ export async function runCase(rt: Runtime, s: Scenario, run: CaseRun): Promise<C
       totalHeads: s.config.num_attention_heads,
       pieces: run.pieces.map(pieceInfo),
       paths: Object.fromEntries(Object.entries(rec).map(([p, r]) => [p, r!.trace])),
-      diffs: await guarded(rt, () => diffAll(rt, rec, run.pieces)), // elementwise on the device: it allocates too
+      // elementwise on the device: it allocates too
+      diffs: await guarded(rt, () =>
+        diffAll(rt, rec, run.pieces, (done, total) => say({ phase: 'compare', done, total, label: `${named} · records compared` })),
+      ),
       expectedSoftmaxScale: softmaxScale(s.config),
       seconds,
       notes: run.notes,
@@ -175,11 +194,14 @@ export async function runCase(rt: Runtime, s: Scenario, run: CaseRun): Promise<C
     const block = ext?.info.kind === 'trace' ? 'trace' : 'external';
     if (ext) await guarded(rt, () => checkExternalLayout(rt.tf, (t) => rt.hostView(t), rec, comparison, ext.layouts, block));
     const mode = run.replay ?? s.replay;
-    const replayed = await guarded(rt, () => replayCase(rt, s, run, rec, trace, comparison, mode));
+    const replayTick = (done: number, total: number) => say({ phase: 'replay', done, total, label: `${named} · stage replay` });
+    const replayed = await guarded(rt, () => replayCase(rt, s, run, rec, trace, comparison, mode, replayTick));
     const replay = mode === 'off' ? replayed : withExternalOrigins(replayed, trace, comparison); // the third party's: from its records
     const view = diagnosisView(comparison, replay);
     const detail = comparison.firstDivergence
-      ? await guarded(rt, () => measureDetail(rt.tf, (t) => rt.hostView(t), rec, run.pieces, comparison.stages))
+      ? await during(say, 'detail', `${named} · detail of the divergent stages`, () =>
+          guarded(rt, () => measureDetail(rt.tf, (t) => rt.hostView(t), rec, run.pieces, comparison.stages)),
+        )
       : undefined;
     const expectation = s.expect ? checkExpectation(s.expect, comparison) : undefined;
     return {

@@ -5,25 +5,42 @@ import type { CaseResult, FaultRates, SelftestReport, SelftestRow, SelftestScore
 import { runScenario } from '../run/run-scenario';
 import type { Log, Runtime } from '../../devices/runtime';
 import { parseScenario } from '../scenario/load';
+import type { Progress } from '../run/progress';
+import { NO_PROGRESS } from '../run/progress';
 import type { SelftestOptions } from './cases';
 import { selftestCases } from './cases';
 
 /** The selftest report and its rows and scores: src/trace/report.ts. */
 export type { FaultRates, SelftestReport, SelftestRow, SelftestScore } from '../../trace';
 
-/** Runs every case of the plan on `rt` and scores it; with `floorK`, runs the plan again judged by k × the noise floor. */
-export async function runSelftest(rt: Runtime, options: SelftestOptions, log: Log = () => {}, floorK?: number): Promise<SelftestReport> {
+/**
+ * Runs every case of the plan on `rt` and scores it; with `floorK`, runs the plan again judged by k × the noise floor.
+ * `progress` hears of each planted run before it starts (phase selftest: runs done of both blocks' runs).
+ */
+export async function runSelftest(
+  rt: Runtime,
+  options: SelftestOptions,
+  log: Log = () => {},
+  floorK?: number,
+  progress: Progress = NO_PROGRESS,
+): Promise<SelftestReport> {
   const { floor: _, ...plain } = options;
-  const base = await score(rt, plain, log);
-  const floor = floorK === undefined ? undefined : await score(rt, { ...plain, floor: floorK }, log);
+  const blocks = floorK === undefined ? 1 : 2;
+  const runs = selftestCases(plain).length;
+  const tick = (block: number) => (done: number, label: string) =>
+    progress({ phase: 'selftest', done: block * runs + done, total: blocks * runs, label });
+  const base = await score(rt, plain, log, tick(0));
+  const floor = floorK === undefined ? undefined : await score(rt, { ...plain, floor: floorK }, log, tick(1));
+  progress({ phase: 'selftest', done: blocks * runs, total: blocks * runs, label: 'scored' });
   return { format: 'mla-diff/selftest', version: 1, device: rt.device, options: plain, ...base, ...(floor ? { floor } : {}) };
 }
 
-async function score(rt: Runtime, options: SelftestOptions, log: Log): Promise<SelftestScore> {
+async function score(rt: Runtime, options: SelftestOptions, log: Log, tick: (done: number, label: string) => void): Promise<SelftestScore> {
   const t0 = performance.now();
   const tolerance = options.floor === undefined ? 'default' : `floor ${options.floor}`;
   const rows: SelftestRow[] = [];
   for (const c of selftestCases(options)) {
+    tick(rows.length, `${tolerance} · ${c.name}`);
     const t = performance.now();
     const r = await runScenario(parseScenario(c.yaml, `<selftest ${c.name}>`), { runtime: rt, toolVersion: 'selftest', worker: false });
     const f = r.cases[0]!.comparison.firstDivergence;

@@ -2,6 +2,7 @@ import { CALIBRATED_K } from '../compare/floors';
 import { FAULT_NAMES, FAULTS } from '../../core/faults/catalogue';
 import { parseScenario } from '../scenario/load';
 import type { Runtime } from '../../devices/runtime';
+import type { ProgressEvent } from '../../trace';
 import { expectNoLeak, testRuntime } from '../../test-utils/runtime';
 import { SELFTEST_FULL, SELFTEST_QUICK, selftestCases } from './cases';
 import { runSelftest } from './run';
@@ -30,7 +31,20 @@ describe('the mutation self-test', () => {
     'quick plan on wasm, default and floor-based tolerances: ' + '100 % detection, localization and attribution, no false positive',
     async () => {
       const rt: Runtime = await testRuntime('wasm');
-      const r = await expectNoLeak(rt, () => runSelftest(rt, SELFTEST_QUICK, () => {}, CALIBRATED_K));
+      const events: ProgressEvent[] = [];
+      const r = await expectNoLeak(rt, () =>
+        runSelftest(
+          rt,
+          SELFTEST_QUICK,
+          () => {},
+          CALIBRATED_K,
+          (e) => events.push(e),
+        ),
+      );
+      const runs = selftestCases(SELFTEST_QUICK).length * 2; // both blocks
+      expect(events.map((e) => `${e.phase} ${e.done}/${e.total}`)).toEqual(
+        Array.from({ length: runs + 1 }, (_, i) => `selftest ${i}/${runs}`), // before each planted run, then once scored
+      );
       expect(r.floor?.tolerance).toBe(`floor ${CALIBRATED_K}`);
       for (const score of [r, r.floor!]) {
         const misses = score.rows.filter((x) => (x.fault ? !(x.detected && x.localized && x.attributed) : x.detected));

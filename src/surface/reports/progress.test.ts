@@ -1,9 +1,9 @@
 import { Writable } from 'node:stream';
 import type { BarStream } from './progress';
-import { progressBar } from './progress';
+import { progressBar, progressLine } from './progress';
 
 /** A writable that records what the bar writes; `tty` decides whether it claims to be a terminal. */
-function sink(tty: boolean): BarStream & { text: () => string } {
+function sink(tty: boolean, columns = 120): BarStream & { text: () => string } {
   const chunks: string[] = [];
   const w = new Writable({
     write(c, _e, done) {
@@ -12,27 +12,62 @@ function sink(tty: boolean): BarStream & { text: () => string } {
     },
   }) as Writable & BarStream & { text: () => string };
   w.isTTY = tty;
-  w.columns = 120;
+  w.columns = columns;
   w.text = () => chunks.join('');
   Object.assign(w, { cursorTo: () => true, clearLine: () => true, moveCursor: () => true });
   return w;
 }
+
+/** Erase-line escape (readline.clearLine, what cli-progress clears with). */
+const CLEAR = '\x1b[2K';
 
 describe('progress bar', () => {
   it('draws nothing where stderr is not a terminal (CI logs, pipes)', () => {
     expect(progressBar(sink(false))).toBeNull();
   });
 
-  it('on a terminal, shows the phase, the count and what is running, and restarts per phase', () => {
+  it('on a terminal, shows the phase, the count and what is running, restarts per phase, and clears on stop', () => {
     const s = sink(true);
     const bar = progressBar(s)!;
-    bar.progress({ phase: 'weights', done: 0, total: 1, label: 'weights: synthetic glm-5' });
+    bar.progress({ phase: 'weights', done: 0, total: 7, label: 'weights: synthetic glm-5 · q_a_proj' });
     bar.progress({ phase: 'pieces', done: 1, total: 4, label: 'case all-heads · step 0, request a' });
-    bar.progress({ phase: 'pieces', done: 4, total: 4, label: 'case all-heads · step 3, request a' });
+    bar.progress({ phase: 'reference', done: 0, total: 1, label: 'float64 reference' });
+    const drawn = s.text();
     bar.stop();
-    const out = s.text();
-    expect(out).toContain('weights');
-    expect(out).toContain('0/1 · weights: synthetic glm-5');
-    expect(out).toContain('1/4 · case all-heads · step 0, request a');
+    expect(drawn).toContain('weights');
+    expect(drawn).toContain('0/7 · weights: synthetic glm-5 · q_a_proj · 0 s');
+    expect(drawn).toContain('1/4 · case all-heads · step 0, request a');
+    expect(drawn).toContain('reference  · float64 reference · 0 s');
+    const after = s.text().slice(drawn.length);
+    expect(after).toContain('\x1b[?25h'); // the cursor shown again
+    expect(after.endsWith(CLEAR)).toBe(true); // and the last line erased: the report starts on a clean line
+  });
+
+  it('stop before any progress writes nothing', () => {
+    const s = sink(true);
+    progressBar(s)!.stop();
+    expect(s.text()).toBe('');
+  });
+});
+
+describe('progressLine', () => {
+  const at = (value: number, total: number, maxWidth = 200) => ({ value, total, startTime: 1_000, maxWidth });
+  const payload = { phase: 'pieces', label: 'case all-heads · step 3, request d' };
+
+  it('counted work: a bar, done/total, what runs, the phase seconds', () => {
+    expect(progressLine(at(2, 4), payload, 13_500)).toBe(
+      `pieces     [${'█'.repeat(12)}${'░'.repeat(12)}] 2/4 · case all-heads · step 3, request d · 12 s`,
+    );
+  });
+
+  it('a wait of unknown length (one unit): no bar, the seconds it has lasted', () => {
+    expect(progressLine(at(0, 1), { phase: 'replay', label: 'stage replay' }, 4_000)).toBe('replay     · stage replay · 3 s');
+    expect(progressLine(at(1, 1), { phase: 'replay', label: 'stage replay' }, 4_000)).toContain('1/1');
+  });
+
+  it('never wider than the terminal', () => {
+    const line = progressLine(at(2, 4, 40), payload, 2_000);
+    expect(line.length).toBeLessThan(40);
+    expect(line.endsWith('…')).toBe(true);
   });
 });

@@ -1,6 +1,7 @@
 import type { Argv, CommandModule } from 'yargs';
 import { CALIBRATED_K } from '../../../harness/compare/floors';
 import { MlaDiffError } from '../../../errors';
+import { progressBar } from '../../reports/progress';
 import { renderSelftest } from '../../reports/selftest';
 import { colorWanted, makeStyle } from '../../reports/style';
 import type { DeviceRequest } from '../../../devices/runtime';
@@ -46,7 +47,10 @@ export const selftestModule: CommandModule<object, SelftestArgs> = {
       if (!(args.floor >= 0))
         throw new MlaDiffError('usage', `expected k > 0 (or 0 to skip the floor-based block), got ${args.floor}`, { field: '--floor' });
       const rt = await selectRuntime(args.device, log);
-      const r = await runSelftest(rt, args.full ? SELFTEST_FULL : SELFTEST_QUICK, log, args.floor > 0 ? args.floor : undefined);
+      // one line on stderr while the planted runs go (a terminal only; --verbose prints a line per run instead)
+      const bar = !args.verbose && processIO.errStream ? progressBar(processIO.errStream) : null;
+      const plan = args.full ? SELFTEST_FULL : SELFTEST_QUICK;
+      const r = await runSelftest(rt, plan, log, args.floor > 0 ? args.floor : undefined, bar?.progress).finally(() => bar?.stop());
       processIO.out(args.format === 'json' ? JSON.stringify(r, null, 2) : renderSelftest(r, makeStyle(colorWanted())));
       return r.goalMet && (r.floor?.goalMet ?? true) ? EXIT.agree : EXIT.diverge;
     });

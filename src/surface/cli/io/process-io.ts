@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { MlaDiffError } from '../../../errors';
 import { JUNIT_MARKER } from '../../reports/junit';
@@ -17,6 +17,13 @@ export const processIO: IO = {
   err: (t) => process.stderr.write(t.endsWith('\n') ? t : `${t}\n`),
   errStream: process.stderr,
 };
+
+/**
+ * Wall seconds since this command started: Node's performance clock counts from the process's start
+ * (performance.timeOrigin), so start-up, module loading, choosing the device, the runs and the
+ * rendering so far are all in it: what the user waited. For the final `time:` line of a run.
+ */
+export const commandSeconds = (): number => performance.now() / 1000;
 
 /** Marks files mla-diff wrote, which it may overwrite without --force. */
 export const OUTPUT_MARKERS = [
@@ -52,7 +59,13 @@ export function writeOutput(path: string, text: string, opts: { force: boolean; 
     }
   }
   mkdirSync(dirname(target), { recursive: true });
+  // synchronous from here to the rename: a SIGINT's handler (guardProcess) runs only after it, so no half file stays
   const tmp = `${target}.tmp-${process.pid}`;
-  writeFileSync(tmp, text.endsWith('\n') ? text : `${text}\n`);
-  renameSync(tmp, target);
+  try {
+    writeFileSync(tmp, text.endsWith('\n') ? text : `${text}\n`);
+    renameSync(tmp, target);
+  } catch (e) {
+    rmSync(tmp, { force: true }); // a full disk or a target that cannot be replaced: no temp file left behind
+    throw e;
+  }
 }
