@@ -1,6 +1,7 @@
 // Runs each scenario through the built CLI and checks it against the outcome it declares under
-// `expect:` (agree → exit 0; diverge → exit 1 with the declared first divergence and culprit;
-// with compare_weights:, the declared outcome across the two weight sources too).
+// `expect:` under mla-diff's one rule: a scenario whose declared outcome is met (agreement, or the declared first
+// divergence and culprit; with compare_weights:, the declared outcome across the two weight sources too) exits 0 and
+// its report says outcome pass; one that misses it exits 1.
 // It also writes, from the same JSON reports, a JUnit XML file and a Markdown summary into
 // $MLA_DIFF_CI_REPORTS (default out/ci/, git-ignored): junit.xml, summary.md; the summary is
 // appended to $GITHUB_STEP_SUMMARY when that is set.
@@ -49,8 +50,8 @@ for (const file of files) {
     const expect = report.scenario.expect;
     if (!expect) problems.push('declares no `expect:` outcome');
     else {
-      const want = expect.outcome === 'agree' && (expect.weights?.outcome ?? 'agree') === 'agree' ? 0 : 1;
-      if (r.status !== want) problems.push(`exit ${r.status}, expected ${want}`);
+      if (r.status !== 0) problems.push(`exit ${r.status}, expected 0 (its declared outcome met)`);
+      if (report.outcome !== 'pass') problems.push(`report outcome ${report.outcome}, expected pass`);
       for (const c of report.cases)
         if (!c.expectation?.met) problems.push(`case ${c.trace.name}: ${c.expectation?.misses.join('; ') ?? 'not checked'}`);
       if (expect.weights && !report.weights?.expectation?.met)

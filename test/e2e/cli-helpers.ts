@@ -45,7 +45,7 @@ export interface RunJson {
 }
 
 /** Version of the run JSON this suite reads. */
-export const RUN_VERSION = 5;
+export const RUN_VERSION = 6;
 
 export const tinyScenario = (name: string, extra = '') =>
   `name: ${name}\nmodel: {preset: tiny}\nweights: {synthetic: {seed: 3}}\nprompt:\n  ids: [5, 17, 256, 999, 42]\n${extra}`;

@@ -5,7 +5,7 @@ import { judgedTolerance } from '../../harness/compare/compare';
 import type { CaseResult, StageVerdict } from '../../trace';
 import type { PartOutcome } from '../../harness/compare/outcome';
 import { floorBased, floorRatio, floorText, toleranceText } from './floors';
-import { outcomeWord } from './outcome-text';
+import { outcomeNote } from './outcome-text';
 import { failingPair } from './steps';
 import { err, num } from './format';
 import type { Style } from './style';
@@ -62,7 +62,8 @@ function failedPair(v: StageVerdict | undefined): { text: string; noise: string 
 export function verdictLine(c: CaseResult, s: Style, o?: PartOutcome, declared?: string): string {
   const cmp = c.comparison;
   const rule: PartOutcome = o ?? { outcome: cmp.verdict === 'agree' ? 'pass' : 'fail', declared: null, verdict: cmp.verdict, misses: [] };
-  const word = `${outcomeWord(rule, declared)} ${c.trace.name}`;
+  const note = outcomeNote(rule, declared);
+  const word = `${rule.outcome === 'pass' ? 'PASS' : 'FAIL'} ${c.trace.name}${note ? ` (${note})` : ''}`;
   const paint = (x: string) => (rule.outcome === 'pass' ? s.ok(x) : s.bad(x));
   const paths = pathsOf(c)
     .map((p) => pathLabel(c, p))
