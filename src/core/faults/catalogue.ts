@@ -51,7 +51,7 @@ export const FAULTS: Record<FaultName, FaultDef> = {
   'kv-norm-skipped': {
     enters: 'kv_c_normed',
     summary: 'kv_a_layernorm skipped before the latent is cached',
-    bug: 'norm applied before caching in one path and not the other (aesthetics.md traps)',
+    bug: 'a porting slip with no single public report: kv_a_layernorm applied before caching in one path and not in the other',
     needs: 'prefill',
     paths: BOTH,
   },
@@ -143,7 +143,7 @@ export const FAULTS: Record<FaultName, FaultDef> = {
       'W_UK and W_UV swapped when both blocks have one shape (qk_nope_head_dim = v_head_dim, DeepSeek-V3 128/128): ' +
       'W_UK_T built from the V block, W_UV from the K block',
     bug:
-      'issue 5 catalogue example; split attn_k_b/attn_v_b GGUF tensors (ggml-org/llama.cpp#12801) hand a loader two same-shaped blocks; ' +
+      'split attn_k_b/attn_v_b GGUF tensors (ggml-org/llama.cpp#12801) hand a loader two same-shaped blocks; ' +
       'no public report of this swap found',
     needs: 'p-eq-v',
     paths: ['mqa'],
