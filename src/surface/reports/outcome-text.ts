@@ -15,13 +15,13 @@ export function declaredText(e: Expectation): string {
 }
 
 /**
- * The parenthesis after PASS or FAIL: `divergence as declared`, `agreement as declared`, `expected agree`,
+ * The parenthesis after PASS or FAIL: `divergence as declared`, `expected agree`,
  * `expected diverge at q_pe: first divergence logits, expected q_pe`; null when nothing was declared (or judged by agreement).
  * `declared`: what was declared in full (declaredText), else the declared outcome alone.
  */
 export function outcomeNote(o: PartOutcome, declared?: string): string | null {
   if (o.declared === null) return null;
-  if (o.outcome === 'pass') return o.declared === 'diverge' ? 'divergence as declared' : 'agreement as declared';
+  if (o.outcome === 'pass') return o.declared === 'diverge' ? 'divergence as declared' : null; // agreement needs no note
   const off = o.misses.filter((m) => !m.startsWith('outcome '));
   return `expected ${declared ?? o.declared}${off.length ? `: ${off.join('; ')}` : ''}`;
 }
