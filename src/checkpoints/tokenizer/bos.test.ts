@@ -1,5 +1,6 @@
 import { rmSync } from 'node:fs';
 import { dirname } from 'node:path';
+import { specialsAround } from './bos';
 import { tokenizerFromGguf } from './from-gguf';
 import { tokenizerFromJson } from './from-json';
 import { fixtureBpe, withEntries, writeTokenizerDir } from './test-utils/fixtures';
@@ -82,5 +83,22 @@ describe('bos: auto | true | false', () => {
     expect(tokens).toContain(' Paris');
     expect(tokens.slice(1).join('')).toBe(' Paris, France\n\t');
     expect(() => adding.tokens([402])).toThrow(expect.objectContaining({ code: 'invalid-value' }));
+  });
+});
+
+describe('specialsAround', () => {
+  test('the template around a probe; a probe the vocabulary lacks is skipped; none at all: nothing around', () => {
+    const around = specialsAround((text, specials) => (specials ? [1, text.length + 10, 2] : [text.length + 10]));
+    expect(around).toEqual({ prefix: [1], suffix: [2] });
+    const lacksA = specialsAround((text, specials) => {
+      if (text === 'a') throw new Error('no such piece');
+      return specials ? [7, 99] : [99];
+    });
+    expect(lacksA).toEqual({ prefix: [7], suffix: [] });
+    expect(
+      specialsAround(() => {
+        throw new Error('nothing');
+      }),
+    ).toEqual({ prefix: [], suffix: [] });
   });
 });

@@ -6,14 +6,23 @@
 /** Encodes a text with (`specials`) or without the post-processor's special tokens. */
 type RawEncode = (text: string, specials: boolean) => number[];
 
-const PROBE = 'a';
+/** Texts to find the template with; a vocabulary without 'a' (and no unknown token) fails on it, so there are others. */
+const PROBES = ['a', 'e', '1', '.', 'A'];
 
 /** The ids the post-processor adds before and after the text (found from one probe text; templates are constant). */
 export function specialsAround(raw: RawEncode): { prefix: number[]; suffix: number[] } {
-  const plain = raw(PROBE, false);
-  const full = raw(PROBE, true);
-  for (let k = 0; k + plain.length <= full.length; k++) {
-    if (plain.every((id, i) => full[k + i] === id)) return { prefix: full.slice(0, k), suffix: full.slice(k + plain.length) };
+  for (const probe of PROBES) {
+    let plain: number[];
+    let full: number[];
+    try {
+      plain = raw(probe, false);
+      full = raw(probe, true);
+    } catch {
+      continue; // not in this vocabulary: try the next probe
+    }
+    for (let k = 0; k + plain.length <= full.length; k++) {
+      if (plain.every((id, i) => full[k + i] === id)) return { prefix: full.slice(0, k), suffix: full.slice(k + plain.length) };
+    }
   }
   return { prefix: [], suffix: [] };
 }
