@@ -4,6 +4,7 @@ import { hideBin } from 'yargs/helpers';
 import { compareModule } from './commands/compare';
 import { extractModule } from './commands/extract';
 import { faultsModule } from './commands/faults';
+import { fixturesModule } from './commands/fixtures';
 import { inspectModule } from './commands/inspect';
 import { mergeModule } from './commands/merge';
 import { reportModule } from './commands/report';
@@ -35,6 +36,7 @@ export async function main(argv: string[]): Promise<void> {
     .command(mergeModule)
     .command(compareModule)
     .command(rejudgeModule)
+    .command(fixturesModule)
     .option('verbose', { type: 'boolean', default: false, describe: 'progress on stderr; stack traces on errors' })
     .option('wide', { type: 'boolean', default: false, describe: 'tables at full width (default: fit the terminal)' })
     .example('$0 run scenarios/tiny-smoke.yaml --device wasm', 'a tiny MLA layer on the CPU: both paths agree (exit 0)')
@@ -42,14 +44,15 @@ export async function main(argv: string[]): Promise<void> {
     .example('$0 stages', 'every probe stage and plantable fault')
     .example('$0 faults', 'the fault catalogue: where each fault enters and the real bug it models')
     .example('$0 selftest', 'plant every fault; score detection, localization and attribution')
-    .demandCommand(1, 'name a command: run, report, compare, rejudge, inspect, extract, stages, faults, selftest, sweep or merge')
+    .demandCommand(1, 'name a command: run, report, compare, rejudge, inspect, extract, stages, faults, selftest, sweep, merge or fixtures')
     .strict()
     .version(toolVersion())
     .help()
     .alias('h', 'help')
     .epilogue(
-      'exit codes: 0 the paths agree, 1 divergence beyond tolerance, 2 bad input or usage (incl. no GPU for --device webgpu),\n' +
-        '3 runtime or device failure (device-limit, external-failed, external-timeout) or internal error',
+      'exit codes: 0 every case passes (its expect: met, else its paths agree; --no-expect: agreement), 1 a case fails,\n' +
+        '2 bad input or usage (incl. no GPU for --device webgpu), 3 runtime or device failure (device-limit, external-failed,\n' +
+        'external-timeout), interrupted (SIGINT/SIGTERM) or internal error',
     )
     .fail((msg, err, y) => {
       if (err) throw err;

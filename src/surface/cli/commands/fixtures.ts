@@ -34,7 +34,10 @@ export const fixturesModule: CommandModule<object, FixturesArgs> = {
     y
       .positional('dir', { type: 'string', describe: 'where to write them (default: the cache the shipped scenarios read)' })
       .example('$0 fixtures', 'into the cache ($XDG_CACHE_HOME/mla-diff, else ~/.cache/mla-diff)')
-      .example('$0 fixtures fixtures/checkpoints', 'beside the scenarios, as `npm run fixtures` does') as unknown as Argv<FixturesArgs>,
+      .example(
+        '$0 fixtures fixtures/checkpoints',
+        'beside the scenarios (`npm run fixtures` in the repository)',
+      ) as unknown as Argv<FixturesArgs>,
   handler: async (args) => {
     process.exitCode = await handleErrors(args.verbose, processIO, async () => fixturesCommand(args));
   },

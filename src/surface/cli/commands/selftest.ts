@@ -3,7 +3,7 @@ import { CALIBRATED_K } from '../../../harness/compare/floors';
 import { MlaDiffError } from '../../../errors';
 import { progressBar } from '../../reports/progress';
 import { renderSelftest } from '../../reports/selftest';
-import { colorWanted, makeStyle } from '../../reports/style';
+import { colorWanted, makeStyle, terminalWidth } from '../../reports/style';
 import type { DeviceRequest } from '../../../devices/runtime';
 import { DEVICE_REQUESTS } from '../../../devices/runtime';
 import { selectRuntime } from '../../../devices/select';
@@ -18,6 +18,7 @@ interface SelftestArgs {
   format: 'table' | 'json';
   device: DeviceRequest;
   verbose: boolean;
+  wide?: boolean;
 }
 
 export const selftestModule: CommandModule<object, SelftestArgs> = {
@@ -51,7 +52,11 @@ export const selftestModule: CommandModule<object, SelftestArgs> = {
       const bar = !args.verbose && processIO.errStream ? progressBar(processIO.errStream) : null;
       const plan = args.full ? SELFTEST_FULL : SELFTEST_QUICK;
       const r = await runSelftest(rt, plan, log, args.floor > 0 ? args.floor : undefined, bar?.progress).finally(() => bar?.stop());
-      processIO.out(args.format === 'json' ? JSON.stringify(r, null, 2) : renderSelftest(r, makeStyle(colorWanted())));
+      processIO.out(
+        args.format === 'json'
+          ? JSON.stringify(r, null, 2)
+          : renderSelftest(r, makeStyle(colorWanted(), terminalWidth(args.wide ?? false))),
+      );
       return r.goalMet && (r.floor?.goalMet ?? true) ? EXIT.agree : EXIT.diverge;
     });
   },

@@ -1,7 +1,8 @@
 import type { ErrorCode } from '../../../errors';
 
 /**
- * Exit codes: 0 the paths agree, 1 divergence beyond tolerance, 2 bad input or usage, 3 runtime or device failure (or an internal error).
+ * Exit codes: 0 every case passes under the one rule (src/harness/compare/outcome.ts), 1 a case fails, 2 bad input or usage,
+ * 3 runtime or device failure, an interrupt, or an internal error.
  */
 export const EXIT = { agree: 0, diverge: 1, badInput: 2, internal: 3 } as const;
 export type ExitCode = (typeof EXIT)[keyof typeof EXIT];
