@@ -8,6 +8,7 @@ import { errSpec, headSpec, normSpec, VERDICT_COLOURS } from './html-specs';
 import { pieceLabel, samePiece } from './table';
 import { caseOutcomeOf } from '../../harness/compare/outcome';
 import { declaredText, judgeText, outcomeWord, runOutcomeText } from './outcome-text';
+import { promptTokensLine } from './tokens';
 
 /**
  * The HTML report: one self-contained page (inline CSS, inline SVG, no script, no external
@@ -38,6 +39,7 @@ function header(r: RunReport, c: CaseResult): string {
   return `<dl>${[
     row('scenario', `${r.scenario.name}${r.scenario.file ? ` (${r.scenario.file})` : ''}`),
     row('description', r.scenario.description),
+    row('tokens', promptTokensLine(r.scenario, 600)),
     row('case', `${c.trace.name} (${c.trace.label})`),
     row('device', r.device.description),
     row('tool', `${r.tool.name} ${r.tool.version}, ${r.created}`),

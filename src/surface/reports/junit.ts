@@ -5,6 +5,7 @@ import type { Attrs } from './xml';
 import { xmlElement } from './xml';
 import { weightsOutcomeOf } from '../../harness/compare/outcome';
 import { judgeText } from './outcome-text';
+import { promptTokensLine } from './tokens';
 
 /**
  * JUnit XML for CI: one <testsuite> per scenario × case (name `scenario · case`), one <testcase>
@@ -45,6 +46,9 @@ function properties(r: RunReport, c: CaseResult | null): string {
     ['external', c?.trace.external ? JSON.stringify(c.trace.external) : undefined],
     ['faults', faults.length ? faults.join(', ') : undefined],
     ['expect', e ? JSON.stringify(e) : undefined],
+    ['prompt.ids', r.scenario.tokens ? JSON.stringify(r.scenario.requests[0]?.ids ?? []) : undefined],
+    ['prompt.tokens', promptTokensLine(r.scenario)],
+    ['prompt.bos', r.scenario.bos],
     ['judge', judgeText(r)],
   ];
   return xmlElement(

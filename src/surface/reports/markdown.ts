@@ -4,6 +4,7 @@ import type { RunError } from './junit';
 import { caseOutcome, culpritText, failingPair, originText, recordLabel } from './steps';
 import { err } from './format';
 import { weightsOutcomeOf } from '../../harness/compare/outcome';
+import { promptTokensLine } from './tokens';
 
 /**
  * A GitHub-flavoured Markdown summary for a CI step summary ($GITHUB_STEP_SUMMARY): one table row
@@ -132,6 +133,10 @@ export function renderMarkdown(reports: readonly RunReport[], errors: readonly R
     ...header(['', 'scenario', 'case', 'device', 'verdict', 'likely cause']),
     ...lines.map((l) => row(l.cells)),
     '',
+    ...reports.flatMap((r) => {
+      const t = promptTokensLine(r.scenario, 400);
+      return t ? [`${mdText(r.scenario.name)}: ${mdText(t)}`, ''] : [];
+    }),
     ...reports.flatMap((r) => r.cases.flatMap((c) => detail(r, c))),
   ].join('\n');
 }

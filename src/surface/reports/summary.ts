@@ -9,6 +9,7 @@ import { stageLabel, verdictLine } from './summary-verdict';
 import { culpritText } from './steps';
 import { caseOutcomeOf } from '../../harness/compare/outcome';
 import { declaredText, ruleNote, runOutcomeText } from './outcome-text';
+import { promptTokensLine } from './tokens';
 
 /** Schedules longer than this show a summary line per piece and full tables only where it matters. */
 export const FULL_TABLES_UP_TO = 3;
@@ -22,6 +23,8 @@ export function renderCase(r: RunReport, c: CaseResult, s: Style, all = false): 
       `${r.scenario.name} · case ${t.name} (${t.label}) · ${run.length} piece(s) · ` + `${r.scenario.preset} · ${r.device.description}`,
     ),
   ];
+  const tokens = promptTokensLine(r.scenario, s.width);
+  if (tokens) lines.push(s.dim(tokens));
   if (all || run.length <= FULL_TABLES_UP_TO) {
     for (const p of run) lines.push(pieceBlock(r, c, p, s));
   } else {
@@ -47,8 +50,12 @@ export function renderCase(r: RunReport, c: CaseResult, s: Style, all = false): 
   return lines.join('\n');
 }
 
-/** The whole run as text: every case, then timing. */
-export function renderRun(r: RunReport, s: Style, all = false): string {
+/**
+ * The whole run as text: every case, then timing. `wallSeconds`: the whole wait since the command
+ * started (start-up, device, every run, rendering), given for the last run of a live command; the
+ * time line then gives it first and the run's own seconds after it.
+ */
+export function renderRun(r: RunReport, s: Style, all = false, wallSeconds?: number): string {
   const parts = [...(r.weights ? [renderWeights(r.weights, s)] : []), ...r.cases.map((c) => renderCase(r, c, s, all))];
   const per = r.cases.map(
     (c) =>
@@ -58,7 +65,8 @@ export function renderRun(r: RunReport, s: Style, all = false): string {
   );
   const ref = r.seconds.reference === null ? '' : `; float64 reference ${r.seconds.reference.toFixed(2)} s on a worker thread`;
   parts.push(r.outcome === 'pass' ? s.ok(runOutcomeText(r)) : s.bad(runOutcomeText(r)));
-  parts.push(s.dim(`time: ${r.seconds.total.toFixed(2)} s (weights ${r.seconds.weights.toFixed(2)} s; ${per.join('; ')}${ref})`));
+  const wall = wallSeconds === undefined ? '' : `${wallSeconds.toFixed(2)} s since the command started; this run `;
+  parts.push(s.dim(`time: ${wall}${r.seconds.total.toFixed(2)} s (weights ${r.seconds.weights.toFixed(2)} s; ${per.join('; ')}${ref})`));
   return parts.join('\n\n');
 }
 
