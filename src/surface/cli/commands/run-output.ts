@@ -9,7 +9,7 @@ import { runsTotal } from '../../reports/outcome-text';
 import type { RunReport } from '../../../harness/run/trace';
 import { loadHtml } from '../../reports/html-lazy';
 import type { IO } from '../io/process-io';
-import { writeOutput } from '../io/process-io';
+import { commandSeconds, writeOutput } from '../io/process-io';
 import type { RunArgs, RunFormat } from './run-options';
 
 /** --out, --junit and --markdown must name different files (one would silently replace another). */
@@ -34,7 +34,9 @@ function render(format: RunFormat, reports: RunReport[], args: RunArgs): string 
   if (format === 'markdown') return renderMarkdown(reports);
   const style = makeStyle(!args.out && colorWanted(), terminalWidth(args.wide ?? false));
   const total = reports.length > 1 ? [runsTotal(reports)] : [];
-  return ['mla-diff report', ...reports.map((r) => renderRun(r, style, args.verbose)), ...total].join('\n\n');
+  const last = reports.length - 1; // its time line: the whole wall time from the command's start
+  const runs = reports.map((r, i) => renderRun(r, style, args.verbose, i === last ? commandSeconds() : undefined));
+  return ['mla-diff report', ...runs, ...total].join('\n\n');
 }
 
 /** Writes the reports where the flags say: the side files, then --out (one line per scenario on stdout) or stdout. */
