@@ -48,7 +48,7 @@ describe('noise floors in the report', () => {
     });
     const text = renderCase(runReport([c]), c, plain);
     expect(text).toContain('FAIL all-heads: first divergence at logits');
-    expect(text).toContain('tolerance 8×floor = 8.0e-7; floor 1.0e-7, err/floor 10');
+    expect(text).toContain('mha↔mqa rel err 1.0e-6, tolerance 8×floor = 8.0e-7, norm ratio 1; floor 1.0e-7, err/floor 10');
   });
 
   it('a passing floor-based case names its largest err/floor; the default one does not', () => {
