@@ -113,6 +113,19 @@ describe('the docs against the exit codes', () => {
     }
     expect(drift).toEqual([]);
   });
+
+  it('an error code written with its exit in prose (`engine-failed` (exit 3), (exit 2, `sweep-mismatch`)) exits so', () => {
+    const said = lines.flatMap((l) => [
+      ...[...l.text.matchAll(/`?([a-z][a-z0-9]*(?:-[a-z0-9]+)+)`? \(exit (\d)/g)].map((m) => ({ l, code: m[1] ?? '', exit: Number(m[2]) })),
+      ...[...l.text.matchAll(/\(exit (\d), `([a-z][a-z0-9-]*)`/g)].map((m) => ({ l, code: m[2] ?? '', exit: Number(m[1]) })),
+    ]);
+    expect(said.length).toBeGreaterThan(3);
+    const drift = said
+      .filter(({ code }) => codes.includes(code as ErrorCode))
+      .filter(({ code, exit }) => EXIT_FOR[code as ErrorCode] !== exit)
+      .map(({ l, code, exit }) => at(l, `\`${code}\` exits ${EXIT_FOR[code as ErrorCode]}, the text says ${exit}`));
+    expect(drift).toEqual([]);
+  });
 });
 
 /** The body rows of every Markdown table whose header matches, as trimmed cells. */
