@@ -14,6 +14,7 @@ import {
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import execa from 'execa';
+import { RUN_VERSION } from './cli-helpers';
 
 /**
  * End to end with checkpoints: the built CLI on GGUF and safetensors fixtures written by our own
@@ -57,7 +58,7 @@ describe('mla-diff run on checkpoints (e2e)', () => {
       weights: { comparison: { verdict: string } };
       scenario: { tokenizer: string; requests: { ids: number[] }[] };
     };
-    expect(j.version).toBe(5);
+    expect(j.version).toBe(RUN_VERSION);
     expect(j.weights.comparison.verdict).toBe('agree');
     expect(j.scenario.tokenizer).toMatch(/GGUF/);
     expect(j.scenario.requests[0]!.ids.length).toBeGreaterThan(1);

@@ -50,8 +50,8 @@ export async function main(argv: string[]): Promise<void> {
     .help()
     .alias('h', 'help')
     .epilogue(
-      'exit codes: 0 every case passes (its expect: met, else its paths agree; --no-expect: agreement), 1 a case fails,\n' +
-        '2 bad input or usage (incl. no GPU for --device webgpu), 3 runtime or device failure (device-limit, external-failed,\n' +
+      'exit codes: 0 every case passes (its expect: met, else its paths agree; --no-expect: agreement), 1 a case fails, ' +
+        '2 bad input or usage (incl. no GPU for --device webgpu), 3 runtime or device failure (device-limit, external-failed, ' +
         'external-timeout), interrupted (SIGINT/SIGTERM) or internal error',
     )
     .fail((msg, err, y) => {
