@@ -8,7 +8,7 @@
 # (GGML_VK_DISABLE_COOPMAT2 / GGML_VK_DISABLE_COOPMAT): which of its matmul paths rounds.
 #
 # Here (project root), once per code change:
-#   npx tsc -p tsconfig.build.json && bash ../shared/device/bundle.sh && bash bench/engines/gpu.sh pack
+#   npx tsc -p tsconfig.build.json && bash scripts/device/bundle.sh && bash bench/engines/gpu.sh pack
 # On the device (one call, timeout_s 600; carry [".device"]):
 #   source .device/prologue.sh && bash bench/engines/gpu.sh run
 # and a second call (the T = 2048 runs with flash attention off as 4 cases of 16 heads, diagnostics, clean timings):
@@ -39,7 +39,10 @@ if [[ $part == pack ]]; then
   # bundle.sh's node_modules, slimmed to fit the 64 MiB carry: no devDependencies, and of the CPU build
   # only libllama, libggml, libggml-base and the CPU variants an H200 host may pick.
   rm -rf "$tmp/nm" && mkdir "$tmp/nm" && xz -dc .device/nm.tar.xz | tar -C "$tmp/nm" -xf -
-  for d in $(node -p "Object.keys(require('./package.json').devDependencies).join(' ')"); do rm -rf "$tmp/nm/node_modules/$d"; done
+  # (the optional peers, dev dependencies here too, stay: scripts/device/bundle.sh added them for the GPU)
+  for d in $(node -p "const p = require('./package.json'); Object.keys(p.devDependencies).filter((d) => !(d in (p.peerDependencies || {}))).join(' ')"); do
+    rm -rf "$tmp/nm/node_modules/$d"
+  done
   rm -rf "$tmp/nm/node_modules/chromium-bidi" "$tmp/nm/node_modules/@typescript-eslint" "$tmp/nm/node_modules/@eslint"
   cpu=$tmp/nm/node_modules/@node-llama-cpp/linux-x64/bins/linux-x64
   find "$cpu" -type f ! -name libggml-base.so ! -name libggml.v0.5.0.so ! -name libllama.v0.5.0.so ! -name _nlcBuildMetadata.json \

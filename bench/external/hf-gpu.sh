@@ -5,7 +5,7 @@
 # and the planted twin (--fault scale-latent). Our paths run on webgpu.
 # The float64 reference multiplies through the host BLAS (cblas_dgemm): the GPU machine has none, so `pack` carries
 # Debian's OpenBLAS 0.3.21 (pthread build, with libgfortran and libquadmath: 5 MB xz) in .device/openblas.tar.xz.
-# Here, once per code change:  npm run build && bash ../shared/device/bundle.sh && bash bench/external/hf-gpu.sh pack
+# Here, once per code change:  npm run build && bash scripts/device/bundle.sh && bash bench/external/hf-gpu.sh pack
 # On the device (carry [".device"], timeout_s 600):  source .device/prologue.sh && bash bench/external/hf-gpu.sh
 # Then here: node bench/external/hf-summary.mjs <files_at>   (bench/external/hf-results.{json,md})
 set -uo pipefail

@@ -3,7 +3,7 @@
 # one layer, the full token_embd) with our writer, loads layer 0 (time, peak RSS, bytes read), runs
 # both paths of that layer on the H200 against the synthetic weights it was quantized from (all 64
 # heads and TP rank 0 of 8), the planted loader fault at that size, and the CI checkpoint scenarios.
-#   npm run build && bash ../shared/device/bundle.sh
+#   npm run build && bash scripts/device/bundle.sh
 #   device run, carry [".device"]:  source .device/prologue.sh && bash bench/gpu/checkpoint.sh
 set -uo pipefail
 # the CLI: the bin of the mla-diff package this runs in (package.json "bin")

@@ -5,7 +5,7 @@
 # 32768 would need a 2 GiB q, over the binding limit), probes off and on, beside PyTorch eager fp32
 # (../shared/anchors/mla_torch.py) on the same GPU in the same call, with the ratio; the WGSL kernels
 # checked on the GPU first; three scenarios through the CLI (the last 32768 tokens, keys in parts). Writes everything under $OUT (or ./out).
-#   npm run build && bash ../shared/device/bundle.sh && mkdir -p .device/anchors && cp ../shared/anchors/*.py .device/anchors/
+#   npm run build && bash scripts/device/bundle.sh && mkdir -p .device/anchors && cp ../shared/anchors/*.py .device/anchors/
 #   device run, carry [".device"]:  source .device/prologue.sh && bash bench/gpu/run.sh
 # PART=kernels or PART=layer runs half (the kernel checks and benches; the rest) where one device
 # call's 10 minutes do not hold both; unset, both.

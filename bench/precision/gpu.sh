@@ -6,7 +6,7 @@
 #     run holds mla-diff's bf16 paths and PyTorch's), torch-pair.py, trace-pair.mjs --torch (ratio per stage)
 #  3. the precision scenarios on webgpu against their declared outcomes
 # Writes under $OUT (or ./out).
-#   npm run build && bash ../shared/device/bundle.sh
+#   npm run build && bash scripts/device/bundle.sh
 #   device run, carry [".device"]:  source .device/prologue.sh && bash bench/precision/gpu.sh
 set -uo pipefail
 # the CLI: the bin of the mla-diff package this runs in (package.json "bin")

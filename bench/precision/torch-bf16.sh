@@ -8,7 +8,7 @@
 #   torch-{mha,mqa}-bf16-vs-fp32.json   each path's bf16 error against its own fp32 run
 #   ratio-fp32.json        mla-diff's fp32 rel(mha, mqa) (built-in paths, webgpu) over PyTorch's fp32 one
 # Writes under $OUT (or ./out).
-#   npm run build && bash ../shared/device/bundle.sh
+#   npm run build && bash scripts/device/bundle.sh
 #   device run, carry [".device"]:  source .device/prologue.sh && bash bench/precision/torch-bf16.sh
 set -uo pipefail
 # the CLI: the bin of the mla-diff package this runs in (package.json "bin")
