@@ -1,20 +1,11 @@
-import { rmSync } from 'node:fs';
-import { dirname } from 'node:path';
 import { specialsAround } from './bos';
 import { tokenizerFromGguf } from './from-gguf';
-import { tokenizerFromJson } from './from-json';
-import { fixtureBpe, withEntries, writeTokenizerDir } from './test-utils/fixtures';
+import { fixtureBpe, tempJsonTokenizers, withEntries } from './test-utils/fixtures';
 
 const BOS = 400; // <|endoftext|>, the fixture's BOS = EOS
 const TEXT = 'The capital of France is';
 
-const dirs: string[] = [];
-afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
-function jsonTokenizer(json: object, config: object | null) {
-  const path = writeTokenizerDir(json, config);
-  dirs.push(dirname(path));
-  return tokenizerFromJson(path);
-}
+const jsonTokenizer = tempJsonTokenizers();
 
 describe('bos: auto | true | false', () => {
   const trained = fixtureBpe();

@@ -1,8 +1,5 @@
-import { rmSync } from 'node:fs';
-import { dirname } from 'node:path';
 import { tokenizerFromGguf } from './from-gguf';
-import { tokenizerFromJson } from './from-json';
-import { fixtureBpe, writeTokenizerDir, withEntries } from './test-utils/fixtures';
+import { fixtureBpe, tempJsonTokenizers, withEntries } from './test-utils/fixtures';
 
 const TEXTS = [
   'The capital of France is',
@@ -17,13 +14,7 @@ const TEXTS = [
   '',
 ];
 
-const dirs: string[] = [];
-afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
-function jsonTokenizer(json: object, config: object | null) {
-  const path = writeTokenizerDir(json, config);
-  dirs.push(dirname(path));
-  return tokenizerFromJson(path);
-}
+const jsonTokenizer = tempJsonTokenizers();
 
 describe('tokenizer.json and the GGUF vocabulary agree', () => {
   const trained = fixtureBpe();

@@ -1,9 +1,10 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import type { GgufEntry } from '../../../formats/gguf/types';
 import { CORPUS } from './corpus';
 import { trainByteLevelBpe, type TrainedBpe } from '../train';
+import { tokenizerFromJson } from '../from-json';
 
 export const SPECIALS = ['<|endoftext|>', '<|user|>'] as const;
 
@@ -18,6 +19,20 @@ export function writeTokenizerDir(json: object, config: object | null): string {
   writeFileSync(join(dir, 'tokenizer.json'), JSON.stringify(json));
   if (config) writeFileSync(join(dir, 'tokenizer_config.json'), JSON.stringify(config));
   return join(dir, 'tokenizer.json');
+}
+
+/**
+ * For a test file: tokenizerFromJson of a tokenizer.json (and tokenizer_config.json, when given)
+ * written into a temp directory; the directories go after the file's tests (call at top level).
+ */
+export function tempJsonTokenizers(): (json: object, config: object | null) => ReturnType<typeof tokenizerFromJson> {
+  const dirs: string[] = [];
+  afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
+  return (json, config) => {
+    const path = writeTokenizerDir(json, config);
+    dirs.push(dirname(path));
+    return tokenizerFromJson(path);
+  };
 }
 
 /** A copy of `entries` with some keys replaced (value undefined: removed). */
