@@ -1,4 +1,5 @@
-import { columns, promptTokensLine, tokensLine, visibleToken } from './tokens';
+import { promptTokensLine, tokensLine, visibleToken } from './tokens';
+import { lineWidth as columns } from './visible-width';
 
 describe('visibleToken', () => {
   test('spaces as ␣, control characters escaped, the rest as it is', () => {

@@ -1,4 +1,5 @@
 import type { ScenarioEcho } from '../../trace';
+import { lineWidth } from './visible-width';
 
 const SEP = ' · ';
 const MORE = '…';
@@ -21,20 +22,6 @@ export function visibleToken(text: string): string {
   return out;
 }
 
-/** Wide (two-column) characters: CJK, Hangul, full-width forms, emoji. */
-const WIDE = new RegExp(
-  '[\\u1100-\\u115F\\u2E80-\\u303E\\u3041-\\u33FF\\u3400-\\u4DBF\\u4E00-\\u9FFF\\uA000-\\uA4CF\\uAC00-\\uD7A3\\uF900-\\uFAFF' +
-    '\\uFE30-\\uFE4F\\uFF00-\\uFF60\\uFFE0-\\uFFE6\\u{1F300}-\\u{1F64F}\\u{1F900}-\\u{1F9FF}\\u{20000}-\\u{3FFFD}]',
-  'u',
-);
-
-/** Terminal columns of a plain (uncoloured) string. */
-export function columns(s: string): number {
-  let n = 0;
-  for (const ch of s) n += WIDE.test(ch) ? 2 : 1;
-  return n;
-}
-
 /**
  * The prompt's tokens on one line: `tokens: 5 · [0] 0 <bos> · [1] 19923 Hello · [2] 2058 ␣world`, each token's text
  * visible (visibleToken); without `tokens`, the ids alone (`ids: 3 · [0] 5 · …`). With a `width`, shortened to fit it:
@@ -47,10 +34,10 @@ export function tokensLine(ids: readonly number[], tokens?: readonly string[], w
     return t === undefined ? `[${i}] ${id}` : `[${i}] ${id} ${visibleToken(t)}`;
   });
   const full = [head, ...items].join(SEP);
-  if (width === undefined || columns(full) <= width || items.length === 0) return full;
+  if (width === undefined || lineWidth(full) <= width || items.length === 0) return full;
   const last = items[items.length - 1]!;
   const fits = (first: number, tail: boolean) =>
-    columns([head, ...items.slice(0, first), MORE, ...(tail ? [last] : [])].join(SEP)) <= width;
+    lineWidth([head, ...items.slice(0, first), MORE, ...(tail ? [last] : [])].join(SEP)) <= width;
   const tail = fits(0, true);
   let first = 0;
   while (first < items.length - 1 && fits(first + 1, tail)) first++;
