@@ -30,6 +30,11 @@ export const EXIT_FOR: Readonly<Record<ErrorCode, ExitCode>> = {
   'unknown-stage': INPUT,
   'unknown-fault': INPUT,
   'output-exists': INPUT,
+  'output-is-input': INPUT,
+  'output-invalid': INPUT,
+  /** The OS refused a write (ENOSPC, EACCES, EROFS): the input is fine, the machine could not store the result. */
+  'write-failed': RUNTIME,
+  'limit-exceeded': INPUT,
   'checkpoint-invalid': INPUT,
   'checkpoint-truncated': INPUT,
   'unsupported-dtype': INPUT,
