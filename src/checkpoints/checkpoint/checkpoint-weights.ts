@@ -111,7 +111,23 @@ export class CheckpointWeights implements WeightSource {
     return this.layer.embeddingBound(ids);
   }
 
+  /** The rows of `ids`, each checked as the weights are: a NaN row would otherwise surface as a divergence. */
   embeddings(ids: readonly number[]): Float32Array {
-    return this.layer.embeddingRows(ids);
+    const rows = this.layer.embeddingRows(ids);
+    const H = this.config.hidden_size;
+    ids.forEach((id, t) => {
+      for (let i = t * H; i < (t + 1) * H; i++) {
+        const x = rows[i]!;
+        if (x - x !== 0) {
+          throw new MlaDiffError(
+            'nan-weights',
+            `the embedding row of token id ${id} holds ${x} at column ${i - t * H}`,
+            { file: this.layer.file, field: `${this.layer.embeddingOrigin.tensors[0] ?? 'embed_tokens'}[${id}]` },
+            'the checkpoint is corrupt, or its scales overflowed; re-download or re-convert it',
+          );
+        }
+      }
+    });
+    return rows;
   }
 }
