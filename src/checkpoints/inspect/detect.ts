@@ -2,6 +2,7 @@ import { readdirSync, statSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { MlaDiffError } from '../../errors';
 import { RandomAccessFile } from '../../formats/file';
+import { statRegularFile } from '../../formats/regular-file';
 import { parseShardName } from '../../formats/gguf/split';
 import { GGUF_MAGIC } from '../../formats/gguf/value-types';
 
@@ -43,6 +44,22 @@ function detectDir(dir: string): Detected {
   throw new MlaDiffError('checkpoint-invalid', 'the directory holds no .safetensors, index or .gguf file', { file: dir }, ACCEPTED);
 }
 
+/**
+ * A Hugging Face config.json stands for its safetensors checkpoint directory; beside no safetensors (or beside
+ * GGUF files only, which carry their config in their own header) it is no checkpoint.
+ */
+function configJson(path: string): Detected {
+  const dir = dirname(path) || '.';
+  const names = readdirSync(dir);
+  if (names.some((n) => n.endsWith('.safetensors') || n.endsWith('.safetensors.index.json'))) return { kind: 'safetensors', path: dir };
+  throw new MlaDiffError(
+    'checkpoint-invalid',
+    "a model's config.json with no .safetensors or model.safetensors.index.json beside it: not a checkpoint",
+    { file: path },
+    ACCEPTED,
+  );
+}
+
 /** First bytes: "GGUF", or an 8-byte little-endian header length followed by `{` (safetensors). */
 function sniff(path: string): CheckpointKind | undefined {
   const f = RandomAccessFile.open(path);
@@ -74,8 +91,18 @@ export function detectCheckpoint(path: string): Detected {
     );
   }
   if (isDir) return detectDir(path);
-  if (basename(path) === 'config.json') return detectDir(dirname(path) || '.');
-  if (path.endsWith('.json')) return { kind: 'safetensors', path };
+  // A FIFO would block the 9-byte read below, a device feed it forever: refused by kind, with the path.
+  statRegularFile(path, 'a checkpoint', ACCEPTED);
+  if (basename(path) === 'config.json') return configJson(path);
+  if (path.endsWith('.index.json')) return { kind: 'safetensors', path };
+  if (path.endsWith('.json')) {
+    throw new MlaDiffError(
+      'checkpoint-invalid',
+      'a JSON file that is not a checkpoint index (model.safetensors.index.json)',
+      { file: path },
+      ACCEPTED,
+    );
+  }
   const kind = sniff(path);
   if (kind) return { kind, path };
   throw new MlaDiffError(
