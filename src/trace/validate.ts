@@ -28,11 +28,14 @@ export function reportValidator(): { validate: (doc: unknown) => Validation; com
     selftest: ajv.compile(selftestSchema()),
   };
   const validate = (doc: unknown): Validation => {
-    const head = (doc ?? {}) as { format?: unknown; version?: unknown };
-    const kind = `${String(head.format)} v${String(head.version)}`;
-    const which = KINDS[String(head.format)];
+    // the document is a third party's: a `format` of "constructor" must not find Object.prototype's
+    const head = (doc !== null && typeof doc === 'object' && !Array.isArray(doc) ? doc : {}) as { format?: unknown; version?: unknown };
+    const format = Object.hasOwn(head, 'format') ? head.format : undefined;
+    const version = Object.hasOwn(head, 'version') ? head.version : undefined;
+    const kind = `${short(format)} v${short(version)}`;
+    const which = typeof format === 'string' && Object.hasOwn(KINDS, format) ? KINDS[format] : undefined;
     if (!which) {
-      const message = `unknown format ${JSON.stringify(head.format)}; expected ${Object.keys(KINDS).join(', ')}`;
+      const message = `unknown format ${short(format, true)}; expected ${Object.keys(KINDS).join(', ')}`;
       return { ok: false, kind, errors: [{ at: '/format', message }] };
     }
     const v = compiled[which];
@@ -40,6 +43,16 @@ export function reportValidator(): { validate: (doc: unknown) => Validation; com
   };
   return { validate, compiled };
 }
+
+/** A value of the document for a message, cut to 80 characters: strings as they are (`quote`: as JSON), objects by their kind. */
+const short = (x: unknown, quote = false): string => {
+  let text: string;
+  if (x === undefined) text = '(none)';
+  else if (typeof x === 'string') text = quote ? JSON.stringify(x) : x;
+  else if (typeof x === 'object' && x !== null) text = Array.isArray(x) ? 'an array' : 'an object';
+  else text = JSON.stringify(x) ?? typeof x;
+  return text.length > 80 ? `${text.slice(0, 77)}...` : text;
+};
 
 const KINDS: Record<string, ReportKind> = { [RUN_FORMAT]: 'run', 'mla-diff/runs': 'runs', 'mla-diff/selftest': 'selftest' };
 

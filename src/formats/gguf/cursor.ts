@@ -1,6 +1,9 @@
 import { MlaDiffError } from '../../errors';
 import type { RandomAccessFile } from '../file';
 
+/** A metadata string (a chat template, a tokenizer piece) is far below this; V8 cannot hold a string past 512 M characters. */
+export const MAX_STRING_BYTES = 64 * 2 ** 20;
+
 /**
  * A forward cursor over a file's header that pulls it through RandomAccessFile a chunk at a time
  * (headers reach tens of MB with tokenizer arrays; the file behind them hundreds of GB).
@@ -99,8 +102,11 @@ export class HeaderCursor {
     return this.buf.readBigInt64LE(i);
   }
 
-  /** A u64 count or length that must fit in the file: at least `minBytes` (≥ 1) per item. */
-  count(what: string, minBytes: number): number {
+  /**
+   * A u64 count or length that must fit in the file, at least `minBytes` (≥ 1) per item, and be at most
+   * `max` (what this reader holds in memory: limit-exceeded beyond it, before anything is allocated).
+   */
+  count(what: string, minBytes: number, max: number): number {
     const i = this.at(8);
     const lo = this.buf.readUInt32LE(i);
     const hi = this.buf.readUInt32LE(i + 4);
@@ -111,12 +117,20 @@ export class HeaderCursor {
       const exact = (BigInt(hi) << 32n) | BigInt(lo);
       this.truncated(`declares ${what} ${exact} (at least ${minBytes} bytes each) but only ${this.remaining} bytes remain`);
     }
+    if (n > max) {
+      throw new MlaDiffError(
+        'limit-exceeded',
+        `${this.field} declares ${what} ${n}; at most ${max} are read`,
+        { file: this.file.path, field: this.field },
+        'no model has so many; the header is corrupt',
+      );
+    }
     return n;
   }
 
   /** A gguf_string_t (u64 length + UTF-8 bytes) and its length in bytes. */
   strAndBytes(): [string, number] {
-    const len = this.count('a string of length', 1);
+    const len = this.count('a string of length', 1, MAX_STRING_BYTES);
     const i = this.at(len);
     this.pos += len;
     return [this.buf.toString('utf8', i, i + len), len];

@@ -1,10 +1,11 @@
 import { MlaDiffError } from '../../errors';
 import { RandomAccessFile } from '../file';
+import { statRegularFile } from '../regular-file';
 import { HeaderCursor } from './cursor';
 import { GGML_TYPES, ggmlTypeOf, rowBytes } from './ggml-types';
 import { alignmentOf, readMetadata } from './metadata-read';
 import type { GgufEntry, GgufTensorInfo } from './types';
-import { GGUF_MAGIC, MAX_DIMS, MAX_NAME_BYTES, alignUp } from './value-types';
+import { GGUF_MAGIC, MAX_DIMS, MAX_METADATA_KEYS, MAX_NAME_BYTES, MAX_TENSORS, alignUp } from './value-types';
 
 /** One parsed GGUF file (a whole model or one shard of a split). */
 export interface GgufFileHeader {
@@ -24,6 +25,8 @@ const invalid = (file: string, field: string | undefined, msg: string, hint?: st
 
 /** Parses a GGUF header (v2 or v3, little-endian) and validates every tensor against the file. */
 export function readGgufHeader(path: string): GgufFileHeader {
+  // a FIFO would block the open, a device be read as a file
+  statRegularFile(path, 'a GGUF file');
   const f = RandomAccessFile.open(path);
   try {
     return parseHeader(f);
@@ -58,9 +61,9 @@ export function parseHeader(f: RandomAccessFile): GgufFileHeader {
     );
   }
   c.field = 'tensor_count';
-  const nTensors = c.count('tensor count', 24);
+  const nTensors = c.count('tensor count', 24, MAX_TENSORS);
   c.field = 'metadata_kv_count';
-  const nKv = c.count('metadata count', 13);
+  const nKv = c.count('metadata count', 13, MAX_METADATA_KEYS);
   const metadata = readMetadata(c, nKv);
   const alignment = alignmentOf(metadata, f.path);
   const infos = readTensorInfos(c, nTensors);

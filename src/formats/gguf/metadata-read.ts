@@ -1,7 +1,7 @@
 import { MlaDiffError } from '../../errors';
 import type { HeaderCursor } from './cursor';
 import type { GgufEntry, GgufValue, GgufValueType } from './types';
-import { DEFAULT_ALIGNMENT, MAX_ARRAY_DEPTH, MIN_VALUE_BYTES, VALUE_TYPES, int64Value, isPowerOf2 } from './value-types';
+import { DEFAULT_ALIGNMENT, MAX_ARRAY_DEPTH, MAX_ARRAY_LENGTH, MIN_VALUE_BYTES, VALUE_TYPES, int64Value, isPowerOf2 } from './value-types';
 
 function valueType(c: HeaderCursor): GgufValueType {
   const id = c.u32();
@@ -57,7 +57,7 @@ function array(c: HeaderCursor, depth: number): GgufEntry {
     );
   }
   const itemType = valueType(c);
-  const n = c.count('an array of length', MIN_VALUE_BYTES[itemType]);
+  const n = c.count('an array of length', MIN_VALUE_BYTES[itemType], MAX_ARRAY_LENGTH);
   const value: GgufValue[] = new Array<GgufValue>(n);
   if (itemType !== 'ARRAY') {
     for (let i = 0; i < n; i++) value[i] = scalar(c, itemType);

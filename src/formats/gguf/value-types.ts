@@ -49,6 +49,15 @@ export const INT_RANGE: Partial<Readonly<Record<GgufValueType, readonly [number,
 /** Arrays nested deeper than this are rejected (a corrupt header could otherwise blow the stack). */
 export const MAX_ARRAY_DEPTH = 16;
 
+/**
+ * What the reader holds of a header: counts a file states beyond these are limit-exceeded before
+ * anything is allocated. The largest models have a few thousand tensors, some fifty metadata keys and
+ * vocabularies of a few hundred thousand pieces.
+ */
+export const MAX_TENSORS = 1 << 20;
+export const MAX_METADATA_KEYS = 1 << 20;
+export const MAX_ARRAY_LENGTH = 1 << 24;
+
 /** GGML_MAX_NAME: a tensor name is at most 63 bytes. */
 export const MAX_NAME_BYTES = 63;
 /** GGML_MAX_DIMS. */

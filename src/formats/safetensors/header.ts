@@ -2,6 +2,7 @@ import { MlaDiffError } from '../../errors';
 import type { RandomAccessFile } from '../file';
 import { isSafetensorsDtype, tensorByteSize } from './dtypes';
 import type { SafetensorsTensorInfo } from './types';
+import { jsonDepth, MAX_JSON_DEPTH } from './json-depth';
 
 /** The safetensors crate refuses headers above 100 MB (`MAX_HEADER_SIZE`); so do we. */
 const MAX_HEADER_BYTES = 100_000_000;
@@ -19,6 +20,11 @@ const NOT_SAFETENSORS = 'is this a safetensors file? (it starts with an 8-byte l
 function invalid(file: string, message: string, field?: string, hint?: string): MlaDiffError {
   return new MlaDiffError('checkpoint-invalid', message, field === undefined ? { file } : { file, field }, hint);
 }
+
+/** Sets a key from the file as an own property: `__proto__` or `constructor` are keys like any other. */
+export const setOwn = (o: Record<string, string>, k: string, v: string): void => {
+  Object.defineProperty(o, k, { value: v, enumerable: true, writable: true, configurable: true });
+};
 
 const isIndex = (v: unknown): v is number => typeof v === 'number' && Number.isSafeInteger(v) && v >= 0;
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -48,6 +54,7 @@ export function readSafetensorsHeader(f: RandomAccessFile): SafetensorsHeader {
   let json: unknown;
   try {
     if (!text.startsWith('{')) throw new Error('no {');
+    if (jsonDepth(text) > MAX_JSON_DEPTH) throw new Error(`arrays and objects nest deeper than ${MAX_JSON_DEPTH} levels`);
     json = JSON.parse(text);
   } catch (e) {
     throw invalid(file, `the header is not a JSON object: ${(e as Error).message}`, undefined, NOT_SAFETENSORS);
@@ -63,7 +70,7 @@ export function readSafetensorsHeader(f: RandomAccessFile): SafetensorsHeader {
       if (!isObject(entry)) throw invalid(file, '__metadata__ must be a map of strings', name);
       for (const [k, v] of Object.entries(entry)) {
         if (typeof v !== 'string') throw invalid(file, `__metadata__.${k} must be a string, got ${typeof v}`, name);
-        metadata[k] = v;
+        setOwn(metadata, k, v);
       }
       continue;
     }

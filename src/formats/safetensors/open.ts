@@ -1,13 +1,17 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
+import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { MlaDiffError } from '../../errors';
 import { RandomAccessFile } from '../file';
-import { readSafetensorsHeader, type SafetensorsHeader } from './header';
+import { statRegularFile } from '../regular-file';
+import { jsonDepth, MAX_JSON_DEPTH } from './json-depth';
+import { readSafetensorsHeader, setOwn, type SafetensorsHeader } from './header';
 import type { SafetensorsModel, SafetensorsTensorInfo } from './types';
 
 export const INDEX_FILE = 'model.safetensors.index.json';
 
 function readHeaderOf(path: string): SafetensorsHeader {
+  // a FIFO would block the open, a device be read as a file
+  statRegularFile(path, 'a safetensors file');
   const f = RandomAccessFile.open(path);
   try {
     return readSafetensorsHeader(f);
@@ -42,22 +46,56 @@ function openFiles(files: string[]): SafetensorsModel {
   for (const file of files) {
     const h = readHeaderOf(file);
     tensors.push(...h.tensors);
-    for (const [k, v] of Object.entries(h.metadata)) if (!(k in metadata)) metadata[k] = v;
+    for (const [k, v] of Object.entries(h.metadata)) if (!Object.hasOwn(metadata, k)) setOwn(metadata, k, v);
   }
   return model(files, tensors, metadata);
 }
 
-/** A `*.safetensors.index.json`: {"metadata": {...}, "weight_map": {tensor: shard file}}. */
-function openIndex(indexPath: string): SafetensorsModel {
-  let json: unknown;
+/** An index names every tensor once: DeepSeek-V3's is 9 MB. Far larger is no index. */
+const MAX_INDEX_BYTES = 256 * 2 ** 20;
+/** DeepSeek-V3 ships 163 shards; an index naming more than this many files is refused before any is opened. */
+const MAX_SHARDS = 100_000;
+
+/** The index file's JSON: a regular file, bounded in size and in nesting (its metadata is re-serialized). */
+function readIndexJson(indexPath: string): unknown {
+  const st = statRegularFile(indexPath, 'a safetensors index');
+  if (st.size > MAX_INDEX_BYTES)
+    throw new MlaDiffError('limit-exceeded', `the index is ${st.size} bytes; at most ${MAX_INDEX_BYTES} are read`, { file: indexPath });
+  let text: string;
   try {
-    json = JSON.parse(readFileSync(indexPath, 'utf8'));
+    text = readFileSync(indexPath, 'utf8');
   } catch (e) {
-    const code = (e as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT') throw new MlaDiffError('file-not-found', 'no such file', { file: indexPath });
-    if (code) throw new MlaDiffError('file-unreadable', `cannot read: ${(e as Error).message}`, { file: indexPath });
+    throw new MlaDiffError('file-unreadable', `cannot read: ${(e as Error).message}`, { file: indexPath });
+  }
+  if (jsonDepth(text) > MAX_JSON_DEPTH)
+    throw new MlaDiffError('checkpoint-invalid', `the index nests deeper than ${MAX_JSON_DEPTH} levels`, { file: indexPath });
+  try {
+    return JSON.parse(text);
+  } catch (e) {
     throw new MlaDiffError('checkpoint-invalid', `the index is not JSON: ${(e as Error).message}`, { file: indexPath });
   }
+}
+
+/** The shard files an index names: bounded in number, and each a file name beside the index (never a path out of its folder). */
+function checkShards(indexPath: string, shards: readonly string[]): void {
+  if (shards.length > MAX_SHARDS)
+    throw new MlaDiffError('limit-exceeded', `the index names ${shards.length} shard files; at most ${MAX_SHARDS}`, {
+      file: indexPath,
+      field: 'weight_map',
+    });
+  const out = shards.find((f) => !f || isAbsolute(f) || f.split(/[\\/]/).includes('..') || f.includes('\0'));
+  if (out !== undefined)
+    throw new MlaDiffError(
+      'checkpoint-invalid',
+      `the index names shard ${JSON.stringify(out.slice(0, 200))}, which is not a file beside it`,
+      { file: indexPath, field: 'weight_map' },
+      'shards are named by file name relative to the index, e.g. "model-00001-of-00002.safetensors"',
+    );
+}
+
+/** A `*.safetensors.index.json`: {"metadata": {...}, "weight_map": {tensor: shard file}}. */
+function openIndex(indexPath: string): SafetensorsModel {
+  const json = readIndexJson(indexPath);
   const wm = (json as { weight_map?: unknown } | null)?.weight_map;
   if (typeof wm !== 'object' || wm === null || Array.isArray(wm) || !Object.values(wm).every((v) => typeof v === 'string')) {
     throw new MlaDiffError(
@@ -69,7 +107,9 @@ function openIndex(indexPath: string): SafetensorsModel {
   }
   const weightMap = wm as Record<string, string>;
   const dir = dirname(indexPath);
-  const files = [...new Set(Object.values(weightMap))].sort().map((f) => join(dir, f));
+  const shards = [...new Set(Object.values(weightMap))].sort();
+  checkShards(indexPath, shards);
+  const files = shards.map((f) => join(dir, f));
   const headers = new Map(files.map((f) => [f, readHeaderOf(f)] as const));
   const byFile = new Map<string, Map<string, SafetensorsTensorInfo>>();
   for (const [f, h] of headers) byFile.set(f, new Map(h.tensors.map((t) => [t.name, t])));
@@ -89,10 +129,11 @@ function openIndex(indexPath: string): SafetensorsModel {
     tensors.push(t);
   }
   const metadata: Record<string, string> = {};
-  for (const h of headers.values()) for (const [k, v] of Object.entries(h.metadata)) if (!(k in metadata)) metadata[k] = v;
+  for (const h of headers.values())
+    for (const [k, v] of Object.entries(h.metadata)) if (!Object.hasOwn(metadata, k)) setOwn(metadata, k, v);
   const im = (json as { metadata?: unknown }).metadata;
   if (typeof im === 'object' && im !== null && !Array.isArray(im)) {
-    for (const [k, v] of Object.entries(im)) metadata[k] = typeof v === 'string' ? v : JSON.stringify(v);
+    for (const [k, v] of Object.entries(im)) setOwn(metadata, k, typeof v === 'string' ? v : JSON.stringify(v));
   }
   return model(files, tensors, metadata);
 }

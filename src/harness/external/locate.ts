@@ -32,6 +32,10 @@ export type At = { piece: ImportPiece; stage: StageName; chunk?: number };
 export const bad = (ctx: ImportContext, field: string, message: string, hint?: string) =>
   new MlaDiffError('external-bad-output', message, { file: ctx.file, field }, hint);
 
+/** What a value from a third party's file is, for a message (never `undefined` as a bare word). */
+export const typeOf = (x: unknown): string =>
+  x === null ? 'null' : Array.isArray(x) ? 'an array' : typeof x === 'string' ? `"${x.slice(0, 40)}"` : `a ${typeof x}`;
+
 export const attending = (ctx: ImportContext) => ctx.pieces.filter((p) => p.kind !== 'cached');
 const naming = (ctx: ImportContext) => {
   const one = attending(ctx);
@@ -41,9 +45,21 @@ const naming = (ctx: ImportContext) => {
   );
 };
 
+/**
+ * A backend's name through the scenario's `names:` map. The name is the backend's data: only the map's
+ * own string entries count, so `constructor` or `__proto__` read as themselves (an unknown stage), never
+ * as Object.prototype's members.
+ */
+export function mappedName(names: Readonly<Record<string, unknown>>, raw: string): string {
+  const v = Object.hasOwn(names, raw) ? names[raw] : undefined;
+  return typeof v === 'string' ? v : raw;
+}
+
 /** Resolves a record's place in the schedule; every failure is external-bad-output naming it. */
 export function locate(ctx: ImportContext, field: string, stageName: string, step?: number, request?: string, chunk?: number): At {
-  const stage = ctx.names[stageName] ?? stageName;
+  if (typeof stageName !== 'string' || !stageName)
+    throw bad(ctx, field, `a stage name must be a non-empty string, got ${typeOf(stageName)}`);
+  const stage = mappedName(ctx.names, stageName);
   if (!isStageName(stage))
     throw bad(ctx, field, `unknown stage "${stageName}"`, `stages: mla-diff stages; map other names with names: {${stageName}: <stage>}`);
   const one = attending(ctx);
@@ -74,7 +90,8 @@ export function locate(ctx: ImportContext, field: string, stageName: string, ste
 
 /** `{step}/{request}/{stage}[/{chunk}]` or a bare stage name, after the whole-name map. */
 export function parseName(ctx: ImportContext, raw: string): At {
-  const name = ctx.names[raw] ?? raw;
+  if (typeof raw !== 'string' || !raw) throw bad(ctx, String(raw), `a tensor name must be a non-empty string, got ${typeOf(raw)}`);
+  const name = mappedName(ctx.names, raw);
   const parts = name.split('/');
   if (parts.length === 1) return locate(ctx, raw, parts[0]!);
   if (parts.length !== 3 && parts.length !== 4) throw bad(ctx, raw, `cannot read tensor name "${raw}"`, naming(ctx));

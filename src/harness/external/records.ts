@@ -41,7 +41,8 @@ function canonicalValues(
 ): { data: Float32Array | Float64Array; shape: number[]; masked: boolean } {
   const dims = recordDims(ctx.config, at.piece, ctx.kvSplits, at.chunk);
   const canonical = STAGES[at.stage].layout;
-  const declared = ctx.layouts[at.stage] ?? canonical;
+  const given = Object.hasOwn(ctx.layouts, at.stage) ? ctx.layouts[at.stage] : undefined;
+  const declared = typeof given === 'string' ? given : canonical;
   const expected = stageShape(at.stage, dims);
   const mapped = toCanonical(t.data, t.shape, declared, canonical, expected, groupedAxes(dims));
   if (typeof mapped === 'string')

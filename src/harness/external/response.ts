@@ -1,4 +1,4 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { fieldPath, MlaDiffError } from '../../errors';
@@ -8,6 +8,10 @@ import type { ImportContext, NamedStats } from './records';
 import { importRecords } from './records';
 import { PROTOCOL_VERSION, RESPONSE_FORMAT } from './request';
 import { readNamedTensors } from './tensors-file';
+import { readJsonInput } from './json-input';
+
+/** response.json holds names, layouts, scalars and statistics, never tensors: far below this. */
+const MAX_RESPONSE_BYTES = 64 * 2 ** 20;
 
 const SCALARS = [
   'softmax_scale',
@@ -23,17 +27,20 @@ const SCALARS = [
   'causal',
 ] as const satisfies readonly ScalarName[];
 
+/** A stage or request name is a short identifier; a longer one is refused before it reaches a message. */
+const MAX_NAME_CHARS = 1024;
+
 /** One stage known by its statistics (response.json `stats[]`, a line of a jsonl dump). */
 export const statsEntrySchema = z.object({
   step: z.number().int().nonnegative().optional(),
-  request: z.string().optional(),
-  stage: z.string().min(1),
+  request: z.string().max(MAX_NAME_CHARS).optional(),
+  stage: z.string().min(1).max(MAX_NAME_CHARS),
   chunk: z.number().int().nonnegative().optional(),
   norm: z.number().nonnegative(),
   max_abs: z.number().nonnegative().optional(),
   nan: z.number().int().nonnegative().optional(),
   inf: z.number().int().nonnegative().optional(),
-  shape: z.array(z.number().int().nonnegative()).optional(),
+  shape: z.array(z.number().int().nonnegative()).max(16).optional(),
 });
 
 const responseSchema = z.object({
@@ -76,12 +83,7 @@ export function readResponse(out: string, ctx: Omit<ImportContext, 'file'>): Ext
       { file },
       'an external backend must write $MLA_DIFF_OUT/response.json (docs/external-backends.md)',
     );
-  let json: unknown;
-  try {
-    json = JSON.parse(readFileSync(file, 'utf8'));
-  } catch (e) {
-    throw new MlaDiffError('external-bad-response', `not JSON: ${(e as Error).message}`, { file });
-  }
+  const json = readJsonInput(file, { what: 'a response.json', maxBytes: MAX_RESPONSE_BYTES, code: 'external-bad-response' });
   const parsed = responseSchema.safeParse(json);
   if (!parsed.success) {
     throw new MlaDiffError(
@@ -93,8 +95,13 @@ export function readResponse(out: string, ctx: Omit<ImportContext, 'file'>): Ext
   }
   const r = parsed.data;
   const scalars: PieceTrace[] = Object.entries(r.scalars).map(([key, v]) => {
-    const [step, request] = key.split('/');
-    return { step: Number(step), request: request ?? '', scalars: v as Partial<Record<ScalarName, ScalarValue>> };
+    const m = /^(\d+)\/(.*)$/s.exec(key);
+    if (!m)
+      throw new MlaDiffError('external-bad-response', `scalars key "${key.slice(0, 80)}" is not {step}/{request}`, {
+        file,
+        field: `scalars.${key.slice(0, 80)}`,
+      });
+    return { step: Number(m[1]), request: m[2]!, scalars: v as Partial<Record<ScalarName, ScalarValue>> };
   });
   const stagesFile = join(out, 'stages.safetensors');
   const tensors = existsSync(stagesFile) ? readNamedTensors(stagesFile, 'external-bad-output') : [];

@@ -1,35 +1,35 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { basename } from 'node:path';
 import { MlaDiffError } from '../../errors';
+import { statRegularFile } from '../../formats/regular-file';
 import type { TraceSpec } from '../../trace';
 import type { ExternalRun } from './external';
 import type { ImportContext, NamedStats } from './records';
 import { importRecords } from './records';
 import { statsEntrySchema, zodMessage } from './response';
 import { readNamedTensors } from './tensors-file';
+import { parseJsonText, readBoundedText } from './json-input';
+
+/** A norms dump is a line per stage record: far below these (a larger file or line is no norms dump). */
+const MAX_JSONL_BYTES = 256 * 2 ** 20;
+const MAX_LINE_CHARS = 2 ** 20;
+const JSONL_HINT = 'a line is {"step": 0, "request": "a", "stage": "attn_out", "norm": 30.2}';
 
 /** Lines of a jsonl norms dump: {step?, request?, stage, chunk?, norm, max_abs?, nan?, inf?, shape?}. */
 function readJsonl(file: string): NamedStats[] {
   const out: NamedStats[] = [];
-  readFileSync(file, 'utf8')
+  readBoundedText(file, 'an engine dump (.jsonl)', MAX_JSONL_BYTES, JSONL_HINT)
     .split('\n')
     .forEach((text, i) => {
       if (!text.trim()) return;
-      let json: unknown;
-      try {
-        json = JSON.parse(text);
-      } catch (e) {
-        throw new MlaDiffError('external-bad-response', `not a JSON line: ${(e as Error).message}`, { file, line: i + 1 });
-      }
+      if (text.length > MAX_LINE_CHARS)
+        throw new MlaDiffError('limit-exceeded', `a line of ${text.length} characters; a line is at most ${MAX_LINE_CHARS}`, {
+          file,
+          line: i + 1,
+        });
+      const json = parseJsonText(text, file, 'external-bad-response', i + 1, JSONL_HINT);
       const parsed = statsEntrySchema.safeParse(json);
-      if (!parsed.success) {
-        throw new MlaDiffError(
-          'external-bad-response',
-          zodMessage(parsed.error),
-          { file, line: i + 1 },
-          'a line is {"step": 0, "request": "a", "stage": "attn_out", "norm": 30.2}',
-        );
-      }
+      if (!parsed.success) throw new MlaDiffError('external-bad-response', zodMessage(parsed.error), { file, line: i + 1 }, JSONL_HINT);
       out.push(parsed.data as NamedStats);
     });
   return out;
@@ -41,13 +41,10 @@ function readJsonl(file: string): NamedStats[] {
  */
 export function importTrace(spec: TraceSpec, ctx: Omit<ImportContext, 'file' | 'layouts' | 'names'>): ExternalRun {
   const file = spec.file;
-  if (!existsSync(file))
-    throw new MlaDiffError(
-      'file-not-found',
-      'no such engine dump',
-      { file, field: 'trace.file' },
-      'docs/engine-trace.md shows the few lines of Python that write one',
-    );
+  const hint = 'docs/engine-trace.md shows the few lines of Python that write one';
+  if (!existsSync(file)) throw new MlaDiffError('file-not-found', 'no such engine dump', { file, field: 'trace.file' }, hint);
+  // a directory, FIFO or device named like a dump is refused before anything opens it
+  statRegularFile(file, 'an engine dump', hint);
   const t0 = performance.now();
   const full = { ...ctx, file, layouts: spec.layouts, names: spec.names };
   let recording;

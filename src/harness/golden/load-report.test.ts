@@ -39,6 +39,37 @@ describe('loadRunReport', () => {
     ],
     ['runs without a list', file('noruns.json', '{"format": "mla-diff/runs", "version": 1}'), 'report-invalid'],
     ['runs with an empty list', file('emptyruns.json', '{"format": "mla-diff/runs", "version": 1, "runs": []}'), 'report-invalid'],
+    // hostile documents (issue 23): every one a coded refusal, never a crash
+    ['a number', file('number.json', '42'), 'report-invalid'],
+    ['null', file('null.json', 'null'), 'report-invalid'],
+    ['an array', file('array.json', '[{"format": "mla-diff/run"}]'), 'report-invalid'],
+    ['format "constructor"', file('ctor.json', '{"format": "constructor", "version": 6}'), 'report-invalid'],
+    ['format "__proto__"', file('proto-format.json', '{"format": "__proto__", "version": 6}'), 'report-invalid'],
+    [
+      'a __proto__ key',
+      file('proto.json', `{"__proto__": {"format": "mla-diff/run"}, "format": "mla-diff/run", "version": ${RUN_VERSION}}`),
+      'report-invalid',
+    ],
+    [
+      'runs of prototype keys',
+      file('proto-runs.json', '{"format": "mla-diff/runs", "version": 1, "runs": [{"constructor": 1}]}'),
+      'report-invalid',
+    ],
+    [
+      'nested 100 000 deep',
+      file('deep.json', `{"format": "mla-diff/run", "version": 6, "x": ${'['.repeat(1e5)}${']'.repeat(1e5)}}`),
+      'report-invalid',
+    ],
+    [
+      'a version-5 report with malformed cases',
+      file('v5.json', '{"format": "mla-diff/run", "version": 5, "scenario": {}, "cases": [{"comparison": {"stages": 7, "pairs": "x"}}]}'),
+      'report-invalid',
+    ],
+    [
+      'a huge array of runs',
+      file('many.json', `{"format": "mla-diff/runs", "version": 1, "runs": [${'1,'.repeat(2e5)}1]}`),
+      'report-invalid',
+    ],
   ])('%s → %s', (_what, path, code) => {
     expect(() => loadRunReport(path)).toThrow(expect.objectContaining({ code }));
   });

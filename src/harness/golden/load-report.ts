@@ -1,5 +1,6 @@
 import { MlaDiffError } from '../../errors';
 import { readTextFile } from '../../formats/text-file';
+import { parseJsonText } from '../external/json-input';
 import type { RunReport } from '../../trace';
 import { RUN_FORMAT, RUN_VERSION, RUN_VERSION_PREVIOUS } from '../../trace';
 import { withOutcome } from '../compare/outcome';
@@ -7,6 +8,8 @@ import type { Validation } from '../../trace/validate';
 import { reportValidator } from '../../trace/validate';
 
 type Validate = (doc: unknown) => Validation;
+
+const SAVE_HINT = 'save one with `mla-diff run SCENARIO --format json --out FILE`';
 
 /** A saved run as `mla-diff run --format json --out` writes it: one report, or `mla-diff/runs` for several scenarios. */
 export interface SavedRuns {
@@ -23,7 +26,12 @@ function upgraded(x: Record<string, unknown>): Record<string, unknown> {
   if (x['version'] !== RUN_VERSION_PREVIOUS) return x;
   // one that cannot be judged goes on to the schema, which names what is wrong
   if (!judgeable) return { ...x, version: RUN_VERSION };
-  return withOutcome({ ...x, version: RUN_VERSION } as unknown as RunReport, 'expect') as unknown as Record<string, unknown>;
+  try {
+    return withOutcome({ ...x, version: RUN_VERSION } as unknown as RunReport, 'expect') as unknown as Record<string, unknown>;
+  } catch {
+    // judged before it is validated: a report malformed deeper than the checks above goes to the schema as it is
+    return { ...x, version: RUN_VERSION };
+  }
 }
 
 /**
@@ -67,18 +75,8 @@ function checkReport(x: unknown, file: string, field: string, validate: Validate
 
 /** Reads a saved run report; every failure is an MlaDiffError (file-not-found, file-unreadable, report-invalid, report-version). */
 export function loadRunReport(file: string): SavedRuns {
-  const text = readTextFile(file, 'a run report');
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch (e) {
-    throw new MlaDiffError(
-      'report-invalid',
-      `not JSON: ${(e as Error).message}`,
-      { file },
-      'save one with `mla-diff run SCENARIO --format json --out FILE`',
-    );
-  }
+  // readTextFile refuses a special file and bounds the size; parseJsonText bounds the nesting that the schema check would recurse through
+  const json = parseJsonText(readTextFile(file, 'a run report'), file, 'report-invalid', undefined, SAVE_HINT);
   const { validate } = reportValidator();
   if (isObject(json) && json['format'] === 'mla-diff/runs') {
     if (!Array.isArray(json['runs']) || !json['runs'].length)
