@@ -1,5 +1,6 @@
 import type { GgufEntry } from '../../formats/gguf/types';
 import { ggufFields } from './gguf-fields';
+import { TOKENIZER_LIMITS as L } from './limits';
 import { hfTextTokenizer } from './hf';
 import { preTokenizerFor, supportedPreTokenizers } from './pre-tokenizers';
 import type { AddedTokenJson, TextTokenizer, TokenizerJson } from './types';
@@ -7,6 +8,8 @@ import type { AddedTokenJson, TextTokenizer, TokenizerJson } from './types';
 /** llama.cpp token types (`tokenizer.ggml.token_type`). */
 const CONTROL = 3;
 const USER_DEFINED = 4;
+/** The highest llama.cpp token type (LLAMA_TOKEN_TYPE_BYTE). */
+const MAX_TOKEN_TYPE = 6;
 
 const SUPPORTED_MODELS = 'tokenizer.ggml.model "gpt2" (byte-level BPE: GLM, DeepSeek, Llama 3, GPT-2 style vocabularies)';
 
@@ -42,23 +45,32 @@ export function ggufToTokenizerJson(metadata: ReadonlyMap<string, GgufEntry>, wh
 
   const tokens = f.strings('tokenizer.ggml.tokens') ?? f.fail('tokenizer.ggml.tokens', 'missing: the file has no token list');
   if (tokens.length === 0) f.fail('tokenizer.ggml.tokens', 'the token list is empty');
-  const types = f.integers('tokenizer.ggml.token_type');
-  if (types && types.length < tokens.length) {
-    f.fail('tokenizer.ggml.token_type', `${types.length} types for ${tokens.length} tokens`);
-  }
-  const mergeStrings = f.strings('tokenizer.ggml.merges') ?? f.fail('tokenizer.ggml.merges', 'missing: a BPE vocabulary needs its merges');
-
   const seen = new Map<string, number>();
   const texts = tokens.map((t, i) => {
+    if (t.length > L.tokenChars) f.exceeds(`tokenizer.ggml.tokens[${i}]`, `a token of ${t.length} characters; at most ${L.tokenChars}`);
     const text = t === '' ? `[EMPTY_${i}]` : t; // as llama.cpp does
     const before = seen.get(text);
     if (before !== undefined) f.fail(`tokenizer.ggml.tokens[${i}]`, `duplicate token ${JSON.stringify(text)} (also id ${before})`);
     seen.set(text, i);
     return text;
   });
+  // one type and one score a token: llama.cpp reads them by the token's id
+  const types = f.integers('tokenizer.ggml.token_type');
+  if (types && types.length !== tokens.length) {
+    f.fail('tokenizer.ggml.token_type', `${types.length} types for ${tokens.length} tokens`);
+  }
+  const badType = types?.findIndex((t) => t < 0 || t > MAX_TOKEN_TYPE) ?? -1;
+  if (badType >= 0)
+    f.fail(`tokenizer.ggml.token_type[${badType}]`, `type ${types![badType]} is not one of llama.cpp's 0..${MAX_TOKEN_TYPE}`);
+  const scores = f.numbers('tokenizer.ggml.scores');
+  if (scores && scores.length !== tokens.length) f.fail('tokenizer.ggml.scores', `${scores.length} scores for ${tokens.length} tokens`);
+  const mergeStrings = f.strings('tokenizer.ggml.merges') ?? f.fail('tokenizer.ggml.merges', 'missing: a BPE vocabulary needs its merges');
+
   const merges = mergeStrings.map((m, i): [string, string] => {
     const at = m.indexOf(' ', 1); // llama.cpp splits at the first space after the first character
-    if (at < 0) f.fail(`tokenizer.ggml.merges[${i}]`, `${JSON.stringify(m)} is not "left right"`);
+    if (at < 0 || at === m.length - 1 || m.length > 2 * L.tokenChars + 1) {
+      f.fail(`tokenizer.ggml.merges[${i}]`, `${JSON.stringify(m.slice(0, 60))} is not "left right"`);
+    }
     return [m.slice(0, at), m.slice(at + 1)];
   });
   const added: AddedTokenJson[] = [];
@@ -73,16 +85,15 @@ export function ggufToTokenizerJson(metadata: ReadonlyMap<string, GgufEntry>, wh
     const k = `tokenizer.ggml.${key}_token_id`;
     const id = f.integer(k);
     if (id === undefined) return undefined;
-    return texts[id] ?? f.fail(k, `id ${id} is outside the vocabulary (${texts.length} tokens)`);
+    return (id >= 0 ? texts[id] : undefined) ?? f.fail(k, `id ${id} is outside the vocabulary (${texts.length} tokens)`);
   };
+  // ids set but outside the vocabulary are refused whether or not they are added: bos: true would ask for them
+  const bosToken = special('bos');
+  const eosToken = special('eos');
   const addBos = f.boolean('tokenizer.ggml.add_bos_token') ?? spec.addBosDefault;
   const addEos = f.boolean('tokenizer.ggml.add_eos_token') ?? false;
-  const bos = addBos
-    ? (special('bos') ?? f.fail('tokenizer.ggml.bos_token_id', 'add_bos_token is true but the BOS id is not set'))
-    : undefined;
-  const eos = addEos
-    ? (special('eos') ?? f.fail('tokenizer.ggml.eos_token_id', 'add_eos_token is true but the EOS id is not set'))
-    : undefined;
+  const bos = addBos ? (bosToken ?? f.fail('tokenizer.ggml.bos_token_id', 'add_bos_token is true but the BOS id is not set')) : undefined;
+  const eos = addEos ? (eosToken ?? f.fail('tokenizer.ggml.eos_token_id', 'add_eos_token is true but the EOS id is not set')) : undefined;
 
   return {
     version: '1.0',
@@ -116,5 +127,5 @@ export function tokenizerFromGguf(metadata: ReadonlyMap<string, GgufEntry>, wher
   const json = ggufToTokenizerJson(metadata, where);
   const bosId = ggufFields(metadata, where).integer('tokenizer.ggml.bos_token_id');
   const bos = bosId === undefined ? undefined : Object.keys(json.model.vocab).find((t) => json.model.vocab[t] === bosId);
-  return hfTextTokenizer(json, bos === undefined ? {} : { bos_token: bos }, `GGUF vocabulary (${where})`, where);
+  return hfTextTokenizer(json, { ...(bos === undefined ? {} : { bos_token: bos }), library: {} }, `GGUF vocabulary (${where})`, where);
 }
