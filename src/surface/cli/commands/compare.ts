@@ -7,7 +7,7 @@ import { MlaDiffError } from '../../../errors';
 import { colorWanted, makeStyle, terminalWidth } from '../../reports/style';
 import { EXIT, handleErrors } from '../io/handle-errors';
 import type { IO } from '../io/process-io';
-import { processIO, writeOutput } from '../io/process-io';
+import { checkOutput, processIO, writeOutput } from '../io/process-io';
 
 export interface CompareArgs {
   golden: string;
@@ -50,10 +50,12 @@ export function unrelatedRuns(c: RunsComparison, field: string): void {
 
 /** `mla-diff compare GOLDEN NEW`: two saved runs, record by record; exit 0 same, 1 changed, 2 bad input or unrelated runs. */
 export async function compareCommand(args: CompareArgs, io: IO = processIO): Promise<number> {
+  const write = { force: args.force, inputs: [args.golden, args.new] };
+  if (args.out !== undefined) checkOutput(args.out, write); // before reading: a bad --out fails first
   const c = compareRuns(loadRunReport(args.golden), loadRunReport(args.new), ruleOf(args));
   unrelatedRuns(c, '<new>');
   const text = comparisonText(c, args.format, !args.out && colorWanted(), terminalWidth(args.wide ?? false));
-  if (args.out) writeOutput(args.out, text, { force: args.force, inputs: [args.golden, args.new] });
+  if (args.out !== undefined) writeOutput(args.out, text, write);
   else io.out(text);
   return c.verdict === 'same' ? EXIT.agree : EXIT.diverge;
 }

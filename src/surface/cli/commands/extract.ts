@@ -1,4 +1,4 @@
-import { basename } from 'node:path';
+import { basename, resolve } from 'node:path';
 import type { Argv, CommandModule } from 'yargs';
 import { MlaDiffError } from '../../../errors';
 import type { ExtractResult } from '../../../engines/llamacpp/extract';
@@ -7,6 +7,9 @@ import { formatBytes } from '../../reports/inspect';
 import { EXIT, handleErrors } from '../io/handle-errors';
 import type { IO } from '../io/process-io';
 import { processIO } from '../io/process-io';
+import { checkOutputTarget, refuseInput } from '../io/output-path';
+import { expandInputs } from '../io/run-inputs';
+import { checkpointInputs } from '../../../harness/scenario/inputs';
 
 export interface ExtractArgs {
   file: string;
@@ -39,11 +42,27 @@ export function renderExtract(r: ExtractResult): string {
   return lines.join('\n');
 }
 
+/**
+ * Before reading the checkpoint: --output a file it may write, and none of the input's shards (by
+ * real path or inode: a link to the input is the input). /dev/null is refused: the model is written
+ * to a temp file and renamed, which cannot go to a device.
+ */
+function checkExtractOutput(file: string, output: string): void {
+  const t = checkOutputTarget(output, '--output');
+  if (t.discard)
+    throw new MlaDiffError('output-invalid', `--output ${output} is a device; extract writes a .gguf file`, {
+      file: output,
+      field: '--output',
+    });
+  refuseInput(t, expandInputs(checkpointInputs('gguf', resolve(file))));
+}
+
 /** `mla-diff extract`: one layer of a GGUF checkpoint as a runnable one-layer model (engines/llamacpp/extract.ts). */
 export async function extractCommand(args: ExtractArgs, io: IO = processIO): Promise<number> {
   if (!Number.isInteger(args.layer) || args.layer < 0) {
     throw new MlaDiffError('invalid-value', `must be a layer index (an integer ≥ 0), got ${args.layer}`, { field: '--layer' });
   }
+  checkExtractOutput(args.file, args.output);
   const r = extractLayer(args.file, { layer: args.layer, output: args.output, force: args.force });
   io.out(args.format === 'json' ? JSON.stringify(r, null, 2) : renderExtract(r));
   return EXIT.agree;

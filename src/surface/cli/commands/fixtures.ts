@@ -1,4 +1,7 @@
+import { mkdirSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
+import { MlaDiffError } from '../../../errors';
+import { checkOutputTarget, writeFailed } from '../io/output-path';
 import type { Argv, CommandModule } from 'yargs';
 import { ensureFixtures, fixtureCacheDir } from '../../../checkpoints/checkpoint/fixture-cache';
 import { writeFixtures } from '../../../checkpoints/checkpoint/fixtures';
@@ -11,6 +14,27 @@ interface FixturesArgs {
   verbose: boolean;
 }
 
+/** DIR must be a directory, or a path one can be made at: not empty, not a file or device, not under a file. */
+function checkFixturesDir(dir: string): void {
+  if (isDirectory(dir)) return;
+  // empty, a device, under a file: output-invalid; an unwritable parent: write-failed
+  if (checkOutputTarget(dir, 'dir').exists)
+    throw new MlaDiffError('output-invalid', `dir ${JSON.stringify(dir)} is a file, not a directory`, { file: dir, field: 'dir' });
+  try {
+    mkdirSync(dir, { recursive: true });
+  } catch (e) {
+    throw writeFailed(dir, 'dir', e);
+  }
+}
+
+const isDirectory = (p: string): boolean => {
+  try {
+    return p !== '' && statSync(p).isDirectory();
+  } catch {
+    return false;
+  }
+};
+
 /**
  * Writes the checkpoint fixtures (GGUF Q8_0 and Q4_K, safetensors BF16 and FP8, each with its
  * tokenizer) from synthetic weights: into DIR, or into the cache the shipped scenarios read.
@@ -22,6 +46,7 @@ export function fixturesCommand(args: FixturesArgs, io: IO = processIO, env: Nod
     io.out('scenarios that name ../fixtures/checkpoints/… read them from there when that folder is missing');
     return EXIT.agree;
   }
+  checkFixturesDir(args.dir);
   const files = writeFixtures(resolve(args.dir));
   for (const f of files) io.out(`${f.path} (${(f.bytes / 1024).toFixed(1)} KiB)`);
   return EXIT.agree;

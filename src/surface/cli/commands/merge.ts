@@ -1,12 +1,11 @@
-import { readFileSync } from 'node:fs';
 import type { Argv, CommandModule } from 'yargs';
-import { MlaDiffError } from '../../../errors';
+import { readTextFile } from '../../../formats/text-file';
 import { mergeReports } from '../../../harness/sweep/merge';
 import { handleErrors } from '../io/handle-errors';
 import type { IO } from '../io/process-io';
 import { toolVersion } from '../../../version';
-import { processIO } from '../io/process-io';
-import { emitSweep } from './sweep';
+import { checkOutput, processIO } from '../io/process-io';
+import { emitSweep, isDirOut } from './sweep';
 
 export interface MergeArgs {
   reports: string[];
@@ -17,18 +16,9 @@ export interface MergeArgs {
   verbose: boolean;
 }
 
+/** A shard report as JSON (null when it is not JSON: mergeReports names it); a special or huge file is refused first. */
 function readJson(file: string): unknown {
-  let text: string;
-  try {
-    text = readFileSync(file, 'utf8');
-  } catch (e) {
-    const missing = (e as NodeJS.ErrnoException).code === 'ENOENT';
-    throw new MlaDiffError(
-      missing ? 'file-not-found' : 'file-unreadable',
-      missing ? 'no such sweep report' : `cannot read: ${(e as Error).message}`,
-      { file },
-    );
-  }
+  const text = readTextFile(file, 'a sweep report');
   try {
     return JSON.parse(text);
   } catch {
@@ -37,6 +27,8 @@ function readJson(file: string): unknown {
 }
 
 export async function mergeCommand(a: MergeArgs, io: IO = processIO): Promise<number> {
+  // before reading: --out a file it may write (a directory gets the merged name, checked when written)
+  if (a.out !== undefined && !isDirOut(a.out)) checkOutput(a.out, { force: a.force, inputs: a.reports });
   const r = mergeReports(
     a.reports.map((file) => ({ file, report: readJson(file) })),
     { allowMissing: a.allowMissing, toolVersion: toolVersion() },

@@ -9,7 +9,7 @@ import type { RunReport } from '../../../harness/run/trace';
 import { readTolerancesFile } from '../../../harness/scenario/tolerances-file';
 import { EXIT, handleErrors } from '../io/handle-errors';
 import type { IO } from '../io/process-io';
-import { processIO, writeOutput } from '../io/process-io';
+import { checkOutput, processIO, writeOutput } from '../io/process-io';
 
 export interface RejudgeArgs {
   report: string;
@@ -35,6 +35,8 @@ function spec(args: RejudgeArgs, saved: RunReport): ToleranceSpec {
 
 /** `mla-diff rejudge SAVED`: every case judged again with new tolerances, nothing re-run; exit codes as run. */
 export async function rejudgeCommand(args: RejudgeArgs, io: IO = processIO): Promise<number> {
+  const write = { force: args.force, inputs: [args.report, ...(args.tolerances === undefined ? [] : [args.tolerances])] };
+  if (args.out !== undefined) checkOutput(args.out, write); // before reading: a bad --out fails first
   const saved = loadRunReport(args.report);
   const reports = saved.runs.map((r) => rejudgeRun(r, spec(args, r), judgeOf(args)));
   const style = makeStyle(!args.out && colorWanted(), terminalWidth(args.wide ?? false));
@@ -42,7 +44,7 @@ export async function rejudgeCommand(args: RejudgeArgs, io: IO = processIO): Pro
     args.format === 'json'
       ? JSON.stringify(reports.length === 1 ? reports[0] : { format: 'mla-diff/runs', version: 1, runs: reports }, null, 2)
       : ['mla-diff report (re-judged)', ...reports.map((r) => renderRun(r, style, args.verbose))].join('\n\n');
-  if (args.out) writeOutput(args.out, text, { force: args.force, inputs: [args.report] });
+  if (args.out !== undefined) writeOutput(args.out, text, write);
   else io.out(text);
   return allPass(reports) ? EXIT.agree : EXIT.diverge; // the one rule, as run
 }

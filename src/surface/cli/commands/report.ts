@@ -6,7 +6,7 @@ import { runOutcomeText } from '../../reports/outcome-text';
 import { EXIT, handleErrors } from '../io/handle-errors';
 import { loadHtml } from '../../reports/html-lazy';
 import type { IO } from '../io/process-io';
-import { processIO, writeOutput } from '../io/process-io';
+import { checkOutput, processIO, writeOutput } from '../io/process-io';
 
 export interface ReportArgs {
   file: string;
@@ -23,11 +23,13 @@ export interface ReportArgs {
 export async function reportCommand(args: ReportArgs, io: IO = processIO): Promise<number> {
   if (args.expect === false && !args.judge)
     throw new MlaDiffError('usage', '--no-expect re-judges the saved run: it goes with --judge', { field: '--no-expect' }, 'add --judge');
+  const write = { force: args.force, inputs: [args.file], field: '--html' };
+  checkOutput(args.html, write); // before reading: a bad --html fails first
   const saved = loadRunReport(args.file).runs;
   // --judge --no-expect: by agreement; else as saved (the HTML says how it was judged)
   const reports = args.judge && args.expect === false ? saved.map((r) => withOutcome(r, 'agreement')) : saved;
   const { renderHtml } = loadHtml();
-  writeOutput(args.html, await renderHtml(reports), { force: args.force, inputs: [args.file], field: '--html' });
+  writeOutput(args.html, await renderHtml(reports), write);
   io.out(`html report: ${args.html} (${reports.reduce((n, r) => n + r.cases.length, 0)} case(s))`);
   if (!args.judge) return EXIT.agree; // rendering a diverged run is not a failure
   for (const r of reports) io.out(runOutcomeText(r));

@@ -16,11 +16,13 @@ export interface GoldenFlags {
   writeTolerances?: string;
   force: boolean;
   scenarios: string[];
+  /** Every file the run reads (runInputs): --write-tolerances never names one. */
+  inputs?: readonly string[];
 }
 
 /** Checks the flags and reads the golden run before any work: bad input fails first. */
 export function prepareGolden(args: GoldenFlags): SavedRuns | null {
-  if (args.writeTolerances && args.scenarios.length !== 1) {
+  if (args.writeTolerances !== undefined && args.scenarios.length !== 1) {
     throw new MlaDiffError('usage', `--write-tolerances writes one scenario's tolerances; ${args.scenarios.length} scenarios given`, {
       field: '--write-tolerances',
     });
@@ -38,10 +40,11 @@ export function finishGolden(
   quiet: boolean,
   width?: number,
 ): boolean {
-  if (args.writeTolerances) {
+  if (args.writeTolerances !== undefined) {
     writeOutput(args.writeTolerances, ratchetYaml(ratchetOf(reports[0]!), reports[0]!.created), {
       force: args.force,
-      inputs: args.scenarios,
+      inputs: args.inputs ?? args.scenarios,
+      field: '--write-tolerances',
     });
     if (!quiet) io.out(`tolerances written: ${args.writeTolerances}`);
   }

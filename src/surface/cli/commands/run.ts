@@ -19,6 +19,7 @@ import { processIO } from '../io/process-io';
 import type { RunArgs } from './run-options';
 import { runOptions } from './run-options';
 import { checkOutputs, writeReports } from './run-output';
+import { runInputs } from '../io/run-inputs';
 
 function pickCases(s: Scenario, names: string[] | undefined): Scenario {
   if (!names?.length) return s;
@@ -44,6 +45,9 @@ export async function runCommand(args: RunArgs, io: IO = processIO): Promise<num
       args.engine,
     ),
   );
+  // every file the run reads, now that the scenarios name them all: no output may be one (checked before any work)
+  const inputs = runInputs(scenarios, [args.golden]);
+  checkOutputs(args, inputs);
   const golden = prepareGolden(args);
   const log = args.verbose ? (m: string) => io.err(`mla-diff: ${m}`) : () => {};
   const runtime = await selectRuntime(args.device, log);
@@ -68,9 +72,9 @@ export async function runCommand(args: RunArgs, io: IO = processIO): Promise<num
   } finally {
     bar?.stop();
   }
-  await writeReports(args, reports, io, log);
+  await writeReports(args, reports, io, log, inputs);
   const changed = finishGolden(
-    args,
+    { ...args, inputs },
     golden,
     reports,
     args.format === 'json' && !args.out ? { out: io.err, err: io.err } : io,

@@ -1,6 +1,6 @@
 import { existsSync, mkdirSync, statSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import type { Argv, CommandModule } from 'yargs';
 import { MlaDiffError } from '../../../errors';
 import { colorWanted, makeStyle, terminalWidth } from '../../reports/style';
@@ -9,6 +9,7 @@ import { progressBar } from '../../reports/progress';
 import { progressLine, renderSweep } from '../../reports/sweep';
 import type { DeviceRequest } from '../../../devices/runtime';
 import { DEVICE_REQUESTS } from '../../../devices/runtime';
+import type { Matrix } from '../../../harness/sweep/matrix';
 import { loadMatrix } from '../../../harness/sweep/matrix';
 import { runPoints } from '../../../harness/sweep/pool';
 import type { SweepReport } from '../../../harness/sweep/report';
@@ -17,7 +18,10 @@ import { inShard, parseShard } from '../../../harness/sweep/shard';
 import { handleErrors } from '../io/handle-errors';
 import type { IO } from '../io/process-io';
 import { toolVersion } from '../../../version';
-import { processIO, writeOutput } from '../io/process-io';
+import { checkOutput, processIO, writeOutput } from '../io/process-io';
+import { writeFailed } from '../io/output-path';
+import { expandInputs } from '../io/run-inputs';
+import { rawScenarioInputs } from '../../../harness/scenario/inputs';
 
 export interface SweepArgs {
   matrix: string;
@@ -37,21 +41,34 @@ export interface SweepArgs {
 const DEFAULT_JOBS = Math.max(1, Math.floor(availableParallelism() / 2));
 
 /** --out: a file, or a directory (existing, or written with a trailing /) that gets `<name>[.shard-i-of-n].json`. */
-export function outPath(out: string, r: SweepReport): string {
-  const isDir = /[/\\]$/.test(out) || (existsSync(out) && statSync(out).isDirectory());
-  if (!isDir) return out;
-  mkdirSync(out, { recursive: true });
+/** Whether --out names a directory the report goes into: written with a trailing /, or an existing one. */
+export const isDirOut = (out: string): boolean => /[/\\]$/.test(out) || (existsSync(out) && statSync(out).isDirectory());
+
+export function outPath(out: string, r: Pick<SweepReport, 'shard'> & { matrix: { name: string } }): string {
+  if (!isDirOut(out)) return out;
+  try {
+    mkdirSync(out, { recursive: true });
+  } catch (e) {
+    throw writeFailed(out, '--out', e);
+  }
   return join(out, `${r.matrix.name}${r.shard ? `.shard-${r.shard.index}-of-${r.shard.count}` : ''}.json`);
+}
+
+/** Every file a sweep reads: the matrix, its base scenario and what each point names (checkpoints, tolerances, …). */
+export function sweepInputs(m: Matrix): string[] {
+  const base = m.base.file.startsWith('<') ? process.cwd() : dirname(resolve(m.base.file));
+  const named = m.points.flatMap((p) => rawScenarioInputs(p.scenario, base));
+  return expandInputs([m.file, m.base.file, ...new Set(named)].filter((f) => !f.startsWith('<')));
 }
 
 /** Prints the report (table or JSON) and writes it under --out; the exit code from its points. */
 export function emitSweep(
   r: SweepReport,
-  a: { out?: string; format: 'table' | 'json'; force: boolean; inputs: string[]; wide?: boolean },
+  a: { out?: string; format: 'table' | 'json'; force: boolean; inputs: readonly string[]; wide?: boolean },
   io: IO,
 ): number {
   const json = JSON.stringify(r, null, 2);
-  if (a.out) {
+  if (a.out !== undefined) {
     const path = outPath(a.out, r);
     writeOutput(path, json, { force: a.force, inputs: a.inputs });
     io.err(`mla-diff: sweep report: ${path}`);
@@ -68,6 +85,9 @@ export async function sweepCommand(a: SweepArgs, io: IO = processIO): Promise<nu
     throw new MlaDiffError('usage', `expected a whole number ≥ 1, got ${a.jobs}`, { field: '--jobs' });
   const m = loadMatrix(a.matrix);
   const mine = m.points.filter((p) => inShard(p.index, shard));
+  const inputs = sweepInputs(m);
+  // before any point runs: --out a file it may write, not one the sweep reads
+  if (a.out !== undefined) checkOutput(outPath(a.out, { matrix: { name: m.name }, shard }), { force: a.force, inputs });
   // --verbose: a line per finished point; else, on a terminal, a bar; in a pipe or CI log, nothing.
   const bar = !a.verbose && io.errStream ? progressBar(io.errStream) : null;
   const t0 = performance.now();
@@ -95,7 +115,7 @@ export async function sweepCommand(a: SweepArgs, io: IO = processIO): Promise<nu
     summary: summarize(points),
     seconds: (performance.now() - t0) / 1000,
   };
-  return emitSweep(report, { ...a, inputs: [a.matrix] }, io);
+  return emitSweep(report, { ...a, inputs }, io);
 }
 
 export const sweepModule: CommandModule<object, SweepArgs> = {
