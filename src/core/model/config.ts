@@ -1,4 +1,5 @@
 import { MlaDiffError } from '../../errors';
+import { checkConfigLimits } from './config-limits';
 import type { MlaConfig } from '../../trace/model-config';
 
 export type { MlaConfig, YarnScaling } from '../../trace/model-config';
@@ -62,14 +63,20 @@ export function validateConfig(c: MlaConfig, where: { file?: string; field?: str
     const v = c[k] as number;
     if (!Number.isInteger(v) || v <= 0) fail(k, `must be a positive integer, got ${v}`);
   }
+  checkConfigLimits(c, where);
   if (c.qk_rope_head_dim % 2 !== 0) {
     fail('qk_rope_head_dim', `must be even (RoPE rotates pairs), got ${c.qk_rope_head_dim}`);
   }
-  if (!(c.rope_theta > 1)) fail('rope_theta', `must be > 1, got ${c.rope_theta}`);
+  // A config.json's 1e400 parses as Infinity: every float is checked finite.
+  if (!(c.rope_theta > 1 && Number.isFinite(c.rope_theta))) fail('rope_theta', `must be finite and > 1, got ${c.rope_theta}`);
   if (!(c.rms_norm_eps > 0 && c.rms_norm_eps < 1)) fail('rms_norm_eps', `must be in (0, 1), got ${c.rms_norm_eps}`);
   const y = c.rope_scaling;
-  if (y && !(y.factor >= 1 && y.original_max_position_embeddings > 0 && y.beta_fast > y.beta_slow)) {
-    fail('rope_scaling', 'needs factor ≥ 1, original_max_position_embeddings > 0 and beta_fast > beta_slow');
+  const finite =
+    y &&
+    [y.factor, y.mscale, y.mscale_all_dim, y.beta_fast, y.beta_slow].every(Number.isFinite) &&
+    y.original_max_position_embeddings <= 2 ** 24;
+  if (y && !(finite && y.factor >= 1 && y.original_max_position_embeddings > 0 && y.beta_fast > y.beta_slow)) {
+    fail('rope_scaling', 'needs finite values, factor ≥ 1, original_max_position_embeddings > 0 and beta_fast > beta_slow');
   }
   return c;
 }

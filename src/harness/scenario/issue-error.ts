@@ -49,6 +49,17 @@ export function issueError(src: YamlSource, issue: z.core.$ZodIssue, root?: unkn
       { file: src.file, line: at?.line, column: at?.column, field: fieldPath(path) },
     );
   }
+  if (issue.code === 'too_big') {
+    // A bound of field-limits.ts (or of the sweep schema): a size the run will not build, named with its bound.
+    const unit = issue.origin === 'array' ? ' items' : issue.origin === 'string' ? ' characters' : '';
+    const got = Array.isArray(value) || typeof value === 'string' ? `${value.length}${unit}` : String(value);
+    return new MlaDiffError(
+      'limit-exceeded',
+      `${got} is over the limit of ${String(issue.maximum)}${unit}`,
+      { file: src.file, line: at?.line, column: at?.column, field: fieldPath(path) || undefined },
+      `at most ${String(issue.maximum)}${unit} here`,
+    );
+  }
   const code: ErrorCode = issue.code === 'invalid_type' ? 'invalid-type' : 'invalid-value';
   const missing = issue.code === 'invalid_type' && issue.message.includes('received undefined');
   const message = missing ? `missing required field (expected ${issue.expected})` : issue.message.replace(/^Invalid input: /, '');

@@ -17,6 +17,7 @@ import { resolveExternal } from './external';
 import { issueError } from './issue-error';
 import { precisionTolerances, resolvePrecision } from './precision';
 import { resolveWeights } from './weights';
+import { checkScheduleLimits } from './limits';
 import { YamlSource } from './yaml-source';
 
 function expectWeights(f: ScenarioFile, src: YamlSource): WeightsExpectation {
@@ -64,8 +65,9 @@ function resolve(f: ScenarioFile, src: YamlSource, opts: LoadOptions): Scenario 
   } catch (e) {
     if (!(e instanceof MlaDiffError)) throw e;
     const key = (e.where.field ?? 'model').split('.').slice(1);
-    fail(src, 'invalid-config', ['model', ...key], e.message, e.hint);
+    fail(src, e.code, ['model', ...key], e.message, e.hint);
   }
+  checkScheduleLimits(f, config, src);
   const N = config.num_attention_heads;
   const requests = resolveRequests(f, config, src, w.seed, w.tokenizer);
   const cases = resolveCases(f, N, src);

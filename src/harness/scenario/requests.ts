@@ -3,6 +3,7 @@ import type { Phase, RequestPlan } from '../../core/schedule/schedule';
 import { requestLength } from '../../core/schedule/schedule';
 import { fmix32, streamKey } from '../../core/weights/normal';
 import { fail } from './fail';
+import { checkPromptTokens } from './limits';
 import type { ScenarioFile } from './schema';
 import type { YamlSource } from './yaml-source';
 import type { BosMode, TextTokenizer } from '../../checkpoints/tokenizer';
@@ -85,6 +86,7 @@ export function resolveRequests(
     }
     const ids = tokenize ? tokenizer!.encode(p.text!, bos) : (p.ids ?? syntheticIds(p.length!, config.vocab_size, seed));
     if (!ids.length) fail(src, 'invalid-value', ['prompt', 'text'], 'the text tokenizes to no tokens');
+    checkPromptTokens(ids.length, src);
     plans = [
       {
         path: ['prompt', 'ids'],

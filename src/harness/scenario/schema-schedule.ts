@@ -1,5 +1,6 @@
 /** The scenario file's serving schedule: the one-step prompt, the engine's schedule knobs and the requests of a multi-step schedule. */
 import { z } from 'zod';
+import { FIELD_MAX } from './field-limits';
 
 const positiveInt = z.number().int().positive();
 
@@ -7,12 +8,12 @@ const positiveInt = z.number().int().positive();
 export const promptSchema = z
   .strictObject({
     /** The prompt: tokenized with weights.tokenizer: or the checkpoint's vocabulary when no ids are given, else a label for the ids. */
-    text: z.string().optional(),
-    ids: z.array(z.number().int().nonnegative()).min(1).optional(),
+    text: z.string().max(FIELD_MAX.text).optional(),
+    ids: z.array(z.number().int().nonnegative()).min(1).max(FIELD_MAX.ids).optional(),
     /** Instead of ids: this many token ids drawn from the weight seed (long-context runs). */
     length: positiveInt.optional(),
     /** Absolute position of the first token (default 0). */
-    start_position: z.number().int().nonnegative().default(0),
+    start_position: z.number().int().nonnegative().max(FIELD_MAX.position).default(0),
     /** With text: a BOS in front as the tokenizer says (auto), always (true) or never added (false). */
     bos: z.union([z.enum(['auto', 'true', 'false']), z.boolean()]).optional(),
   })
@@ -22,13 +23,13 @@ export const promptSchema = z
 export const scheduleSchema = z
   .strictObject({
     /** Slots per block of the paged latent cache. */
-    block_size: positiveInt.default(16),
+    block_size: positiveInt.max(FIELD_MAX.blockSize).default(16),
     /** vLLM reorder_batch_threshold: pieces of at most this many tokens take the decode (MQA) path; Triton MLA 1, FlashMLA 128. */
-    decode_threshold: positiveInt.default(1),
+    decode_threshold: positiveInt.max(FIELD_MAX.tokens).default(1),
     /** Tokens per context chunk gathered into the MHA workspace (vLLM max_context_chunk). */
-    context_chunk: positiveInt.default(65_536),
+    context_chunk: positiveInt.max(FIELD_MAX.position).default(65_536),
     /** Triton MLA num_kv_splits for the MQA path. */
-    kv_splits: positiveInt.default(1),
+    kv_splits: positiveInt.max(FIELD_MAX.kvSplits).default(1),
     /** Prefill kernel: fa3 reports −inf LSE for an empty context chunk, fa2 +inf. */
     prefill_kernel: z.enum(['fa3', 'fa2']).default('fa3'),
     /** The fp32 "cold" path (HF eager, one softmax over every key): auto = when some piece has context or a tolerance is `{floor: k}`. */
@@ -36,7 +37,7 @@ export const scheduleSchema = z
     /** Attention without the score tensor (webgpu: fused WGSL kernels): auto = where the unfused scores would not fit; fused; unfused. */
     attention: z.enum(['auto', 'fused', 'unfused']).default('auto'),
     /** Query tokens whose logits rows every path records (index within each piece; negative from its end); absent: all, unfused only. */
-    logits_rows: z.array(z.number().int()).min(1).optional(),
+    logits_rows: z.array(z.number().int().min(-FIELD_MAX.tokens).max(FIELD_MAX.tokens)).min(1).max(FIELD_MAX.logitsRows).optional(),
   })
   .default({
     block_size: 16,
@@ -52,12 +53,15 @@ export const scheduleSchema = z
 export const requestsSchema = z
   .array(
     z.strictObject({
-      name: z.string().regex(/^[A-Za-z0-9_.-]+$/, 'letters, digits, "_", "." and "-" only'),
+      name: z
+        .string()
+        .max(FIELD_MAX.name)
+        .regex(/^[A-Za-z0-9_.-]+$/, 'letters, digits, "_", "." and "-" only'),
       /** Leading token ids; the rest are drawn from the weight seed. */
-      ids: z.array(z.number().int().nonnegative()).optional(),
-      start_step: z.number().int().nonnegative().default(0),
+      ids: z.array(z.number().int().nonnegative()).max(FIELD_MAX.ids).optional(),
+      start_step: z.number().int().nonnegative().max(FIELD_MAX.tokens).default(0),
       /** RoPE position of the request's first token. */
-      position_offset: z.number().int().nonnegative().default(0),
+      position_offset: z.number().int().nonnegative().max(FIELD_MAX.position).default(0),
       steps: z
         .array(
           z.strictObject({
@@ -69,8 +73,10 @@ export const requestsSchema = z
             cached: positiveInt.optional(),
           }),
         )
-        .min(1),
+        .min(1)
+        .max(FIELD_MAX.steps),
     }),
   )
   .min(1)
+  .max(FIELD_MAX.requests)
   .optional();

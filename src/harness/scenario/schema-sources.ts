@@ -1,5 +1,6 @@
 /** The scenario file's sources of the layer: the model config, the weights, an external backend's command and an engine's trace dump. */
 import { z } from 'zod';
+import { FIELD_MAX } from './field-limits';
 import { GGUF_PLANTS } from '../../trace/faults';
 import { ENGINE_NAMES } from '../../trace/scenario';
 import { LOADER_FAULTS } from '../../checkpoints/checkpoint/kv-b';
@@ -42,32 +43,32 @@ export const modelSchema = z.strictObject({
 export const weightsSchema = z.strictObject({
   synthetic: z
     .strictObject({
-      seed: z.number().int().nonnegative(),
+      seed: z.number().int().nonnegative().max(Number.MAX_SAFE_INTEGER),
       /** Multiplies named weights (a norm or a projection): activations large enough to reach a dtype's range. */
       gain: z.partialRecord(z.enum([...LINEAR_NAMES, ...NORM_NAMES] as [string, ...string[]]), z.number().positive()).optional(),
     })
     .optional(),
   /** A .gguf file or any shard of a split one, relative to the scenario file. */
-  gguf: z.string().min(1).optional(),
+  gguf: z.string().min(1).max(FIELD_MAX.path).optional(),
   /** A .safetensors file, a model.safetensors.index.json, or their directory (config.json beside them). */
-  safetensors: z.string().min(1).optional(),
+  safetensors: z.string().min(1).max(FIELD_MAX.path).optional(),
   /** Which layer's attention (blk.N / model.layers.N). */
-  layer: z.number().int().nonnegative().optional(),
+  layer: z.number().int().nonnegative().max(FIELD_MAX.layer).optional(),
   /** A tokenizer.json for prompt text (default: the GGUF's vocabulary, or tokenizer.json beside the safetensors). */
-  tokenizer: z.string().min(1).optional(),
+  tokenizer: z.string().min(1).max(FIELD_MAX.path).optional(),
   /** A planted loader bug, for testing the weight stage. */
   loader_fault: z.enum(LOADER_FAULTS as unknown as [string, ...string[]]).optional(),
 });
 
 /** Layouts and names of tensors an external backend or an engine dump writes (docs/external-backends.md). */
-const layoutsSchema = z.record(z.string(), z.string().min(1)).default({});
-const namesSchema = z.record(z.string().min(1), z.enum(STAGE_NAMES as [string, ...string[]])).default({});
+const layoutsSchema = z.record(z.string().max(FIELD_MAX.name), z.string().min(1).max(FIELD_MAX.name)).default({});
+const namesSchema = z.record(z.string().min(1).max(FIELD_MAX.name), z.enum(STAGE_NAMES as [string, ...string[]])).default({});
 
 /** external: a user's command computing the layer over the schedule (protocol version 1). */
 export const externalSchema = z.strictObject({
-  command: z.string().min(1).optional(),
-  name: z.string().min(1).default('external'),
-  timeout_s: z.number().positive().default(600),
+  command: z.string().min(1).max(FIELD_MAX.command).optional(),
+  name: z.string().min(1).max(FIELD_MAX.name).default('external'),
+  timeout_s: z.number().positive().max(FIELD_MAX.timeoutS).default(600),
   stages: z
     .array(z.enum(STAGE_NAMES as [string, ...string[]]))
     .min(1)
@@ -78,7 +79,7 @@ export const externalSchema = z.strictObject({
 
 /** trace: an engine's dump of named tensors (.safetensors) or norms (.jsonl), relative to the scenario file. */
 export const traceSchema = z.strictObject({
-  file: z.string().min(1).optional(),
+  file: z.string().min(1).max(FIELD_MAX.path).optional(),
   layouts: layoutsSchema,
   names: namesSchema,
 });
@@ -94,7 +95,7 @@ export const engineItemSchema = z.union([
     cache_type: z.enum(['f32', 'f16']).default('f16'),
     threads: z.number().int().positive().max(256).default(2),
     gpu_layers: z.number().int().nonnegative().max(1024).default(0),
-    timeout_s: z.number().positive().default(600),
+    timeout_s: z.number().positive().max(FIELD_MAX.timeoutS).default(600),
     /** deepseek2 (DeepSeek-V2/V3) or glm-dsa (GLM-5); default deepseek2. */
     arch: z.enum(['deepseek2', 'glm-dsa']).default('deepseek2'),
     /** split attn_k_b/attn_v_b (current converters) or merged attn_kv_b (legacy files: the MHA graph). */

@@ -7,6 +7,7 @@ import { ACTIVATION_DTYPES, KERNEL_PRESETS, KV_CACHE_DTYPES, ROUND_POINTS } from
 import { CULPRITS } from './scenario';
 import { engineItemSchema, externalSchema, modelSchema, traceSchema, weightsSchema } from './schema-sources';
 import { promptSchema, requestsSchema, scheduleSchema } from './schema-schedule';
+import { FIELD_MAX } from './field-limits';
 
 /**
  * The scenario file format (YAML), version 1. zod gives typed parsing and issues with paths;
@@ -20,7 +21,10 @@ const tolerance = z.strictObject({ rel: z.number().nonnegative().optional(), flo
 const pathRounding = z.union([z.enum(KERNEL_PRESETS), z.array(z.enum(ROUND_POINTS))]);
 
 const caseSchema = z.strictObject({
-  name: z.string().regex(/^[A-Za-z0-9_.-]+$/, 'letters, digits, "_", "." and "-" only'),
+  name: z
+    .string()
+    .max(FIELD_MAX.name)
+    .regex(/^[A-Za-z0-9_.-]+$/, 'letters, digits, "_", "." and "-" only'),
   /** A contiguous run of heads. */
   heads: z.strictObject({ start: z.number().int().nonnegative(), count: positiveInt }).optional(),
   /** Tensor-parallel rank: heads [rank·N/size, (rank+1)·N/size). */
@@ -29,8 +33,8 @@ const caseSchema = z.strictObject({
 
 export const scenarioSchema = z.strictObject({
   version: z.literal(1).default(1),
-  name: z.string().min(1),
-  description: z.string().optional(),
+  name: z.string().min(1).max(FIELD_MAX.name),
+  description: z.string().max(FIELD_MAX.description).optional(),
   model: modelSchema,
   weights: weightsSchema.default({ synthetic: { seed: 0 } }),
   /** A second source of the same layer: every weight and every activation compared across the two. */
@@ -62,6 +66,7 @@ export const scenarioSchema = z.strictObject({
   cases: z
     .array(caseSchema)
     .min(1)
+    .max(FIELD_MAX.cases)
     .default([{ name: 'full' }]),
   faults: z
     .array(
@@ -70,11 +75,12 @@ export const scenarioSchema = z.strictObject({
         fault: z.enum(FAULT_NAMES),
       }),
     )
+    .max(FIELD_MAX.faults)
     .default([]),
   tolerances: z
     .strictObject({
       /** A tolerances file (the ratchet, `--write-tolerances`), relative to the scenario file; inline stages override it. */
-      file: z.string().min(1).optional(),
+      file: z.string().min(1).max(FIELD_MAX.path).optional(),
       default: tolerance.optional(),
       stages: z.partialRecord(z.enum(STAGE_NAMES as [string, ...string[]]), tolerance).optional(),
     })
@@ -98,7 +104,7 @@ export const scenarioSchema = z.strictObject({
       first_divergence: z.enum(STAGE_NAMES as [string, ...string[]]).optional(),
       culprit: z.enum(CULPRITS as unknown as [string, ...string[]]).optional(),
       step: z.number().int().nonnegative().optional(),
-      request: z.string().optional(),
+      request: z.string().max(FIELD_MAX.name).optional(),
     })
     .optional(),
 });
