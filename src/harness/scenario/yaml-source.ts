@@ -11,14 +11,23 @@ export interface Position {
 /** A parsed YAML file that can say on which line any field path sits. */
 export class YamlSource {
   readonly doc: Document;
-  private readonly lines = new LineCounter();
+  private readonly lines: LineCounter;
   private built?: { js: unknown };
   private readonly firstAlias?: Position;
 
+  /** `parsed`: the same text already parsed (a sweep's base, once for all its points), whose tree and lines are shared. */
   constructor(
     readonly text: string,
     readonly file: string,
+    parsed?: YamlSource,
   ) {
+    if (parsed && parsed.text === text) {
+      this.doc = parsed.doc;
+      this.lines = parsed.lines;
+      this.firstAlias = parsed.firstAlias;
+      return;
+    }
+    this.lines = new LineCounter();
     const items = text.length > YAML_MAX_CHARS ? 0 : separators(text);
     if (text.length > YAML_MAX_CHARS || items > YAML_MAX_SEPARATORS) {
       throw new MlaDiffError(

@@ -10,7 +10,7 @@ import type { PointSpec } from './expand';
 import { AXIS_FIELDS, expandMatrix } from './expand';
 import { PointSource } from './point-source';
 import type { AxisName, MatrixFile } from './schema';
-import { matrixSchema } from './schema';
+import { AXIS_NAMES, matrixSchema } from './schema';
 
 /** A loaded sweep matrix: every point expanded and validated as a scenario. */
 export interface Matrix {
@@ -29,6 +29,9 @@ interface BaseSource {
   file: string;
   prefix: PropertyKey[];
 }
+
+/** Points a matrix may expand to, and points × the base's characters (each point is a copy of the base, hashed as JSON). */
+export const MATRIX_MAX = { points: 4096, pointChars: 2 ** 25 };
 
 /** Parses the matrix; a fault entry's issue inside the `none | {path, fault}` union is reported as the mapping's own. */
 function parseMatrix(src: YamlSource): MatrixFile {
@@ -62,6 +65,27 @@ function pointError(e: MlaDiffError, p: PointSpec, src: YamlSource): MlaDiffErro
   return new MlaDiffError(e.code, `point ${p.id}: ${axis && field ? `${field}: ` : ''}${e.message}`, at, e.hint);
 }
 
+/** The cross product's size, from the axes' lengths, before any point is built: limit-exceeded at axes. */
+function checkPointCount(m: MatrixFile, baseChars: number, src: YamlSource): void {
+  const lengths = AXIS_NAMES.map((a) => [a, (m.axes[a] as unknown[] | undefined)?.length ?? 1] as const);
+  const points = lengths.reduce((n, [, l]) => n * l, 1);
+  const longest = lengths.reduce((a, b) => (b[1] > a[1] ? b : a))[0];
+  const over = points > MATRIX_MAX.points ? MATRIX_MAX.points : points * baseChars > MATRIX_MAX.pointChars ? MATRIX_MAX.pointChars : 0;
+  if (!over) return;
+  const path = m.axes[longest] === undefined ? ['axes'] : ['axes', longest];
+  throw new MlaDiffError(
+    'limit-exceeded',
+    over === MATRIX_MAX.points
+      ? `the axes give ${points} points (${lengths
+          .filter(([, l]) => l > 1)
+          .map(([a, l]) => `${a} ${l}`)
+          .join(' × ')}), over the limit of ${over}`
+      : `${points} points of a ${baseChars}-character base are ${points * baseChars} characters, over the limit of ${over}`,
+    { ...src.locate(path), file: src.file, field: fieldPath(path) },
+    `at most ${MATRIX_MAX.points} points (and ${MATRIX_MAX.pointChars} characters of points): split the matrix into several`,
+  );
+}
+
 /** `validate: false` skips checking every point as a scenario (a worker checks only its own). */
 export function loadMatrix(file: string, opts: { validate: boolean } = { validate: true }): Matrix {
   return parseMatrixText(readTextFile(file, 'a sweep matrix'), file, opts);
@@ -75,21 +99,23 @@ export function parseMatrixText(text: string, file = '<matrix>', opts: { validat
   };
   if ((m.base === undefined) === (m.base_file === undefined))
     fail(m.base ? ['base_file'] : [], 'give the base scenario as base: (inline) or base_file:, exactly one');
-  let baseSrc: BaseSource & { raw: Record<string, unknown> };
+  let baseSrc: BaseSource & { raw: Record<string, unknown>; parsed: YamlSource };
   if (m.base) {
-    baseSrc = { text, file, prefix: ['base'], raw: m.base };
+    baseSrc = { text, file, prefix: ['base'], raw: m.base, parsed: src };
   } else {
     const path = file.startsWith('<') ? resolve(m.base_file!) : resolve(dirname(file), m.base_file!);
     const baseText = readTextFile(path, 'a base scenario');
-    const raw = new YamlSource(baseText, path).toJS();
+    const parsed = new YamlSource(baseText, path);
+    const raw = parsed.toJS();
     if (raw === null || typeof raw !== 'object' || Array.isArray(raw))
       throw new MlaDiffError('invalid-type', 'a scenario must be a YAML mapping', { file: path, line: 1 });
-    baseSrc = { text: baseText, file: path, prefix: [], raw: raw as Record<string, unknown> };
+    baseSrc = { text: baseText, file: path, prefix: [], raw: raw as Record<string, unknown>, parsed };
   }
+  checkPointCount(m, baseSrc.text.length, src);
   const points = expandMatrix(m, baseSrc.raw, (axis, msg) => fail(['axes', axis], msg));
   for (const p of opts.validate ? points : []) {
     try {
-      pointScenario(baseSrc, p);
+      parseScenarioSource(new PointSource(baseSrc.text, baseSrc.file, baseSrc.prefix, p.scenario, baseSrc.parsed));
     } catch (e) {
       throw e instanceof MlaDiffError ? pointError(e, p, src) : e;
     }

@@ -11,8 +11,9 @@ export class PointSource extends YamlSource {
     file: string,
     private readonly prefix: readonly PropertyKey[],
     private readonly value: unknown,
+    parsed?: YamlSource,
   ) {
-    super(text, file);
+    super(text, file, parsed);
   }
 
   override toJS(): unknown {

@@ -9,6 +9,8 @@ import { CULPRITS } from '../scenario/scenario';
  * cross product gives the points. The base is validated per point, as a scenario (schema.ts).
  */
 const positiveInt = z.number().int().positive();
+/** Values of one axis (the points, their product, are bounded in matrix.ts). */
+const AXIS_MAX = 1024;
 
 /** What a point must show; without it a fault's is derived (diverge where it enters, culprit its path), a clean point's is agree. */
 const expectSchema = z.strictObject({
@@ -29,41 +31,48 @@ export type AxisName = (typeof AXIS_NAMES)[number];
 
 export const axesSchema = z.strictObject({
   /** weights.synthetic.seed */
-  seed: z.array(z.number().int().nonnegative()).min(1).optional(),
+  seed: z.array(z.number().int().nonnegative()).min(1).max(AXIS_MAX).optional(),
   /** prompt.length (or the chunked request's prefill) */
-  tokens: z.array(positiveInt).min(1).optional(),
+  tokens: z.array(positiveInt).min(1).max(AXIS_MAX).optional(),
   /** model.num_attention_heads */
-  heads: z.array(positiveInt).min(1).optional(),
+  heads: z.array(positiveInt).min(1).max(AXIS_MAX).optional(),
   /** one case per value: tensor-parallel rank `rank` of `size` */
   tp: z
     .array(z.strictObject({ size: positiveInt, rank: z.number().int().nonnegative() }))
     .min(1)
+    .max(AXIS_MAX)
     .optional(),
   /** a chunked prefill: one request with steps [{prefill: T, chunk: c}]; none = the plain prompt */
   chunk: z
     .array(z.union([z.literal('none'), positiveInt]))
     .min(1)
+    .max(AXIS_MAX)
     .optional(),
   device: z
     .array(z.enum(DEVICE_REQUESTS as unknown as [string, ...string[]]))
     .min(1)
+    .max(AXIS_MAX)
     .optional(),
   /** none, or a fault of the catalogue planted in a path */
   faults: z
     .array(z.union([z.literal('none'), faultEntrySchema]))
     .min(1)
+    .max(AXIS_MAX)
     .optional(),
 });
 
 export const matrixSchema = z.strictObject({
   format: z.literal('mla-diff/sweep'),
   version: z.literal(1),
-  name: z.string().regex(/^[A-Za-z0-9_.-]+$/, 'letters, digits, "_", "." and "-" only'),
-  description: z.string().optional(),
+  name: z
+    .string()
+    .max(256)
+    .regex(/^[A-Za-z0-9_.-]+$/, 'letters, digits, "_", "." and "-" only'),
+  description: z.string().max(10_000).optional(),
   /** The base scenario, inline (a scenario mapping) … */
   base: z.record(z.string(), z.unknown()).optional(),
   /** … or a scenario file, relative to the matrix file. */
-  base_file: z.string().min(1).optional(),
+  base_file: z.string().min(1).max(AXIS_MAX).optional(),
   axes: axesSchema.default({}),
 });
 
