@@ -79,7 +79,7 @@ export function readSafetensorsHeader(f: RandomAccessFile): SafetensorsHeader {
     if (!isSafetensorsDtype(dtype)) {
       throw invalid(
         file,
-        `unknown dtype ${JSON.stringify(dtype)}`,
+        dtype === undefined ? 'no dtype' : `unknown dtype ${JSON.stringify(dtype).slice(0, 80)}`,
         name,
         'safetensors dtypes are spelled F32, F16, BF16, F8_E4M3, I64, ... (upper case)',
       );

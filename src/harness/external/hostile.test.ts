@@ -174,6 +174,21 @@ describe('engine dumps (trace import)', () => {
     expect(codeOf(() => trace(jsonl(`${what.replace(/\W/g, '_')}.jsonl`, text)))).toBe(code);
   });
 
+  it.each([
+    ['no stage', '{"norm": 1}\n'],
+    ['no norm', '{"stage": "hidden_in"}\n'],
+    ['a request without a step', '{"request": "a", "stage": "hidden_in", "norm": 1}\n'],
+    ['a step without a request', '{"step": 3, "stage": "hidden_in", "norm": 1}\n'],
+  ])('jsonl with %s: the message never says undefined', (what, text) => {
+    try {
+      trace(jsonl(`missing-${what.replace(/\W/g, '_')}.jsonl`, text));
+      throw new Error('no error');
+    } catch (e) {
+      expect(isMlaDiffError(e)).toBe(true);
+      expect((e as Error).message).not.toMatch(/undefined/);
+    }
+  });
+
   it('a well-formed jsonl line still imports, through a names: map', () => {
     const run = trace(jsonl('good.jsonl', '{"stage": "h", "norm": 1}\n'), { h: 'hidden_in' });
     expect(run.recording.trace.stages.map((s) => s.stage)).toEqual(['hidden_in']);

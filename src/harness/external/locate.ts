@@ -36,6 +36,10 @@ export const bad = (ctx: ImportContext, field: string, message: string, hint?: s
 export const typeOf = (x: unknown): string =>
   x === null ? 'null' : Array.isArray(x) ? 'an array' : typeof x === 'string' ? `"${x.slice(0, 40)}"` : `a ${typeof x}`;
 
+/** A piece as a backend named it, the parts it left out said so. */
+const pieceOf = (step?: number, request?: string) =>
+  `step ${step === undefined || Number.isNaN(step) ? '(none)' : step} request ${request === undefined ? '(none)' : JSON.stringify(request.slice(0, 80))}`;
+
 export const attending = (ctx: ImportContext) => ctx.pieces.filter((p) => p.kind !== 'cached');
 const naming = (ctx: ImportContext) => {
   const one = attending(ctx);
@@ -70,10 +74,10 @@ export function locate(ctx: ImportContext, field: string, stageName: string, ste
     throw bad(
       ctx,
       field,
-      `step ${step} request ${request} is a piece of kind cached (a prefix-cache hit): write nothing for it`,
+      `${pieceOf(step, request)} is a piece of kind cached (a prefix-cache hit): write nothing for it`,
       `its latent rows are in kv_cache of the request's next attending piece; ${naming(ctx)}`,
     );
-  if (!piece) throw bad(ctx, field, `step ${step} request ${request} is not an attending piece of the schedule`, naming(ctx));
+  if (!piece) throw bad(ctx, field, `${pieceOf(step, request)} is not an attending piece of the schedule`, naming(ctx));
   const chunked = (STAGES[stage] as StageDef).chunked === true;
   if (chunked !== (chunk !== undefined))
     throw bad(

@@ -70,7 +70,9 @@ export interface ExternalResponse {
 /** First zod issue as one message: the field path and what was wrong. */
 export const zodMessage = (e: z.ZodError) => {
   const i = e.issues[0]!;
-  return `${fieldPath(i.path as PropertyKey[]) || '(top level)'}: ${i.message.replace(/^Invalid input: /, '')}`;
+  // zod says "received undefined" of a missing field: a message never says undefined
+  const what = i.message.replace(/^Invalid input: /, '').replace(/^expected (.+), received undefined$/, 'missing (expected $1)');
+  return `${fieldPath(i.path as PropertyKey[]) || '(top level)'}: ${what}`;
 };
 
 /** Reads D/out/response.json (required) and D/out/stages.safetensors (optional) into path `external`. */
