@@ -37,8 +37,10 @@ export const typeOf = (x: unknown): string =>
   x === null ? 'null' : Array.isArray(x) ? 'an array' : typeof x === 'string' ? `"${x.slice(0, 40)}"` : `a ${typeof x}`;
 
 /** A piece as a backend named it, the parts it left out said so. */
-const pieceOf = (step?: number, request?: string) =>
-  `step ${step === undefined || Number.isNaN(step) ? '(none)' : step} request ${request === undefined ? '(none)' : JSON.stringify(request.slice(0, 80))}`;
+const pieceOf = (step?: number, request?: string) => {
+  const s = step === undefined || Number.isNaN(step) ? '(none)' : String(step);
+  return `step ${s} request ${request === undefined ? '(none)' : JSON.stringify(request.slice(0, 80))}`;
+};
 
 export const attending = (ctx: ImportContext) => ctx.pieces.filter((p) => p.kind !== 'cached');
 const naming = (ctx: ImportContext) => {
