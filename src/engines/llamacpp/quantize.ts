@@ -56,7 +56,12 @@ function childCommand(): string[] {
   return ['-r', 'ts-node/register/transpile-only', join(__dirname, 'quantize-child.ts')];
 }
 
-const tail = (s: string, n = 2000) => (s.length > n ? `…${s.slice(-n)}` : s);
+/** The end of llama.cpp's log for an error: its last 2000 characters, control characters (ANSI escapes, \r) written out visibly. */
+const tail = (s: string, n = 2000) =>
+  (s.length > n ? `…${s.slice(-n)}` : s).replace(
+    /[\x00-\x09\x0b-\x1f\x7f-\x9f]/g,
+    (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`,
+  );
 
 /**
  * Quantizes `input` (a GGUF llama.cpp can load) into `output` as `ftype`. Throws 'engine-unavailable'

@@ -1,5 +1,4 @@
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { isMlaDiffError, MlaDiffError } from '../../errors';
 import type { Recording } from '../../core/probes/recorder';
@@ -9,6 +8,8 @@ import type { ExternalJob } from './request';
 import { writeRequest } from './request';
 import { readResponse } from './response';
 import { runBackend } from './runner';
+import { scratchDir, writeInto } from './scratch-dir';
+import { onStop } from './stop';
 
 /** What the run JSON says about the external path of a case (CaseTrace.external): src/trace/case-trace.ts. */
 export type { ExternalInfo } from '../../trace';
@@ -37,14 +38,18 @@ const withDir = (e: MlaDiffError, dir: string) =>
 /**
  * One case through an external backend: writes the exchange directory (request, weights, inputs),
  * runs the command, reads its response. The directory goes after a successful read unless kept;
- * on failure it stays and the error names it.
+ * on failure it stays and the error names it. A TMPDIR that cannot hold it is write-failed naming
+ * it, nothing left; a signal that stops the run removes it too, unless kept (stopRun's line says where).
  */
 export async function runExternal(spec: ExternalSpec, job: ExternalJob, o: ExternalOptions): Promise<ExternalRun> {
-  const dir = mkdtempSync(join(tmpdir(), 'mla-diff-external-'));
+  const dir = scratchDir('mla-diff-external-', 'the external exchange directory');
   const out = join(dir, 'out');
+  const unStop = onStop('remove', () => (o.keep ? `exchange directory kept: ${dir}` : rmSync(dir, { recursive: true, force: true })));
   try {
-    mkdirSync(out);
-    writeRequest(dir, job);
+    writeInto(dir, 'the external exchange directory', () => {
+      mkdirSync(out);
+      writeRequest(dir, job);
+    });
     o.log?.(`external ${spec.name}: ${spec.command} (exchange ${dir})`);
     const env = { MLA_DIFF_REQUEST: join(dir, 'request.json'), MLA_DIFF_DIR: dir, MLA_DIFF_OUT: out };
     const run = await runBackend(spec.command, { cwd: o.cwd, env, timeoutS: spec.timeoutS, label: `external backend ${spec.name}` });
@@ -79,6 +84,8 @@ export async function runExternal(spec: ExternalSpec, job: ExternalJob, o: Exter
       },
     };
   } catch (e) {
-    throw isMlaDiffError(e) ? withDir(e, dir) : e;
+    throw isMlaDiffError(e) && e.code !== 'write-failed' ? withDir(e, dir) : e;
+  } finally {
+    unStop();
   }
 }

@@ -1,9 +1,15 @@
-import execa from 'execa';
+import { spawn } from 'node:child_process';
 import type { ErrorCode } from '../../errors';
 import { MlaDiffError } from '../../errors';
+import { stderrTail, TailBuffer } from './stderr-tail';
+import { killTree, onStop } from './stop';
 
-/** Lines of stderr an error quotes. */
-const TAIL_LINES = 15;
+/** What is kept of each stream in memory, however much the backend prints: its end. */
+const KEEP_BYTES = 1 << 20;
+/** setTimeout's largest delay; a longer one fires at once. */
+const MAX_DELAY_MS = 2 ** 31 - 1;
+/** How long the pipes may stay open once everything the command started is killed (a daemon that escaped holds them). */
+const DRAIN_MS = 2000;
 
 export interface CommandOptions {
   /** The scenario file's directory. */
@@ -17,45 +23,70 @@ export interface CommandOptions {
   errors?: { timeout: ErrorCode; failed: ErrorCode; field: string; hint: string };
 }
 
-const tail = (text: string) => text.trimEnd().split('\n').slice(-TAIL_LINES).join('\n');
+export interface BackendResult {
+  /** The end of its stdout and stderr (the last MiB of each), and how many bytes before that were let go. */
+  stdout: string;
+  stderr: string;
+  dropped: { stdout: number; stderr: number };
+  seconds: number;
+}
+
+interface Ended {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  error?: Error;
+}
 
 /**
- * Runs the backend's command through the shell, in its own process group so that a timeout kills
- * everything it started, and so does mla-diff's exit while it runs (an interrupt: see guardProcess).
- * Resolves with its stdout and stderr; throws external-timeout past the limit and external-failed
- * (exit code or signal, the last lines of stderr) when it fails.
+ * Runs the backend's command through the shell in its own session and process group, so that a
+ * timeout, a signal that stops mla-diff (stopRun) or mla-diff's exit (a crash) kills everything it
+ * started, and so does its own end: a process it left running (`server &`) would hold its pipes, and
+ * the run, open. Its output is kept as the end of each stream in bounded memory. Resolves with it;
+ * throws external-timeout past the limit and external-failed (exit code or signal, the last lines of
+ * stderr, escaped and bounded: stderrTail) when it fails.
  */
-export async function runBackend(command: string, o: CommandOptions): Promise<{ stdout: string; stderr: string; seconds: number }> {
+export async function runBackend(command: string, o: CommandOptions): Promise<BackendResult> {
   const t0 = performance.now();
-  const child = execa(command, {
+  const out = new TailBuffer(KEEP_BYTES);
+  const err = new TailBuffer(KEEP_BYTES);
+  const child = spawn(command, {
     shell: true,
     cwd: o.cwd,
-    env: o.env,
-    extendEnv: true,
-    stdin: 'ignore',
-    reject: false,
+    env: { ...process.env, ...o.env },
+    stdio: ['ignore', 'pipe', 'pipe'],
     detached: true,
-    buffer: true,
-    stripFinalNewline: false,
   });
-  let timedOut = false;
-  const killGroup = () => {
-    try {
-      process.kill(-child.pid!, 'SIGKILL');
-    } catch {
-      child.kill('SIGKILL');
-    }
+  child.stdout.on('data', (c: Buffer) => out.push(c));
+  child.stderr.on('data', (c: Buffer) => err.push(c));
+  const kill = () => {
+    if (child.pid !== undefined) killTree(child.pid);
   };
-  const timer = setTimeout(() => {
-    timedOut = true;
-    killGroup();
-  }, o.timeoutS * 1000);
-  // In its own process group, Ctrl-C at the terminal does not reach it: if mla-diff exits first (SIGINT, SIGTERM, a crash), so does it.
-  process.once('exit', killGroup);
-  const r = await child.finally(() => {
+  const closed = new Promise<void>((done) => child.once('close', () => done()));
+  let timedOut = false;
+  const timer = setTimeout(
+    () => {
+      timedOut = true;
+      kill();
+    },
+    Math.min(MAX_DELAY_MS, Math.max(0, o.timeoutS * 1000)),
+  );
+  const unStop = onStop('kill', kill);
+  process.prependListener('exit', kill);
+  let ended: Ended;
+  try {
+    ended = await new Promise<Ended>((done) => {
+      child.once('error', (error) => done({ code: null, signal: null, error }));
+      child.once('exit', (code, signal) => done({ code, signal }));
+    });
+    kill();
+    await Promise.race([closed, new Promise((t) => setTimeout(t, DRAIN_MS).unref())]);
+  } finally {
     clearTimeout(timer);
-    process.removeListener('exit', killGroup);
-  });
+    unStop();
+    process.removeListener('exit', kill);
+    child.stdout.destroy();
+    child.stderr.destroy();
+  }
   const seconds = (performance.now() - t0) / 1000;
   const e = o.errors;
   if (timedOut) {
@@ -66,15 +97,19 @@ export async function runBackend(command: string, o: CommandOptions): Promise<{ 
       e ? `raise ${e.field}: timeout_s` : 'raise external: timeout_s, or make the backend faster',
     );
   }
-  if (r.exitCode !== 0 || r.failed) {
-    const how = r.signal ? `was killed by ${r.signal}` : `exited with code ${r.exitCode}`;
-    const err = tail(r.stderr ?? '');
+  if (ended.error || ended.code !== 0) {
+    const how = ended.error
+      ? `could not be started (${ended.error.message})`
+      : ended.signal
+        ? `was killed by ${ended.signal}`
+        : `exited with code ${ended.code}`;
+    const tail = stderrTail(err.text(), undefined, err.dropped);
     throw new MlaDiffError(
       e?.failed ?? 'external-failed',
-      `${o.label} ${how}${err ? `; its stderr ends:\n${err}` : ' (no stderr)'}`,
+      `${o.label} ${how}${tail ? `; its stderr ends:\n${tail}` : ' (no stderr)'}`,
       { field: e?.field ?? 'external.command' },
-      e?.hint ?? `the command: ${command}`,
+      e?.hint ?? `the command: ${stderrTail(command, { lines: 3, lineChars: 300, bytes: 1024 })}`,
     );
   }
-  return { stdout: r.stdout ?? '', stderr: r.stderr ?? '', seconds };
+  return { stdout: out.text(), stderr: err.text(), dropped: { stdout: out.dropped, stderr: err.dropped }, seconds };
 }

@@ -4,6 +4,7 @@ import { isMlaDiffError, MlaDiffError } from '../../errors';
 import { runScenario } from '../run/run-scenario';
 import type { DeviceRequest } from '../../devices/runtime';
 import { selectRuntime } from '../../devices/select';
+import { signalExit, stopRun } from '../external/stop';
 import { loadMatrix, scenarioOf } from './matrix';
 
 /**
@@ -23,6 +24,12 @@ export async function runPoint(argv: readonly string[]): Promise<void> {
 }
 
 if (require.main === module) {
+  // the pool's SIGTERM (the sweep was stopped) or a Ctrl-C at the terminal: the point's backend and exchange directory go with it
+  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const)
+    process.on(signal, () => {
+      stopRun();
+      process.exit(signalExit(signal));
+    });
   runPoint(process.argv.slice(2)).then(
     () => process.exit(0),
     (e: unknown) => {

@@ -52,7 +52,7 @@ export async function main(argv: string[]): Promise<void> {
     .epilogue(
       'exit codes: 0 every case passes (its expect: met, else its paths agree; --no-expect: agreement), 1 a case fails, ' +
         '2 bad input or usage (incl. no GPU for --device webgpu), 3 runtime or device failure (device-limit, external-failed, ' +
-        'external-timeout), interrupted (SIGINT/SIGTERM) or internal error',
+        'external-timeout, write-failed) or internal error, 130 / 143 interrupted (SIGINT / SIGTERM: what it started killed)',
     )
     .fail((msg, err, y) => {
       if (err) throw err;
@@ -66,7 +66,7 @@ export async function main(argv: string[]): Promise<void> {
 if (require.main === module) {
   const argv = hideBin(process.argv);
   const verbose = argv.includes('--verbose'); // before yargs parses: a crash while parsing also honours it
-  guardProcess(process, verbose); // exit codes 0-3 only: EPIPE → 0, signals and crashes → 3, one line each
+  guardProcess(process, verbose); // exit codes 0-3 only, one line each: EPIPE → 0, crashes → 3; a signal → 128 + its number
   main(argv).catch((e: unknown) => {
     process.stderr.write(internalErrorText(e, verbose));
     process.exit(EXIT.internal);

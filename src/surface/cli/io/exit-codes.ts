@@ -2,9 +2,10 @@ import type { ErrorCode } from '../../../errors';
 
 /**
  * Exit codes: 0 every case passes under the one rule (src/harness/compare/outcome.ts), 1 a case fails, 2 bad input or usage,
- * 3 runtime or device failure, an interrupt, or an internal error.
+ * 3 runtime or device failure, or an internal error; a run stopped by a signal exits as the shell says a process killed by it
+ * did, 128 + its number: 130 SIGINT (Ctrl-C), 143 SIGTERM (a CI runner's cancel), 129 SIGHUP (signalExit; the guard).
  */
-export const EXIT = { agree: 0, diverge: 1, badInput: 2, internal: 3 } as const;
+export const EXIT = { agree: 0, diverge: 1, badInput: 2, internal: 3, sigint: 130, sigterm: 143 } as const;
 export type ExitCode = (typeof EXIT)[keyof typeof EXIT];
 
 const { badInput: INPUT, internal: RUNTIME } = EXIT;
@@ -72,6 +73,9 @@ export const EXIT_FOR: Readonly<Record<ErrorCode, ExitCode>> = {
   /** Shard reports from other matrices, a point twice, or points missing: files mla-diff was given. */
   'sweep-mismatch': INPUT,
   'sweep-incomplete': INPUT,
-  /** SIGINT or SIGTERM stopped the run (Ctrl-C, a CI runner's cancel): no report was written. */
+  /**
+   * Something the run depends on was stopped by a signal from outside it (a sweep worker killed): no report of it.
+   * A signal to mla-diff itself exits 130 / 143 (EXIT.sigint, EXIT.sigterm), not through an error.
+   */
   interrupted: RUNTIME,
 };
