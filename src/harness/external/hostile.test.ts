@@ -78,6 +78,15 @@ describe('tensor and stage names from a third party', () => {
     expect(codeOf(() => importRecords(ctx(), [tensor(name as unknown as string, [3, H])], []))).toBe('external-bad-output');
   });
 
+  it.each(['__proto__', 'constructor', 't __proto__', '(toString hasOwnProperty)', 'h t'])(
+    'a declared layout "%s": read as axis names (external-bad-output when they are not the stage\'s), never a crash',
+    (layout) => {
+      const N = c.num_attention_heads;
+      const code = codeOf(() => importRecords(ctx({ layouts: { lse: layout } }), [tensor('lse', [N, 3])], []));
+      expect(code).toBe(layout === 'h t' ? undefined : 'external-bad-output');
+    },
+  );
+
   it('names: and layouts: are read only for their own keys; a mapped name still works', () => {
     const names = { hidden: 'hidden_in' };
     const r = importRecords(ctx({ names, layouts: { constructor: 'x' } }), [tensor('hidden', [3, H])], []);

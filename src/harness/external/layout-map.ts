@@ -24,7 +24,8 @@ export function parseLayout(text: string): string[][] | string {
     } else if (!/^[a-z_][a-z0-9_]*$/i.test(tok)) {
       return `"${tok}" is not an axis name`;
     } else {
-      const atoms = [...(COMPOSITE[tok] ?? [tok])];
+      // a layout is a third party's text: `__proto__` or `constructor` is an axis name, never Object.prototype's
+      const atoms = [...(Object.hasOwn(COMPOSITE, tok) ? COMPOSITE[tok]! : [tok])];
       if (open) open.push(...atoms);
       else groups.push(atoms);
     }
