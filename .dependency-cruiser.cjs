@@ -2,7 +2,11 @@
 // scripts/deps/check-folders.mjs (no two folders importing each other, which per-module rules cannot say).
 // docs/architecture.md explains the wings; `npm run graph` draws docs/architecture.svg from this config.
 
-const { WINGS, TEST } = require('./scripts/deps/wings.cjs');
+const { WINGS: LADDER, TEST } = require('./scripts/deps/wings.cjs');
+
+// src/fuzz/ (issue 23): the fuzz harness sits above the public API: it may import every wing, nothing imports it (it
+// ships in dist/ only so that `node dist/fuzz/campaign.js` runs without a TypeScript loader).
+const WINGS = [...LADDER, { name: 'fuzz', path: '^src/fuzz/', what: 'the fuzz harness: mutators, targets, campaign' }];
 
 // Optional peer dependencies (the GPU stack: @tensorflow/tfjs-node-gpu, webgpu, ...) need not be installed: not resolving them is fine.
 const PKG = require('./package.json');

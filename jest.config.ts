@@ -11,6 +11,8 @@ const INTEGRATION = [
   'src/{harness/schema,trace}/schema.test.ts',
   // the core differential test: whole scenarios through every path (~15 s)
   'src/paths/backends.test.ts',
+  // the fuzz smoke (issue 23): a seeded campaign through the built harness, CLI runs included (~60 s)
+  'src/fuzz/smoke.test.ts',
 ];
 
 const shared = {
@@ -38,6 +40,7 @@ const config: Config = {
         '/selftest/selftest\\.test\\.ts$',
         '/src/(harness/schema|trace)/schema\\.test\\.ts$',
         '/src/paths/backends\\.test\\.ts$',
+        '/src/fuzz/smoke\\.test\\.ts$',
       ],
     },
     { ...shared, displayName: 'integration', testMatch: INTEGRATION.map((glob) => `<rootDir>/${glob}`) },
