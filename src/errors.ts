@@ -17,11 +17,11 @@ export type ErrorCode =
   | 'device-unavailable'
   | 'device-limit'
   | 'output-exists'
-  /** An output path (--out, --html, --markdown, --junit, --write-tolerances) that resolves to an input of the run: refused even with --force. */
+  /** An output path (--out, --html, --markdown, --junit, …) that resolves to an input of the run: refused even with --force. */
   | 'output-is-input'
   /** An output path that cannot be a report: empty, a directory, a device or FIFO, or under a file. */
   | 'output-invalid'
-  /** Writing an output (or the exchange directory) failed in the OS: a full disk (ENOSPC), no permission (EACCES), a read-only file system. */
+  /** Writing an output (or the exchange directory) failed in the OS: a full disk (ENOSPC), no permission (EACCES), a read-only mount. */
   | 'write-failed'
   /** A size a file or scenario states (a length, count, dim, vocab id, string or array length) exceeds what the run can hold. */
   | 'limit-exceeded'

@@ -15,7 +15,15 @@ describe('exit codes', () => {
       .filter(([, c]) => c === EXIT.internal)
       .map(([k]) => k)
       .sort();
-    expect(runtime).toEqual(['device-limit', 'engine-failed', 'engine-timeout', 'external-failed', 'external-timeout', 'interrupted', 'write-failed']);
+    expect(runtime).toEqual([
+      'device-limit',
+      'engine-failed',
+      'engine-timeout',
+      'external-failed',
+      'external-timeout',
+      'interrupted',
+      'write-failed',
+    ]);
     expect(EXIT_FOR['device-unavailable']).toBe(EXIT.badInput); // README: "no GPU" for --device webgpu is bad input
   });
 
