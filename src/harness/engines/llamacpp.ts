@@ -1,5 +1,4 @@
-import { closeSync, existsSync, mkdtempSync, openSync, readFileSync, readSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { isMlaDiffError, MlaDiffError } from '../../errors';
 import type { PieceInput } from '../../paths/backend';
@@ -8,10 +7,14 @@ import type { HeadSlice, WeightSource } from '../../core/weights/layer';
 import { slicedConfig } from '../../core/weights/layer';
 import { findLibDir, loadLlama } from '../../engines/llamacpp/library';
 import type { EngineJob, EngineResult } from '../../engines/llamacpp/job';
+import { openNodeValues, readEngineResult } from '../../engines/llamacpp/nodes-read';
 import { engineModel } from './engine-model';
 import type { ExternalRun } from '../external/external';
 import { importRecords } from '../external/records';
 import { runBackend } from '../external/runner';
+import { scratchDir, writeInto } from '../external/scratch-dir';
+import { escapeControl } from '../external/stderr-tail';
+import { onStop } from '../external/stop';
 import { collect, ropeAngleError, shapes } from './collect';
 
 /** The compiled child script (dist/engines/llamacpp/child.js), also when this module runs from src/ under ts-jest. */
@@ -58,12 +61,15 @@ export function checkEngine(gpuLayers = 0): string {
  */
 export async function runLlamaCpp(spec: EngineSpec, c: EngineCase): Promise<ExternalRun> {
   const libDir = checkEngine(spec.gpuLayers);
-  const dir = mkdtempSync(join(tmpdir(), 'mla-diff-llama-cpp-'));
+  const dir = scratchDir('mla-diff-llama-cpp-', "llama.cpp's job directory");
+  // a signal that stops the run removes the job directory, unless kept (--keep-external): then the interrupt line names it
+  const unStop = onStop('remove', () => (c.keep ? `llama.cpp job kept: ${dir}` : rmSync(dir, { recursive: true, force: true })));
   try {
     const config = slicedConfig(c.source.config, c.heads);
     const total = c.pieces.reduce((n, p) => n + p.ids.length, 0);
     const maxPos = Math.max(0, ...c.pieces.flatMap((p) => p.positions)) + 1;
-    const model = engineModel(join(dir, 'model.gguf'), spec, c, Math.max(maxPos, total));
+    const write = <T>(f: () => T) => writeInto(dir, "llama.cpp's job directory", f);
+    const model = write(() => engineModel(join(dir, 'model.gguf'), spec, c, Math.max(maxPos, total)));
     const requests = [...new Set(c.pieces.map((p) => p.request))];
     let row = 0;
     const pieces = c.pieces.map((p) => {
@@ -77,7 +83,7 @@ export async function runLlamaCpp(spec: EngineSpec, c: EngineCase): Promise<Exte
       embd.set(p.embeddings, at);
       at += p.embeddings.length;
     }
-    writeFileSync(join(dir, 'embeddings.bin'), embd);
+    write(() => writeFileSync(join(dir, 'embeddings.bin'), embd));
     const job: EngineJob = {
       format: 'mla-diff/llama-cpp-job',
       version: 1,
@@ -92,7 +98,7 @@ export async function runLlamaCpp(spec: EngineSpec, c: EngineCase): Promise<Exte
       pieces,
       out: dir,
     };
-    writeFileSync(join(dir, 'job.json'), JSON.stringify(job));
+    write(() => writeFileSync(join(dir, 'job.json'), JSON.stringify(job)));
     c.log?.(
       `llama.cpp: ${pieces.length} decodes, ${model.arch}, ${model.graph} graph, cache ${spec.cacheType}, ` +
         `flash attention ${spec.flashAttn ? 'on' : 'off'} (${dir})`,
@@ -104,20 +110,16 @@ export async function runLlamaCpp(spec: EngineSpec, c: EngineCase): Promise<Exte
       label: 'llama.cpp',
       errors: { timeout: 'engine-timeout', failed: 'engine-failed', field: 'engines', hint: `its job and model are kept: ${dir}` },
     });
-    for (const line of run.stderr.split('\n')) if (line.trim()) c.log?.(`llama.cpp| ${line}`);
-    const result = JSON.parse(readFileSync(join(dir, 'nodes.json'), 'utf8')) as EngineResult;
+    for (const line of run.stderr.split('\n')) if (line.trim()) c.log?.(`llama.cpp| ${escapeControl(line)}`);
     // nodes.bin passes 2 GiB at 64 heads and T = 2048 (kq and kq_soft_max are 1 GiB each): read each node at its offset.
-    const fd = openSync(join(dir, 'nodes.bin'), 'r');
-    const values = (n: { offset?: number; count?: number }) => {
-      const out = new Float32Array(n.count!);
-      readSync(fd, new Uint8Array(out.buffer), 0, out.byteLength, n.offset! * 4);
-      return out;
-    };
+    const bin = openNodeValues(dir);
     let collected: ReturnType<typeof collect>;
+    let result: EngineResult;
     try {
-      collected = collect(config, model.graph, c, result, values);
+      result = readEngineResult(dir, bin.bytes);
+      collected = collect(config, model.graph, c, result, bin.values);
     } finally {
-      closeSync(fd);
+      bin.close();
     }
     const { tensors, scalars, opScalars } = collected;
     const recording = importRecords(
@@ -157,9 +159,11 @@ export async function runLlamaCpp(spec: EngineSpec, c: EngineCase): Promise<Exte
     if (!c.keep) rmSync(dir, { recursive: true, force: true });
     return { recording, info, seconds: run.seconds };
   } catch (e) {
-    if (isMlaDiffError(e) && !e.hint?.includes(dir))
+    if (isMlaDiffError(e) && e.code !== 'write-failed' && !e.hint?.includes(dir))
       throw new MlaDiffError(e.code, e.message, e.where, `${e.hint ? `${e.hint}; ` : ''}its job and model are kept: ${dir}`);
     throw e;
+  } finally {
+    unStop();
   }
 }
 
