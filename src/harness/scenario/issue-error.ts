@@ -40,8 +40,17 @@ export function issueError(src: YamlSource, issue: z.core.$ZodIssue, root?: unkn
       field: fieldPath(path),
     });
   }
+  if (issue.code === 'invalid_value' && issue.values.every((v) => typeof v === 'string') && typeof value === 'object') {
+    // A mapping or list where a word is expected: its kind, never "[object Object]".
+    return new MlaDiffError('invalid-type', `expected one of ${issue.values.map(String).join(', ')}, got ${kindOf(value)}`, {
+      file: src.file,
+      line: at?.line,
+      column: at?.column,
+      field: fieldPath(path),
+    });
+  }
   if (issue.code === 'invalid_value' && issue.values.every((v) => typeof v === 'string')) {
-    const got = String(value);
+    const got = String(value as string | number | boolean);
     const options = issue.values as string[];
     return new MlaDiffError(
       path[0] === 'model' && path[1] === 'preset' ? 'unknown-preset' : 'invalid-value',
@@ -65,6 +74,8 @@ export function issueError(src: YamlSource, issue: z.core.$ZodIssue, root?: unkn
   const message = missing ? `missing required field (expected ${issue.expected})` : issue.message.replace(/^Invalid input: /, '');
   return new MlaDiffError(code, message, { file: src.file, line: at?.line, column: at?.column, field: fieldPath(path) || undefined });
 }
+
+const kindOf = (v: object | null): string => (Array.isArray(v) ? 'a list' : v === null ? 'null' : 'a mapping');
 
 function valueAt(root: unknown, path: readonly PropertyKey[]): unknown {
   return path.reduce<unknown>((v, k) => (v !== null && typeof v === 'object' ? (v as Record<PropertyKey, unknown>)[k] : undefined), root);

@@ -1,7 +1,7 @@
 import { isMap, isPair, isScalar, isSeq, LineCounter, parseDocument } from 'yaml';
 import type { Document, Node } from 'yaml';
 import { MlaDiffError } from '../../errors';
-import { checkYamlTree, separators, YAML_MAX_ALIASES, YAML_MAX_CHARS, YAML_MAX_SEPARATORS } from './yaml-check';
+import { checkYamlTree, lineOfCount, separators, YAML_MAX_ALIASES, YAML_MAX_CHARS, YAML_MAX_SEPARATORS } from './yaml-check';
 
 export interface Position {
   line: number;
@@ -35,7 +35,8 @@ export class YamlSource {
         items
           ? `holds ${items} lines and list items; a scenario or sweep file holds at most ${YAML_MAX_SEPARATORS}`
           : `is ${text.length} characters; a scenario or sweep file is read up to ${YAML_MAX_CHARS}`,
-        { file },
+        // the line where the limit is crossed
+        { file, line: items ? lineOfCount(text, YAML_MAX_SEPARATORS + 1) : lineOfCount(text, YAML_MAX_CHARS + 1, true) },
         'scenarios are a few kB: give long prompts as length: N (ids drawn from the seed) or text:, not as ids',
       );
     }
