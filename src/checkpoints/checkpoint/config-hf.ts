@@ -61,7 +61,9 @@ export function configFromHf(j: Json, file: string): MlaConfig {
   } else if (rs && kind !== 'default') {
     throw new MlaDiffError(
       'checkpoint-invalid',
-      `rope_scaling type ${JSON.stringify(kind)} is not supported`,
+      kind === undefined || kind === null
+        ? 'rope_scaling has no type (rope_type)'
+        : `rope_scaling type ${JSON.stringify(kind)} is not supported`,
       { file, field: 'rope_scaling' },
       'supported: default (none), yarn',
     );
