@@ -132,7 +132,7 @@ async function main(): Promise<void> {
   void freemem;
   mkdirSync(o.out, { recursive: true });
   writeFileSync(join(o.out, 'summary.json'), `${JSON.stringify(summary, null, 2)}\n`);
-  writeFileSync(join(o.out, 'results.md'), renderResults(summary));
+  writeFileSync(`${o.out}/results.md`, renderResults(summary));
   for (const [target, t] of Object.entries(tallies))
     for (const [sig, s] of Object.entries(t.signatures))
       process.stdout.write(

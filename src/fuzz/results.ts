@@ -21,7 +21,7 @@ export function renderResults(s: Summary): string {
   );
   const m = s.machine;
   return [
-    '# Fuzz campaign (issue 23)',
+    '# Fuzz campaign: hostile input',
     '',
     `Command: \`${s.command}\` (seed ${s.seed}), ${s.date}, ${s.seconds} s.`,
     `Machine: ${m.cores} × ${m.cpus}, ${m.memGiB} GiB, Node ${m.node}, ${m.platform};` +
