@@ -86,7 +86,7 @@ describe('mla-diff CLI (e2e): --out and webgpu', () => {
       const before = readFileSync(scenario, 'utf8');
       const r = await mla(['run', scenario, '--device', 'wasm', '--out', scenario, ...extra]);
       expect(r.exitCode).toBe(2);
-      expect(r.stderr).toContain('error [output-exists]');
+      expect(r.stderr).toContain('error [output-is-input]');
       expect(readFileSync(scenario, 'utf8')).toBe(before);
     });
   });

@@ -96,7 +96,7 @@ describe('CI reports (e2e)', () => {
       expect((await mla(['run', TINY_SMOKE, '--device', 'wasm', '--case', 'all-heads', '--markdown', own, '-q'])).exitCode).toBe(0);
     const same = await mla(['run', TINY_SMOKE, '--device', 'wasm', '--out', own, '--markdown', own]);
     expect(same.exitCode).toBe(2);
-    expect(same.stderr).toContain('error [invalid-value]');
+    expect(same.stderr).toContain('error [usage]');
   });
 
   it('check-scenarios (the .ci/run step) writes one combined JUnit file and summary', async () => {

@@ -1,5 +1,5 @@
 /** Where an output may go: a regular file (or /dev/null), never an input of the run, never under a file. */
-import { accessSync, closeSync, constants, openSync, readSync, realpathSync, statSync } from 'node:fs';
+import { accessSync, closeSync, constants, lstatSync, openSync, readlinkSync, readSync, realpathSync, statSync } from 'node:fs';
 import type { Stats } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { MlaDiffError } from '../../../errors';
@@ -28,15 +28,17 @@ export interface OutputTarget {
 const errno = (e: unknown) => (e as NodeJS.ErrnoException | null)?.code;
 
 /** The real path of `path`: of the file when it exists, else of its nearest existing ancestor plus the rest of the names. */
-export function identify(path: string): FileIdentity {
+export function identify(path: string, depth = 0): FileIdentity {
   const abs = resolve(path);
   try {
     const real = realpathSync(abs);
     const st = statSync(real);
     return { real, dev: st.dev, ino: st.ino };
   } catch {
-    // missing (or a dangling link): the path the rename would create, through its parents' links
+    // missing, or a dangling link: named by where the link points (two outputs through it are one file)
   }
+  const link = danglingTarget(abs);
+  if (link !== undefined && depth < 40) return identify(link, depth + 1);
   const rest: string[] = [basename(abs)];
   for (let dir = dirname(abs); ; dir = dirname(dir)) {
     try {
@@ -48,12 +50,21 @@ export function identify(path: string): FileIdentity {
   }
 }
 
+/** Where a symbolic link points, when abs is one. */
+function danglingTarget(abs: string): string | undefined {
+  try {
+    return lstatSync(abs).isSymbolicLink() ? resolve(dirname(abs), readlinkSync(abs)) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /** Whether two identities are one file: the same real path, or the same device and inode (a hard link). */
 export const sameFile = (a: FileIdentity, b: FileIdentity): boolean =>
   a.real === b.real || (a.ino !== undefined && a.dev === b.dev && a.ino === b.ino);
 
 const invalid = (path: string, field: string, why: string, hint?: string) =>
-  new MlaDiffError('output-invalid', `${field} ${JSON.stringify(path)} ${why}`, { file: path || undefined, field }, hint);
+  new MlaDiffError('output-invalid', why, { file: path.trim() === '' ? undefined : path, field }, hint);
 
 /** The nearest existing ancestor of abs (the directory mkdir would create the rest under). */
 function nearestExisting(abs: string): { dir: string; st: Stats } | undefined {
@@ -120,7 +131,7 @@ export function refuseInput(t: OutputTarget, inputs: readonly string[]): void {
     const how = resolve(input) === t.abs ? '' : ` (${out.real === id.real ? 'through a link' : 'a hard link of it'})`;
     throw new MlaDiffError(
       'output-is-input',
-      `${t.field} names ${input}, an input of this run${how}; refusing to write over it, even with --force`,
+      `names ${input}, an input of this run${how}; refusing to write over it, even with --force`,
       { file: t.path, field: t.field },
       'write the output to another file',
     );
@@ -137,7 +148,7 @@ export function refuseTwins(targets: readonly OutputTarget[]): void {
     if (twin)
       throw new MlaDiffError(
         'usage',
-        `${t.field} names the same file as ${twin.t.field}`,
+        `names the same file as ${twin.t.field}`,
         { file: t.path, field: t.field },
         'give each report its own file',
       );
