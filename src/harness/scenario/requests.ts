@@ -2,6 +2,7 @@ import type { MlaConfig } from '../../core/model/config';
 import type { Phase, RequestPlan } from '../../core/schedule/schedule';
 import { requestLength } from '../../core/schedule/schedule';
 import { fmix32, streamKey } from '../../core/weights/normal';
+import { isMlaDiffError } from '../../errors';
 import { fail } from './fail';
 import { checkPromptTokens } from './limits';
 import type { ScenarioFile } from './schema';
@@ -84,7 +85,7 @@ export function resolveRequests(
         'ids for a real prompt, length for a long synthetic one',
       );
     }
-    const ids = tokenize ? tokenizer!.encode(p.text!, bos) : (p.ids ?? syntheticIds(p.length!, config.vocab_size, seed));
+    const ids = tokenize ? encodeText(src, tokenizer!, p.text!, bos) : (p.ids ?? syntheticIds(p.length!, config.vocab_size, seed));
     if (!ids.length) fail(src, 'invalid-value', ['prompt', 'text'], 'the text tokenizes to no tokens');
     checkPromptTokens(ids.length, src);
     plans = [
@@ -135,4 +136,14 @@ export function resolveRequests(
     }
   }
   return plans.map((p) => p.plan);
+}
+
+/** The prompt's text encoded; the tokenizer's own refusal (a text past its limit, bos) is placed at the scenario's prompt field. */
+function encodeText(src: YamlSource, tokenizer: TextTokenizer, text: string, bos: BosMode): number[] {
+  try {
+    return tokenizer.encode(text, bos);
+  } catch (e) {
+    if (isMlaDiffError(e) && !e.where.file) fail(src, e.code, ['prompt', e.where.field === 'bos' ? 'bos' : 'text'], e.message, e.hint);
+    throw e;
+  }
 }
