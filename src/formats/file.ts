@@ -21,7 +21,7 @@ export class RandomAccessFile {
       const code = (e as NodeJS.ErrnoException).code;
       throw new MlaDiffError(
         code === 'ENOENT' ? 'file-not-found' : 'file-unreadable',
-        code === 'ENOENT' ? 'no such file' : `cannot open: ${(e as Error).message}`,
+        code === 'ENOENT' ? (path === '' ? 'the path is empty' : 'no such file') : `cannot open: ${(e as Error).message}`,
         { file: path },
       );
     }

@@ -27,7 +27,7 @@ export function statRegularFile(file: string, what: string, hint?: string): Stat
     const missing = (e as NodeJS.ErrnoException).code === 'ENOENT';
     throw new MlaDiffError(
       missing ? 'file-not-found' : 'file-unreadable',
-      missing ? 'no such file' : `cannot read: ${(e as Error).message}`,
+      missing ? (file === '' ? 'the path is empty' : 'no such file') : `cannot read: ${(e as Error).message}`,
       { file },
       hint,
     );

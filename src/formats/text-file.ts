@@ -15,7 +15,7 @@ const unreadable = (file: string, e: unknown, hint?: string) => {
   const missing = (e as NodeJS.ErrnoException).code === 'ENOENT';
   return new MlaDiffError(
     missing ? 'file-not-found' : 'file-unreadable',
-    missing ? 'no such file' : `cannot read: ${(e as Error).message}`,
+    missing ? (file === '' ? 'the path is empty' : 'no such file') : `cannot read: ${(e as Error).message}`,
     { file },
     hint,
   );
