@@ -86,9 +86,17 @@ export function configFromHf(j: Json, file: string): MlaConfig {
   };
 }
 
-/** `quantization_config.weight_block_size` of an FP8 checkpoint, else the DeepSeek default 128×128. */
-export function fp8BlockSize(j: Json): [number, number] {
+/** `quantization_config.weight_block_size` of an FP8 checkpoint, else the DeepSeek default 128×128; one stated is two positive integers. */
+export function fp8BlockSize(j: Json, file?: string): [number, number] {
   const q = j.quantization_config as Json | undefined;
-  const b = q?.weight_block_size;
-  return Array.isArray(b) && b.length === 2 && b.every((x) => typeof x === 'number') ? [b[0] as number, b[1] as number] : [128, 128];
+  const b = q !== null && typeof q === 'object' ? q.weight_block_size : undefined;
+  if (b === undefined || b === null) return [128, 128];
+  if (Array.isArray(b) && b.length === 2 && b.every((x) => Number.isSafeInteger(x) && (x as number) > 0))
+    return [b[0] as number, b[1] as number];
+  throw new MlaDiffError(
+    'invalid-value',
+    `weight_block_size ${JSON.stringify(b)?.slice(0, 80)} is not two positive integers`,
+    { file, field: 'quantization_config.weight_block_size' },
+    'DeepSeek-V3 and GLM-5 FP8 checkpoints block their scales [128, 128]',
+  );
 }

@@ -25,17 +25,17 @@ export function checkpointDir(path: string): string {
 export function safetensorsConfig(path: string, overrides: Partial<MlaConfig> = {}): { config: MlaConfig; block: [number, number] } {
   const file = join(checkpointDir(path), 'config.json');
   const j = readConfigJson(file);
-  return { config: { ...configFromHf(j, file), ...overrides }, block: fp8BlockSize(j) };
+  return { config: { ...configFromHf(j, file), ...overrides }, block: fp8BlockSize(j, file) };
 }
 
-function tensorOf(m: SafetensorsModel, name: string, layer: number) {
+function tensorOf(m: SafetensorsModel, name: string, layer: number, path: string) {
   const t = m.tensors.get(name);
   if (t) return t;
   const layers = layerIndices(m.tensors.keys());
   throw new MlaDiffError(
     'tensor-missing',
     `no tensor ${name}`,
-    { file: m.files[0], field: name },
+    { file: m.files[0] ?? path, field: name },
     layers.length
       ? `the checkpoint has layers ${layers[0]}–${layers[layers.length - 1]}${layers.includes(layer) ? '' : `, not ${layer}`}`
       : 'it holds no model.layers.N.* tensors',
@@ -49,11 +49,11 @@ function tensorOf(m: SafetensorsModel, name: string, layer: number) {
 export function openSafetensorsLayer(path: string, opts: SafetensorsLayerOptions): CheckpointLayer {
   const { config, block } = safetensorsConfig(path, opts.overrides);
   const m = openSafetensors(path);
-  const file = m.files[0]!;
+  const file = m.files[0] ?? path;
   const { layer } = opts;
   const tensors = {} as Record<LayerTensor, TensorReader>;
   for (const t of LAYER_TENSORS) {
-    const info = tensorOf(m, hfName(layer, t), layer);
+    const info = tensorOf(m, hfName(layer, t), layer, path);
     checkShape(file, info.name, info.shape, expectedShape(config, t), t);
     const scale = m.tensors.get(hfScaleName(info.name));
     const names = scale ? [info.name, scale.name] : [info.name];
@@ -63,7 +63,7 @@ export function openSafetensorsLayer(path: string, opts: SafetensorsLayerOptions
       bound: () => (info.dtype === 'F32' ? null : weightBoundF32(m, info.name, block)),
     };
   }
-  const embd = tensorOf(m, HF_EMBEDDINGS, layer);
+  const embd = tensorOf(m, HF_EMBEDDINGS, layer, path);
   const H = config.hidden_size;
   checkShape(file, embd.name, embd.shape, [config.vocab_size, H], 'token embeddings [vocab, hidden]');
   const row = (id: number) => readTensorF32(m, HF_EMBEDDINGS, [id, id + 1]);

@@ -96,7 +96,7 @@ export function inspectSafetensors(path: string, layer?: number): HeaderReport {
       index: indexOf(path),
       config: cfg.json ? configFile : null,
       metadata: m.metadata,
-      fp8Block: fp8 ? fp8BlockSize(cfg.json ?? {}) : null,
+      fp8Block: fp8 ? fp8BlockSize(cfg.json ?? {}, configFile) : null,
     },
     files,
     totalBytes: files.reduce((a, f) => a + f.bytes, 0),

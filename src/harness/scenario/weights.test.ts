@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { writeFixtures } from '../../checkpoints/checkpoint/fixtures';
@@ -73,3 +73,34 @@ describe('weights: from checkpoints', () => {
     );
   });
 });
+
+describe('weights: hostile safetensors checkpoints (issue 23, fuzz findings)', () => {
+  it('no config.json beside the safetensors: file-not-found at weights.safetensors, at its line', () => {
+    mkdirSync(join(dir, 'bare'), { recursive: true });
+    copyFileSync(join(dir, 'ck', 'tiny-bf16', 'model.safetensors'), join(dir, 'bare', 'model.safetensors'));
+    err('model: {}\nweights: {safetensors: bare/model.safetensors}\nprompt: {ids: [1]}', 'file-not-found', 'weights.safetensors', 3);
+  });
+
+  it.each([[[0, 128]], [[128]], ['128x128'], [[1.5, 128]]])('weight_block_size %p: invalid-value naming config.json and the field', (b) => {
+    const ck = join(dir, 'block');
+    mkdirSync(ck, { recursive: true });
+    for (const f of ['model.safetensors.index.json', ...shards()]) copyFileSync(join(dir, 'ck', 'small-fp8', f), join(ck, f));
+    const cfg = JSON.parse(readFileSync(join(dir, 'ck', 'small-fp8', 'config.json'), 'utf8')) as { quantization_config: object };
+    cfg.quantization_config = { ...cfg.quantization_config, weight_block_size: b };
+    writeFileSync(join(ck, 'config.json'), JSON.stringify(cfg));
+    expect(() => load('model: {}\nweights: {safetensors: block}\nprompt: {ids: [1]}')).toThrow(
+      expect.objectContaining({
+        code: 'invalid-value',
+        where: expect.objectContaining({ file: join(ck, 'config.json'), field: 'quantization_config.weight_block_size' }),
+      }),
+    );
+  });
+});
+
+/** The shard files of the small-fp8 fixture, from its index. */
+function shards(): string[] {
+  const index = JSON.parse(readFileSync(join(dir, 'ck', 'small-fp8', 'model.safetensors.index.json'), 'utf8')) as {
+    weight_map: Record<string, string>;
+  };
+  return [...new Set(Object.values(index.weight_map))];
+}

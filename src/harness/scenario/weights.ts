@@ -103,7 +103,17 @@ function spec(
       `${fault} is a fault of the GGUF attn_k_b reassembly`,
       'use it with gguf: weights that split attn_k_b / attn_v_b',
     );
-  return { kind: 'safetensors', file: checkpointPath(src, [field, 'safetensors'], w.safetensors!), layer, overrides };
+  const file = checkpointPath(src, [field, 'safetensors'], w.safetensors!);
+  const config = join(checkpointDir(file), 'config.json');
+  if (!existsSync(config))
+    fail(
+      src,
+      'file-not-found',
+      [field, 'safetensors'],
+      `no config.json beside the safetensors checkpoint (${config})`,
+      'a Hugging Face checkpoint directory holds config.json next to the *.safetensors files',
+    );
+  return { kind: 'safetensors', file, layer, overrides };
 }
 
 /** The config a source spec runs with (a checkpoint's header and config.json only; no tensor data). */
