@@ -1,5 +1,6 @@
-import { readFileSync } from 'node:fs';
+import { existsSync, lstatSync } from 'node:fs';
 import { MlaDiffError } from '../../errors';
+import { readTextFile } from '../../formats/text-file';
 import type { MlaConfig, YarnScaling } from '../../core/model/config';
 
 type Json = Record<string, unknown>;
@@ -7,20 +8,24 @@ type Json = Record<string, unknown>;
 /** Model types whose attention is MLA in Hugging Face transformers. */
 export const HF_MLA_TYPES = ['deepseek_v2', 'deepseek_v3', 'deepseek_v32', 'glm_moe_dsa', 'kimi_k2'] as const;
 
+/** config.json is a few kB; 16 MiB is far past any real one. */
+const CONFIG_BYTES = 16 * 1024 * 1024;
+
+const isLink = (file: string) => {
+  try {
+    return lstatSync(file).isSymbolicLink();
+  } catch {
+    return false;
+  }
+};
+
 /** Reads config.json (JSON errors and missing fields name the file and key). */
 export function readConfigJson(file: string): Json {
-  let text: string;
-  try {
-    text = readFileSync(file, 'utf8');
-  } catch (e) {
-    const missing = (e as NodeJS.ErrnoException).code === 'ENOENT';
-    throw new MlaDiffError(
-      missing ? 'file-not-found' : 'file-unreadable',
-      missing ? 'no config.json beside the safetensors checkpoint' : (e as Error).message,
-      { file },
-      'a Hugging Face checkpoint directory holds config.json next to the *.safetensors files',
-    );
-  }
+  const hint = 'a Hugging Face checkpoint directory holds config.json next to the *.safetensors files';
+  if (!existsSync(file) && !isLink(file))
+    throw new MlaDiffError('file-not-found', 'no config.json beside the safetensors checkpoint', { file }, hint);
+  // opened without blocking and bounded: a FIFO or a device named config.json is refused, not read
+  const text = readTextFile(file, 'a config.json', hint, CONFIG_BYTES);
   try {
     const j = JSON.parse(text) as unknown;
     if (j === null || typeof j !== 'object' || Array.isArray(j)) throw new Error('not a JSON object');

@@ -1,5 +1,7 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
+import { readTextFile } from '../../formats/text-file';
+import { TOKENIZER_LIMITS } from '../tokenizer/limits';
 import type { InspectIssue, TokenizerFacts } from './types';
 
 type Json = Record<string, unknown>;
@@ -24,7 +26,7 @@ export function tokenizerJsonFacts(dir: string, issues: InspectIssue[]): Tokeniz
   if (!existsSync(file)) return { present: false, source: null };
   let j: unknown;
   try {
-    j = JSON.parse(readFileSync(file, 'utf8'));
+    j = JSON.parse(readTextFile(file, 'a tokenizer.json', undefined, TOKENIZER_LIMITS.fileBytes));
   } catch (e) {
     j = undefined;
     issues.push({ severity: 'warning', code: 'tokenizer-invalid', file, message: `not valid JSON: ${(e as Error).message}` });

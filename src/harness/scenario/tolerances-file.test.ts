@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -51,5 +52,15 @@ describe('tolerances: {file: …} (the ratchet)', () => {
     expect(() => parse('  file: bad.yaml\n')).toThrow(
       expect.objectContaining({ code, where: expect.objectContaining({ file: join(dir, 'bad.yaml'), ...(field ? { field } : {}) }) }),
     );
+  });
+});
+
+describe('tolerances: {file: …} that is not a regular file (issue 23)', () => {
+  it('a FIFO, a directory or /dev/zero is file-unreadable naming it, never read (a FIFO blocked the load)', () => {
+    execFileSync('mkfifo', [join(dir, 'tol.fifo')]);
+    for (const file of [join(dir, 'tol.fifo'), dir, '/dev/zero'])
+      expect(() => parse(`  file: ${file}\n`)).toThrow(
+        expect.objectContaining({ code: 'file-unreadable', where: expect.objectContaining({ file }) }),
+      );
   });
 });

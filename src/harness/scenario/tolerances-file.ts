@@ -1,7 +1,6 @@
-import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import type { ToleranceRule } from '../compare/tolerance';
-import { MlaDiffError } from '../../errors';
+import { readTextFile, SCENARIO_FILE_BYTES } from '../../formats/text-file';
 import type { StageName } from '../../trace/stages';
 import { STAGE_NAMES } from '../../trace/stages';
 import { fail } from './fail';
@@ -22,18 +21,13 @@ const fileSchema = z.strictObject({
 
 /** Reads a tolerances file: per stage its rule. Every failure names the file, line and field. */
 export function readTolerancesFile(file: string): Partial<Record<StageName, ToleranceRule>> {
-  let text: string;
-  try {
-    text = readFileSync(file, 'utf8');
-  } catch (e) {
-    const missing = (e as NodeJS.ErrnoException).code === 'ENOENT';
-    throw new MlaDiffError(
-      missing ? 'file-not-found' : 'file-unreadable',
-      missing ? 'no such tolerances file' : `cannot read: ${(e as Error).message}`,
-      { file },
-      'write one with `mla-diff run SCENARIO --write-tolerances FILE`',
-    );
-  }
+  // opened without blocking and bounded (a FIFO or /dev/zero as the tolerances file is refused, not read)
+  const text = readTextFile(
+    file,
+    'a tolerances file',
+    'write one with `mla-diff run SCENARIO --write-tolerances FILE`',
+    SCENARIO_FILE_BYTES,
+  );
   const src = new YamlSource(text, file);
   const parsed = fileSchema.safeParse(src.toJS());
   if (!parsed.success) {

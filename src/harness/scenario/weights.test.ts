@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -79,6 +80,15 @@ describe('weights: hostile safetensors checkpoints (issue 23, fuzz findings)', (
     mkdirSync(join(dir, 'bare'), { recursive: true });
     copyFileSync(join(dir, 'ck', 'tiny-bf16', 'model.safetensors'), join(dir, 'bare', 'model.safetensors'));
     err('model: {}\nweights: {safetensors: bare/model.safetensors}\nprompt: {ids: [1]}', 'file-not-found', 'weights.safetensors', 3);
+  });
+
+  it('a FIFO named config.json: file-unreadable naming it, never read', () => {
+    mkdirSync(join(dir, 'fifo'), { recursive: true });
+    copyFileSync(join(dir, 'ck', 'tiny-bf16', 'model.safetensors'), join(dir, 'fifo', 'model.safetensors'));
+    execFileSync('mkfifo', [join(dir, 'fifo', 'config.json')]);
+    expect(() => load('model: {}\nweights: {safetensors: fifo/model.safetensors}\nprompt: {ids: [1]}')).toThrow(
+      expect.objectContaining({ code: 'file-unreadable', where: expect.objectContaining({ file: join(dir, 'fifo', 'config.json') }) }),
+    );
   });
 
   it.each([[[0, 128]], [[128]], ['128x128'], [[1.5, 128]]])('weight_block_size %p: invalid-value naming config.json and the field', (b) => {
