@@ -36,5 +36,22 @@ export function renderResults(s: Summary): string {
     `Total: ${s.totals.inputs} inputs, ${s.totals.bad} bad (${BAD_CLASSES.join(', ')}).`,
     '',
     ...(bad.length ? ['## Bad outcomes', '', ...bad, ''] : ['No bad outcomes.', '']),
+    ...LEGEND,
   ].join('\n');
 }
+
+/** What the columns mean, under the table. */
+const LEGEND = [
+  '## Reading the table',
+  '',
+  '- **ok**: the input was accepted and the call returned (a CLI run exited 0 or 1 with its report).',
+  '- **rejected**: one coded error (`mla-diff: error [code]`) naming the file and the field or line; an error without',
+  '  them, or whose text says `undefined` or `[object Object]`, counts as **uncoded** instead.',
+  '- **crash**: any other exception, or a CLI run that exited outside 0–3 / 130 / 143 or printed an internal error;',
+  '  **hang**: past the limit above; **blow-up**: past the RSS limit; **data-loss**: an input of the run changed;',
+  '  **leak**: a process left running, a temp file or exchange directory left, or a report written by an interrupted run.',
+  '- **killed by SIGINT/SIGTERM (default action)**: the signal came while Node was still loading mla-diff (the first',
+  '  half second), before its handlers were set: nothing had started, the shell sees 130/143, and the leak and',
+  '  data-loss checks ran on it as on every case.',
+  '',
+];

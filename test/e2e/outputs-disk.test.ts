@@ -70,4 +70,24 @@ describe('a full or read-only disk (e2e)', () => {
     expect(r.listing).toEqual([]);
     expect(readFileSync(scenario(), 'utf8')).toBe(tinyScenario('disk'));
   });
+
+  it('TMPDIR full while an external backend runs: write-failed (exit 3) naming the exchange directory, nothing left', async () => {
+    if ('skip' in full) return console.warn(full.skip);
+    const backend = join(ROOT, 'examples', 'backends', 'node-mla.mjs');
+    const x = join(dir, 'x.yaml');
+    writeFileSync(x, tinyScenario('disk-x', `external:\n  command: ${JSON.stringify(`node ${backend}`)}\n  timeout_s: 60\n`));
+    const r = await full.run(['node', CLI, 'run', x, '--device', 'cpu', '--out', join(dir, 'x.json')], {
+      fill: true,
+      env: { TMPDIR: full.dir },
+    });
+    expect([r.exitCode, r.stderr.includes('[write-failed]'), r.stderr.includes(full.dir), r.stderr.includes('ENOSPC')]).toEqual([
+      3,
+      true,
+      true,
+      true,
+    ]);
+    expect(stackLines(r.stderr)).toEqual([]);
+    expect(r.listing).toEqual(['fill']);
+    expect(existsSync(join(dir, 'x.json'))).toBe(false);
+  });
 });
