@@ -29,7 +29,8 @@ export const isWriteError = (e: unknown): e is NodeJS.ErrnoException =>
 
 /** write-failed naming the directory, what it is for and the OS's reason (its code and words). */
 export function writeFailed(e: NodeJS.ErrnoException, dir: string, what: string): MlaDiffError {
-  const reason = `${e.code}: ${e.message.replace(/^[A-Z]+: /, '').replace(/, \w+ '.*'$/, '')}`;
+  // as the CLI's other write failures say it (os-reason.ts): "no space left on device (ENOSPC)"
+  const reason = `${e.message.replace(/^[A-Z]+: /, '').replace(/, \w+ '.*'$/, '')} (${e.code})`;
   return new MlaDiffError(
     'write-failed',
     `could not write ${what} ${dir}: ${reason}`,
