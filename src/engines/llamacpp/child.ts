@@ -27,7 +27,7 @@ function loadModel(l: Llama, job: EngineJob): unknown {
   mp.n_gpu_layers = job.params.gpuLayers;
   // No extra buffer types (llama-cli's --no-repack): on a CPU with AMX (Sapphire Rapids) llama.cpp puts Q8_0 / Q4_K weights in
   // the AMX buffer, which runs only MUL_MAT; our MLA graph's other ops on attn_k_b / attn_v_b then have no backend and the
-  // scheduler aborts (ggml-backend.cpp: GGML_ASSERT(*cur_backend_id != -1)). The CPU buffer computes the same quantized dots.
+  // scheduler aborts (ggml-backend.cpp: GGML_ASSERT(*cur_backend_id != -1)). The same weights then run the CPU backend's kernels.
   mp.use_extra_bufts = false;
   const model = l.fn.llama_model_load_from_file!(job.model, mp);
   if (!model) fail(`llama_model_load_from_file failed on ${job.model} (its log above says why)`);
