@@ -10,12 +10,6 @@ import { join } from 'node:path';
 import type { Summary } from './tally';
 import { ROOT } from './corpus';
 
-/**
- * Findings still open when the smoke was written: a bad signature matching one of these is reported as a skipped test
- * naming it instead of failing the run. Each goes once its owner's fix lands (the lead removes it).
- */
-const KNOWN_OPEN: { target: string; signature: RegExp; finding: string }[] = [];
-
 jest.setTimeout(240_000);
 
 describe('fuzz smoke: seed 23, ~1200 in-process inputs and 12 CLI runs', () => {
@@ -52,12 +46,10 @@ describe('fuzz smoke: seed 23, ~1200 in-process inputs and 12 CLI runs', () => {
 
   it('no crash, hang, blow-up, data loss, leak or uncoded rejection', () => {
     const bad = Object.entries(summary.targets).flatMap(([target, t]) =>
-      Object.entries(t.signatures)
-        .filter(([sig]) => !KNOWN_OPEN.some((k) => k.target === target && k.signature.test(sig)))
-        .map(([sig, s]) => `${target}: ${s.count}× ${sig} (repro: node dist/fuzz/repro.js ${target} 23 ${s.examples[0]?.index})`),
+      Object.entries(t.signatures).map(
+        ([sig, s]) => `${target}: ${s.count}× ${sig} (repro: node dist/fuzz/repro.js ${target} 23 ${s.examples[0]?.index})`,
+      ),
     );
     expect(bad).toEqual([]);
   });
-
-  for (const k of KNOWN_OPEN) it.skip(`open finding (${k.target}): ${k.finding}`, () => undefined);
 });
