@@ -1,5 +1,6 @@
 import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import { MlaDiffError } from '../errors';
+import { missingMessage } from './regular-file';
 
 /**
  * A checkpoint file read by offset: GGUF and safetensors files are hundreds of GB, so nothing
@@ -21,7 +22,7 @@ export class RandomAccessFile {
       const code = (e as NodeJS.ErrnoException).code;
       throw new MlaDiffError(
         code === 'ENOENT' ? 'file-not-found' : 'file-unreadable',
-        code === 'ENOENT' ? (path === '' ? 'the path is empty' : 'no such file') : `cannot open: ${(e as Error).message}`,
+        code === 'ENOENT' ? missingMessage(path) : `cannot open: ${(e as Error).message}`,
         { file: path },
       );
     }

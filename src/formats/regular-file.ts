@@ -14,6 +14,9 @@ export function specialKind(st: Stats): SpecialKind | undefined {
   return undefined;
 }
 
+/** The message of a missing input: an empty path says so, as it names no file. */
+export const missingMessage = (file: string): string => (file === '' ? 'the path is empty' : 'no such file');
+
 /**
  * Stats an input (following links) and refuses what is not a regular file before anything reads it:
  * /dev/zero would be read until memory runs out, a FIFO blocks forever, a directory fails with EISDIR.
@@ -27,7 +30,7 @@ export function statRegularFile(file: string, what: string, hint?: string): Stat
     const missing = (e as NodeJS.ErrnoException).code === 'ENOENT';
     throw new MlaDiffError(
       missing ? 'file-not-found' : 'file-unreadable',
-      missing ? (file === '' ? 'the path is empty' : 'no such file') : `cannot read: ${(e as Error).message}`,
+      missing ? missingMessage(file) : `cannot read: ${(e as Error).message}`,
       { file },
       hint,
     );

@@ -1,6 +1,6 @@
 import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
 import { MlaDiffError } from '../errors';
-import { specialKind } from './regular-file';
+import { missingMessage, specialKind } from './regular-file';
 
 const MiB = 1024 * 1024;
 /**
@@ -15,7 +15,7 @@ const unreadable = (file: string, e: unknown, hint?: string) => {
   const missing = (e as NodeJS.ErrnoException).code === 'ENOENT';
   return new MlaDiffError(
     missing ? 'file-not-found' : 'file-unreadable',
-    missing ? (file === '' ? 'the path is empty' : 'no such file') : `cannot read: ${(e as Error).message}`,
+    missing ? missingMessage(file) : `cannot read: ${(e as Error).message}`,
     { file },
     hint,
   );

@@ -1,5 +1,5 @@
-import { existsSync, lstatSync } from 'node:fs';
-import { MlaDiffError } from '../../errors';
+import { isMlaDiffError, MlaDiffError } from '../../errors';
+import { checkBlock } from '../../formats/safetensors/scales';
 import { readTextFile } from '../../formats/text-file';
 import type { MlaConfig, YarnScaling } from '../../core/model/config';
 
@@ -11,21 +11,18 @@ export const HF_MLA_TYPES = ['deepseek_v2', 'deepseek_v3', 'deepseek_v32', 'glm_
 /** config.json is a few kB; 16 MiB is far past any real one. */
 const CONFIG_BYTES = 16 * 1024 * 1024;
 
-const isLink = (file: string) => {
-  try {
-    return lstatSync(file).isSymbolicLink();
-  } catch {
-    return false;
-  }
-};
-
 /** Reads config.json (JSON errors and missing fields name the file and key). */
 export function readConfigJson(file: string): Json {
   const hint = 'a Hugging Face checkpoint directory holds config.json next to the *.safetensors files';
-  if (!existsSync(file) && !isLink(file))
-    throw new MlaDiffError('file-not-found', 'no config.json beside the safetensors checkpoint', { file }, hint);
-  // opened without blocking and bounded: a FIFO or a device named config.json is refused, not read
-  const text = readTextFile(file, 'a config.json', hint, CONFIG_BYTES);
+  let text: string;
+  try {
+    // opened without blocking and bounded: a FIFO or a device named config.json is refused, not read
+    text = readTextFile(file, 'a config.json', hint, CONFIG_BYTES);
+  } catch (e) {
+    if (isMlaDiffError(e) && e.code === 'file-not-found')
+      throw new MlaDiffError('file-not-found', 'no config.json beside the safetensors checkpoint', { file }, hint);
+    throw e;
+  }
   try {
     const j = JSON.parse(text) as unknown;
     if (j === null || typeof j !== 'object' || Array.isArray(j)) throw new Error('not a JSON object');
@@ -96,12 +93,5 @@ export function fp8BlockSize(j: Json, file?: string): [number, number] {
   const q = j.quantization_config as Json | undefined;
   const b = q !== null && typeof q === 'object' ? q.weight_block_size : undefined;
   if (b === undefined || b === null) return [128, 128];
-  if (Array.isArray(b) && b.length === 2 && b.every((x) => Number.isSafeInteger(x) && (x as number) > 0))
-    return [b[0] as number, b[1] as number];
-  throw new MlaDiffError(
-    'invalid-value',
-    `weight_block_size ${JSON.stringify(b)?.slice(0, 80)} is not two positive integers`,
-    { file, field: 'quantization_config.weight_block_size' },
-    'DeepSeek-V3 and GLM-5 FP8 checkpoints block their scales [128, 128]',
-  );
+  return checkBlock(Array.isArray(b) ? b : [b], 'quantization_config.weight_block_size', file);
 }

@@ -22,8 +22,11 @@ export function checkpointDir(path: string): string {
   return existsSync(path) && statSync(path).isDirectory() ? path : dirname(path);
 }
 
+/** The config.json a safetensors checkpoint (file, index or directory) is read with. */
+export const configJsonOf = (path: string): string => join(checkpointDir(path), 'config.json');
+
 export function safetensorsConfig(path: string, overrides: Partial<MlaConfig> = {}): { config: MlaConfig; block: [number, number] } {
-  const file = join(checkpointDir(path), 'config.json');
+  const file = configJsonOf(path);
   const j = readConfigJson(file);
   return { config: { ...configFromHf(j, file), ...overrides }, block: fp8BlockSize(j, file) };
 }

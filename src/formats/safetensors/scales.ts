@@ -34,17 +34,18 @@ export function matrixView(shape: readonly number[]): [number, number] {
   return [m, n];
 }
 
-export function checkBlock(block: readonly number[], field: string): [number, number] {
+/** A block size [bm, bn] of two positive integers, or invalid-value at `field` (of `file`, when it comes from one). */
+export function checkBlock(block: readonly unknown[], field: string, file?: string): [number, number] {
   const [bm, bn] = block;
-  if (block.length !== 2 || !Number.isSafeInteger(bm) || !Number.isSafeInteger(bn) || bm! < 1 || bn! < 1) {
+  if (block.length !== 2 || !Number.isSafeInteger(bm) || !Number.isSafeInteger(bn) || (bm as number) < 1 || (bn as number) < 1) {
     throw new MlaDiffError(
       'invalid-value',
-      `block size [${block.join(', ')}] is not two positive integers`,
-      { field },
+      `block size ${JSON.stringify(block)?.slice(0, 80)} is not two positive integers`,
+      { file, field },
       'quantization_config.weight_block_size is [128, 128] for DeepSeek-V3 and GLM-5',
     );
   }
-  return [bm!, bn!];
+  return [bm as number, bn as number];
 }
 
 /** Scale grid shape [ceil(M/bm), ceil(N/bn)]. */

@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { isMlaDiffError, MlaDiffError } from '../../errors';
+import { isMlaDiffError, MlaDiffError, osReason } from '../../errors';
 
 /**
  * The OS refusing a write: no space (ENOSPC, EDQUOT, EFBIG), no permission (EACCES, EPERM, EROFS),
@@ -29,11 +29,9 @@ export const isWriteError = (e: unknown): e is NodeJS.ErrnoException =>
 
 /** write-failed naming the directory, what it is for and the OS's reason (its code and words). */
 export function writeFailed(e: NodeJS.ErrnoException, dir: string, what: string): MlaDiffError {
-  // as the CLI's other write failures say it (os-reason.ts): "no space left on device (ENOSPC)"
-  const reason = `${e.message.replace(/^[A-Z]+: /, '').replace(/, \w+ '.*'$/, '')} (${e.code})`;
   return new MlaDiffError(
     'write-failed',
-    `could not write ${what} ${dir}: ${reason}`,
+    `could not write ${what} ${dir}: ${osReason(e)}`,
     { file: dir },
     FULL.has(e.code!) ? `free space in ${tmpdir()}, or point TMPDIR at a directory with room` : 'point TMPDIR at a writable directory',
   );

@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { dirname, join, resolve as resolvePath } from 'node:path';
 import { ggufConfig } from '../../checkpoints/checkpoint/gguf-layer';
 import type { LoaderFault } from '../../checkpoints/checkpoint/kv-b';
-import { checkpointDir, safetensorsConfig } from '../../checkpoints/checkpoint/safetensors-layer';
+import { checkpointDir, configJsonOf, safetensorsConfig } from '../../checkpoints/checkpoint/safetensors-layer';
 import type { LayerTensor } from '../../core/weights/layer';
 import { openGguf } from '../../formats/gguf/read';
 import type { MlaConfig } from '../../core/model/config';
@@ -104,7 +104,7 @@ function spec(
       'use it with gguf: weights that split attn_k_b / attn_v_b',
     );
   const file = checkpointPath(src, [field, 'safetensors'], w.safetensors!);
-  const config = join(checkpointDir(file), 'config.json');
+  const config = configJsonOf(file);
   if (!existsSync(config))
     fail(
       src,

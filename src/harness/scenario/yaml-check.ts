@@ -25,12 +25,12 @@ export const YAML_MAX_SEPARATORS = 2 ** 14;
 /** Newlines, commas, `[` and `{` in `text`: an upper bound on the nodes its flow and block collections can hold, + 1. */
 export function separators(text: string): number {
   let n = 0;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (c === 10 || c === 44 || c === 91 || c === 123) n++;
-  }
+  for (let i = 0; i < text.length; i++) if (isSeparator(text.charCodeAt(i))) n++;
   return n;
 }
+
+/** A newline, comma, `[` or `{`: what `separators` counts. */
+const isSeparator = (c: number): boolean => c === 10 || c === 44 || c === 91 || c === 123;
 
 /** The 1-based line of `text` holding its `n`-th separator, or its `n`-th character when `chars`: where a size limit is crossed. */
 export function lineOfCount(text: string, n: number, chars = false): number {
@@ -38,7 +38,7 @@ export function lineOfCount(text: string, n: number, chars = false): number {
   let seen = 0;
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
-    if (chars || c === 10 || c === 44 || c === 91 || c === 123) seen++;
+    if (chars || isSeparator(c)) seen++;
     if (seen >= n) return line;
     if (c === 10) line++;
   }

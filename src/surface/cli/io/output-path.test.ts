@@ -2,9 +2,8 @@ import { execFileSync } from 'node:child_process';
 import { linkSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
-import { isMlaDiffError } from '../../../errors';
+import { isMlaDiffError, osReason } from '../../../errors';
 import { checkOutputTarget, identify, refuseInput, refuseTwins, sameFile } from './output-path';
-import { osReason } from './os-reason';
 
 const codeOf = (f: () => unknown): string => {
   try {

@@ -2,9 +2,8 @@
 import { accessSync, closeSync, constants, lstatSync, openSync, readlinkSync, readSync, realpathSync, statSync } from 'node:fs';
 import type { Stats } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
-import { MlaDiffError } from '../../../errors';
+import { MlaDiffError, osReason } from '../../../errors';
 import { specialKind } from '../../../formats/regular-file';
-import { osReason } from './os-reason';
 
 /** The one special file an output may name: writing there discards the report, as the user asked. */
 export const DISCARD = '/dev/null';
