@@ -213,6 +213,14 @@ export const caseTrace = def(
     external: externalInfo.optional(),
     /** Per device path, the stages it keeps in a narrower dtype than float32 (absent: all float32). */
     dtypes: keyed(DEVICE_PATHS, keyed(STAGE_NAMES, stageDtype)).optional(),
+    /**
+     * Memory of the case's run, the comparison streamed piece by piece: the device bytes tfjs held at most
+     * (sampled as each piece ends, its values all held; webgpu: its buffers, the reuse pool included), the
+     * engine-path values held at once at most (a piece's, those kept for detail and replay, those awaiting a
+     * third party), the bytes of all engine-path values compared (what holding them all would take), and the
+     * pieces re-run for values the comparison had released (0: none).
+     */
+    memory: z.strictObject({ peakBytes: count, heldBytes: count, valueBytes: count, rerunPieces: count }).optional(),
   }),
 );
 export type CaseTrace = z.infer<typeof caseTrace>;

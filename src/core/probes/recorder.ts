@@ -26,6 +26,8 @@ export interface RecorderOptions {
   filter?: (stage: StageName) => boolean;
   /** Keep the values of these stages after `finish` for comparison (default: none). */
   retain?: ReadonlySet<StageName>;
+  /** Of those, keep only the records whose recordKey passes (default: all): a re-run for a few records' values. */
+  retainKey?: (key: string) => boolean;
   /** The device's fused statistics kernel (Runtime.stats), where it has one. */
   stats?: StatsKernel | undefined;
   /**
@@ -37,6 +39,13 @@ export interface RecorderOptions {
 
 /** Zero-copy host view of a device tensor, where the backend has one (Runtime.hostView). */
 export type HostView = (t: tfc.Tensor) => Float32Array | null;
+
+/** A retained record's value handed over as its piece ends (TensorRecorder.drain): the taker disposes it. */
+export interface Drained {
+  key: string;
+  where: Scope & { stage: StageName; chunk?: number };
+  captured: Captured;
+}
 
 export interface Recording {
   trace: PathTrace;

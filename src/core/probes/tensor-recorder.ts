@@ -1,6 +1,6 @@
 import type * as tfc from '@tensorflow/tfjs-core';
 import type { PathName, StageName } from '../../trace/stages';
-import type { Captured, HostView, Recording, RecorderOptions, StageRecord, Tap } from './recorder';
+import type { Captured, Drained, HostView, Recording, RecorderOptions, StageRecord, Tap } from './recorder';
 import { BaseRecorder, record } from './recorder';
 import type { LaunchedStats } from './stats-batch';
 import { disposeLaunched, launchStats, launchStatsMany, settleStats } from './stats-batch';
@@ -24,6 +24,8 @@ export class TensorRecorder extends BaseRecorder<tfc.Tensor> {
   private readonly counting = new Map<object, Promise<number>>();
   /** Retained values copied to the host (opts.offload), by recordKey: their tensors are released at once. */
   private readonly onHost = new Map<string, Float32Array>();
+  /** Retained values handed over by `drain`: no longer this recorder's to return or release. */
+  private readonly drained = new Set<string>();
 
   constructor(
     private readonly tf: typeof tfc,
@@ -33,8 +35,8 @@ export class TensorRecorder extends BaseRecorder<tfc.Tensor> {
     super(opts);
   }
 
-  private retained(stage: StageName): boolean {
-    return this.opts.retain?.has(stage) ?? false;
+  private retained(stage: StageName, key: string): boolean {
+    return (this.opts.retain?.has(stage) ?? false) && (this.opts.retainKey?.(key) ?? true) && !this.drained.has(key);
   }
 
   /**
@@ -53,13 +55,13 @@ export class TensorRecorder extends BaseRecorder<tfc.Tensor> {
       const job = launchStats(this.tf, t.x, t.layout, this.view, this.opts.stats);
       if ('reads' in job) for (const r of job.reads) this.tf.keep(r);
       this.jobs.set(key, job);
-      const host = this.retained(t.stage) && this.opts.offload?.() ? this.view(t.x) : null;
+      const host = this.retained(t.stage, key) && this.opts.offload?.() ? this.view(t.x) : null;
       if (host) {
         this.onHost.set(key, host.slice());
         t.x.dispose(); // its shape stays readable for finish
       }
     } finally {
-      if (!this.retained(t.stage)) t.x.dispose();
+      if (!this.retained(t.stage, key)) t.x.dispose();
     }
   }
 
@@ -74,7 +76,7 @@ export class TensorRecorder extends BaseRecorder<tfc.Tensor> {
         batch.map((b) => b.t),
       ).forEach((job, i) => this.jobs.set(batch[i]!.key, job));
     } finally {
-      for (const { t } of batch) if (!this.retained(t.stage)) t.x.dispose();
+      for (const { key, t } of batch) if (!this.retained(t.stage, key)) t.x.dispose();
     }
   }
 
@@ -142,13 +144,36 @@ export class TensorRecorder extends BaseRecorder<tfc.Tensor> {
       stages.push(record(t, byKey.get(key)!, checks));
       const host = this.onHost.get(key);
       if (host) captured.set(key, { where: 'host', data: host, shape: t.x.shape.slice(), layout: t.layout });
-      else if (this.retained(t.stage)) captured.set(key, { where: 'device', tensor: t.x, layout: t.layout });
+      else if (this.retained(t.stage, key)) captured.set(key, { where: 'device', tensor: t.x, layout: t.layout });
     }
     this.onHost.clear();
+    this.drained.clear();
     this.counting.clear();
     this.taps.clear();
     this.dropEarly();
     return { trace: this.trace(path, 'float32', stages), captured };
+  }
+
+  /**
+   * Hands over the values of the retained records tapped since the last drain (the piece just stepped;
+   * call after `settle`), for a comparison that runs piece by piece: the taker releases them, `finish`
+   * returns the records' statistics without them.
+   */
+  drain(): Drained[] {
+    this.flush();
+    const out: Drained[] = [];
+    for (const [key, t] of this.taps) {
+      if (!this.retained(t.stage, key)) continue;
+      const host = this.onHost.get(key);
+      const where = { step: t.step, request: t.request, stage: t.stage, ...(t.chunk === undefined ? {} : { chunk: t.chunk }) };
+      const captured: Captured = host
+        ? { where: 'host', data: host, shape: t.x.shape.slice(), layout: t.layout }
+        : { where: 'device', tensor: t.x, layout: t.layout };
+      out.push({ key, where, captured });
+      this.onHost.delete(key);
+      this.drained.add(key);
+    }
+    return out;
   }
 
   /** Checks whose stage was never tapped: released. */
@@ -160,17 +185,18 @@ export class TensorRecorder extends BaseRecorder<tfc.Tensor> {
 
   /** Releases everything still held (after an error, say). */
   dispose(): void {
-    for (const { t } of this.pending.splice(0)) if (!this.retained(t.stage)) t.x.dispose();
+    for (const { key, t } of this.pending.splice(0)) if (!this.retained(t.stage, key)) t.x.dispose();
     disposeLaunched(this.tf, [...this.jobs.values()]);
     this.jobs.clear();
     this.settling = []; // each frees what it read when it settles
     this.counting.clear();
     this.onHost.clear();
-    for (const t of this.taps.values()) {
-      if (this.retained(t.stage)) t.x.dispose(); // a no-op where offloaded
+    for (const [key, t] of this.taps) {
+      if (this.retained(t.stage, key)) t.x.dispose(); // a no-op where offloaded
       for (const c of t.checks) if (typeof c.violations !== 'number') c.violations.dispose();
     }
     this.taps.clear();
+    this.drained.clear();
     this.dropEarly();
   }
 }

@@ -7,6 +7,9 @@ import type { CaseTrace, Diagnosis } from '../../trace';
 import type { Facts } from './diagnose-facts';
 import { culpritName, fmt, near } from './diagnose-facts';
 
+/** Extremes of a per-token list without spreading it into arguments (a 128k-token piece passes the stack). */
+const least = (xs: readonly number[]) => xs.reduce((a, b) => Math.min(a, b), Infinity);
+const most = (xs: readonly number[]) => xs.reduce((a, b) => Math.max(a, b), -Infinity);
 /**
  * Signatures that read where inside the first divergent record the error lives (per token, per
  * head, attention entropy: CaseResult.detail) or how its norm relates to the witness's: agreement
@@ -48,7 +51,7 @@ export const positionZeroSig: Signature = (f) => {
     summary: 'agreement only at RoPE position 0, where every rotation is the identity: the RoPE pairing (NeoX vs GPT-J) or its frequencies',
     evidence:
       `${f.first.stage} ${d.a} vs ${d.b}: relErr ${fmt(d.perToken[zero[0]!]!)} at position 0, ` +
-      `${fmt(Math.min(...rest))}–${fmt(Math.max(...rest))} at positions ${list(d.positions.filter((p) => p !== 0))}`,
+      `${fmt(least(rest))}–${fmt(most(rest))} at positions ${list(d.positions.filter((p) => p !== 0))}`,
   };
 };
 
@@ -127,8 +130,8 @@ function lastTokenOnly(f: Parameters<Signature>[0], t: CaseTrace): ReturnType<Si
     cause: 'causal-mask',
     summary: 'attention rows see the key after the diagonal (a causal mask off by one): every token diverges but the last',
     evidence:
-      `${f.first.stage} ${culpritName(f, t)} vs ${d.b}: relErr ${fmt(Math.min(...d.perToken.slice(0, last)))}–` +
-      `${fmt(Math.max(...d.perToken.slice(0, last)))} at tokens 0–${last - 1}, ${fmt(d.perToken[last]!)} at the last (${last})`,
+      `${f.first.stage} ${culpritName(f, t)} vs ${d.b}: relErr ${fmt(least(d.perToken.slice(0, last)))}–` +
+      `${fmt(most(d.perToken.slice(0, last)))} at tokens 0–${last - 1}, ${fmt(d.perToken[last]!)} at the last (${last})`,
   };
 }
 

@@ -30,7 +30,7 @@ export interface ReplayJob {
 }
 
 /** A fresh instance of path B, with the scenario's faults and kernels. */
-function backend(rt: Runtime, path: DevicePath, s: Scenario, job: ReplayJob): MlaBackend<tfc.Tensor> {
+export function backend(rt: Runtime, path: DevicePath, s: Scenario, job: ReplayJob): MlaBackend<tfc.Tensor> {
   const rd = pathRounding(rt, job.kernels, path);
   if (path === 'mha') return new MhaBackend(job.layer, s.faults.mha, job.numSlots, job.kernels, rd);
   if (path === 'mqa') return new MqaBackend(job.layer, s.faults.mqa, job.numSlots, job.kernels, rd);

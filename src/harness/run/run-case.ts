@@ -16,17 +16,15 @@ import { judgeCase } from '../compare/outcome';
 import { softmaxScale } from '../../core/model/config';
 import { withRopeTerm } from './third-party';
 import type { Recording } from '../../core/probes/recorder';
-import { executionOrder, recordKey } from '../../core/probes/recorder';
 import { TensorRecorder } from '../../core/probes/tensor-recorder';
 import type { DevicePath, PathName, StageName } from '../../trace/stages';
+import { PATH_NAMES } from '../../trace/stages';
 import type { Runtime } from '../../devices/runtime';
 import { guarded } from '../../devices/device-errors';
 import type { CaseSpec, Scenario } from '../scenario/scenario';
 import { measureDetail } from './detail';
-import type { PairDiff, Where } from './diff';
-import { diffCaptured } from './diff';
+import { caseDiffs } from './case-diffs';
 import { checkExternalLayout } from './external-layout';
-import { normDiff } from './norm-diff';
 import type { ExternalRun } from '../external/external';
 import type { ReferenceCase } from './reference-job';
 import { RETAINED } from './reference-job';
@@ -34,58 +32,11 @@ import type { Progress } from './progress';
 import { during, NO_PROGRESS } from './progress';
 import { replayCase } from './replay';
 import { stepPaths } from './step-paths';
+import { planReplay } from './replay-plan';
+import { missing, neededRecords, recapture } from './recapture';
+import type { PieceValues } from './stream';
+import { StreamCompare } from './stream';
 import type { CaseResult, CaseTrace, PieceInfo } from './trace';
-
-/** Pairs compared at every record both paths have, engine pair first, the external path last. */
-const PAIRS: [PathName, PathName][] = [
-  ['mha', 'mqa'],
-  ['mha', 'cold'],
-  ['mqa', 'cold'],
-  ['mha', 'reference'],
-  ['mqa', 'reference'],
-  ['cold', 'reference'],
-  ['external', 'mha'],
-  ['external', 'mqa'],
-  ['external', 'cold'],
-  ['external', 'reference'],
-];
-
-/** Every record any path made, in order: piece order of the schedule, then pipeline order. */
-function orderedRecords(rec: Partial<Record<PathName, Recording>>, pieces: readonly PieceInput[]): Where[] {
-  const seen = new Map<string, Where>();
-  for (const r of Object.values(rec))
-    for (const s of r!.trace.stages)
-      seen.set(recordKey(s), { step: s.step, request: s.request, stage: s.stage, ...(s.chunk === undefined ? {} : { chunk: s.chunk }) });
-  return [...seen.values()].sort(executionOrder(pieces));
-}
-
-async function diffAll(
-  rt: Runtime,
-  rec: Partial<Record<PathName, Recording>>,
-  pieces: readonly PieceInput[],
-  tick: (done: number, total: number) => void = () => {},
-): Promise<PairDiff[]> {
-  const diffs: PairDiff[] = [];
-  const statsOnly = new Map((rec.external?.trace.stages ?? []).filter((r) => r.statsOnly).map((r) => [recordKey(r), r]));
-  const records = orderedRecords(rec, pieces);
-  for (const [i, w] of records.entries()) {
-    tick(i, records.length);
-    const key = recordKey(w);
-    for (const [a, b] of PAIRS) {
-      const ca = rec[a]?.captured.get(key);
-      const cb = rec[b]?.captured.get(key);
-      if (ca && cb) diffs.push(await diffCaptured(rt.tf, (t) => rt.hostView(t), w, [a, ca], [b, cb]));
-      const so = a === 'external' ? statsOnly.get(key) : undefined;
-      const rb = so && rec[b]?.trace.stages.find((r) => recordKey(r) === key);
-      if (so && rb) diffs.push(normDiff(w, a, so, b, rb));
-    }
-  }
-  return diffs;
-}
-
-function release(rec: Partial<Record<PathName, Recording>>): void {
-  for (const r of Object.values(rec)) for (const c of r?.captured.values() ?? []) if (c.where === 'device') c.tensor.dispose();
-}
 
 export const pieceInfo = (p: PieceInput): PieceInfo => ({
   step: p.step,
@@ -114,9 +65,18 @@ export interface CaseRun {
   progress?: (done: number, piece: PieceInput) => void;
   /** The waits after the pieces: the reference, an external backend, the comparison, replay, detail. */
   report?: Progress;
+  /** Bytes of engine-path values kept for detail and replay past their piece's comparison (default KEEP_BYTES; StreamCompare). */
+  keepBytes?: number;
 }
 
-/** Runs the schedule through every device path of one case, joins the reference, measures, judges. */
+/**
+ * Engine-path values kept past their piece's comparison, so that detail and replay of a divergent case
+ * need no re-run: every value of a small run, the first pieces of a long one (its later values released
+ * as they are compared, and re-run on demand: recapture.ts).
+ */
+export const KEEP_BYTES = 2 * 2 ** 30;
+
+/** Runs the schedule through every device path of one case, compares piece by piece, joins the third parties, judges. */
 export async function runCase(rt: Runtime, s: Scenario, run: CaseRun): Promise<CaseResult> {
   const paths: MlaBackend<tfc.Tensor>[] = [
     new MhaBackend(run.layer, s.faults.mha, run.numSlots, run.kernels, pathRounding(rt, run.kernels, 'mha')),
@@ -126,14 +86,39 @@ export async function runCase(rt: Runtime, s: Scenario, run: CaseRun): Promise<C
   // With fused attention the score tensor is never formed: the engine paths record no logits / attn_probs, unless sampled rows of them.
   const filter =
     run.layer.attention && !s.schedule.logitsRows ? (stage: StageName) => stage !== 'logits' && stage !== 'attn_probs' : undefined;
+  const view = (t: tfc.Tensor) => rt.hostView(t);
   const recorders = paths.map(
-    () =>
-      new TensorRecorder(rt.tf, { retain: RETAINED, stats: rt.stats, offload: rt.retainOnHost, ...(filter ? { filter } : {}) }, (t) =>
-        rt.hostView(t),
-      ),
+    () => new TensorRecorder(rt.tf, { retain: RETAINED, stats: rt.stats, offload: rt.retainOnHost, ...(filter ? { filter } : {}) }, view),
   );
   const rec: Partial<Record<PathName, Recording>> = {};
   const seconds: CaseTrace['seconds'] = {};
+  const say = run.report ?? NO_PROGRESS;
+  const named = `case ${run.spec.name}`;
+  const third: { ext: ExternalRun | null } = { ext: null };
+  // The reference's worker and an external backend are awaited when the comparison needs them: after the device paths,
+  // or as soon as the engine-path values held for them pass the budget.
+  const thirdParties = async () => {
+    if (run.reference) {
+      const r = await during(say, 'reference', `${named} · float64 reference`, () => run.reference!);
+      rec.reference = {
+        trace: r.trace,
+        captured: new Map(r.captured.map((c) => [c.key, { where: 'host', data: c.data, shape: c.shape, layout: c.layout }])),
+      };
+    }
+    // the engine paths hold only their caches and the values within the budget: a GPU backend has the device nearly to itself
+    third.ext = run.external ? await during(say, 'external', `${named} · third-party path`, run.external) : null;
+    if (third.ext) {
+      rec.external = third.ext.recording;
+      seconds.external = third.ext.seconds;
+    }
+  };
+  const stream = new StreamCompare(rec, {
+    tf: rt.tf,
+    view,
+    budget: run.keepBytes ?? KEEP_BYTES,
+    thirdParties: run.reference || run.external ? thirdParties : null,
+  });
+  const memory = { peakBytes: 0, heldBytes: 0, valueBytes: 0, rerunPieces: 0 };
   try {
     let done = 0;
     for (const plain of run.pieces) {
@@ -151,25 +136,20 @@ export async function runCase(rt: Runtime, s: Scenario, run: CaseRun): Promise<C
       } finally {
         piece.deviceEmbeddings!.dispose();
       }
+      memory.peakBytes = Math.max(memory.peakBytes, deviceBytes(rt)); // the piece's values all held
+      const values: PieceValues = new Map(paths.map((p, i) => [p.name, new Map(recorders[i]!.drain().map((d) => [d.key, d]))]));
+      await guarded(rt, () => stream.add(values)); // elementwise on the device: it allocates too
       done++;
     }
     if (run.pieces.length) run.progress?.(done, run.pieces[run.pieces.length - 1]!);
     for (const [i, path] of paths.entries()) rec[path.name] = await guarded(rt, () => recorders[i]!.finish(path.name));
-    const say = run.report ?? NO_PROGRESS;
-    const named = `case ${run.spec.name}`;
-    if (run.reference) {
-      const r = await during(say, 'reference', `${named} · float64 reference`, () => run.reference!);
-      rec.reference = {
-        trace: r.trace,
-        captured: new Map(r.captured.map((c) => [c.key, { where: 'host', data: c.data, shape: c.shape, layout: c.layout }])),
-      };
-    }
-    // after the device paths: a GPU backend has the device to itself
-    const ext = run.external ? await during(say, 'external', `${named} · third-party path`, run.external) : null;
-    if (ext) {
-      rec.external = ext.recording;
-      seconds.external = ext.seconds;
-    }
+    const tick = (label: string) => (done: number, total: number) => say({ phase: 'compare', done, total, label: `${named} · ${label}` });
+    await guarded(rt, () => stream.resolve(tick('pieces compared with the third parties')));
+    inPathOrder(rec); // the third parties may have come in before the engine paths' recordings
+    for (const [p, kept] of stream.take()) for (const [key, c] of kept) rec[p]!.captured.set(key, c);
+    memory.heldBytes = stream.peakHeld;
+    memory.valueBytes = stream.total;
+    const ext = third.ext;
     const trace: CaseTrace = {
       name: run.spec.name,
       label: run.spec.label,
@@ -177,10 +157,7 @@ export async function runCase(rt: Runtime, s: Scenario, run: CaseRun): Promise<C
       totalHeads: s.config.num_attention_heads,
       pieces: run.pieces.map(pieceInfo),
       paths: Object.fromEntries(Object.entries(rec).map(([p, r]) => [p, r!.trace])),
-      // elementwise on the device: it allocates too
-      diffs: await guarded(rt, () =>
-        diffAll(rt, rec, run.pieces, (done, total) => say({ phase: 'compare', done, total, label: `${named} · records compared` })),
-      ),
+      diffs: await guarded(rt, () => caseDiffs(rt.tf, view, rec, run.pieces, stream.diffs, tick('records compared'))),
       expectedSoftmaxScale: softmaxScale(s.config),
       seconds,
       notes: run.notes,
@@ -188,19 +165,31 @@ export async function runCase(rt: Runtime, s: Scenario, run: CaseRun): Promise<C
       ...(rounds(s.precision)
         ? { dtypes: Object.fromEntries(paths.map((p) => [p.name, stageDtypes(s.precision, p.name as DevicePath)])) }
         : {}),
+      memory,
     };
     const comparison = compareCase(trace, s.tolerances);
+    const mode = run.replay ?? s.replay;
+    if (stream.released) {
+      // the values detail and replay read that the stream released: their pieces re-run
+      const plan = mode !== 'off' && comparison.verdict !== 'agree' ? planReplay(trace, comparison, mode, s.tolerances) : null;
+      const have = new Map(Object.entries(rec).map(([p, r]) => [p as PathName, r!.captured]));
+      const need = missing(neededRecords(comparison, plan, rec), have);
+      if (need.size) {
+        const again = await recapture(rt, s, run, need, filter, tick('pieces re-run for the divergent records'));
+        for (const [p, m] of again.values) for (const [key, c] of m) rec[p]!.captured.set(key, c);
+        memory.rerunPieces = again.pieces;
+      }
+    }
     // a third party's first divergence that is its layout (LSE [T, N] read as [N, T] when T = N): external-layout, exit 2
     const block = ext?.info.kind === 'trace' ? 'trace' : 'external';
-    if (ext) await guarded(rt, () => checkExternalLayout(rt.tf, (t) => rt.hostView(t), rec, comparison, ext.layouts, block));
-    const mode = run.replay ?? s.replay;
+    if (ext) await guarded(rt, () => checkExternalLayout(rt.tf, view, rec, comparison, ext.layouts, block));
     const replayTick = (done: number, total: number) => say({ phase: 'replay', done, total, label: `${named} · stage replay` });
     const replayed = await guarded(rt, () => replayCase(rt, s, run, rec, trace, comparison, mode, replayTick));
     const replay = mode === 'off' ? replayed : withExternalOrigins(replayed, trace, comparison); // the third party's: from its records
-    const view = diagnosisView(comparison, replay);
+    const view2 = diagnosisView(comparison, replay);
     const detail = comparison.firstDivergence
       ? await during(say, 'detail', `${named} · detail of the divergent stages`, () =>
-          guarded(rt, () => measureDetail(rt.tf, (t) => rt.hostView(t), rec, run.pieces, comparison.stages)),
+          guarded(rt, () => measureDetail(rt.tf, view, rec, run.pieces, comparison.stages)),
         )
       : undefined;
     const expectation = s.expect ? checkExpectation(s.expect, comparison) : undefined;
@@ -208,14 +197,35 @@ export async function runCase(rt: Runtime, s: Scenario, run: CaseRun): Promise<C
       trace,
       comparison,
       ...(detail ? { detail } : {}),
-      diagnosis: diagnose(trace, view, s.config, detail),
+      diagnosis: diagnose(trace, view2, s.config, detail),
       ...(replay ? { replay } : {}),
       ...(expectation ? { expectation } : {}),
       outcome: judgeCase({ comparison, expectation }, s.expect?.outcome, 'expect').outcome,
     };
   } finally {
+    stream.dispose();
     recorders.forEach((r) => r.dispose());
     paths.forEach((p) => p.dispose());
     release(rec);
   }
+}
+
+/** Reorders rec's keys as PATH_NAMES (the order of trace.paths and of everything read from rec). */
+function inPathOrder(rec: Partial<Record<PathName, Recording>>): void {
+  for (const p of PATH_NAMES) {
+    const r = rec[p];
+    if (!r) continue;
+    delete rec[p];
+    rec[p] = r;
+  }
+}
+
+function release(rec: Partial<Record<PathName, Recording>>): void {
+  for (const r of Object.values(rec)) for (const c of r?.captured.values() ?? []) if (c.where === 'device') c.tensor.dispose();
+}
+
+/** tfjs's device bytes in use (webgpu: its buffers, the reuse pool included), else the live tensors' bytes. */
+function deviceBytes(rt: Runtime): number {
+  const m = rt.tf.memory() as { numBytes: number; numBytesInGPUAllocated?: number };
+  return m.numBytesInGPUAllocated ?? m.numBytes;
 }

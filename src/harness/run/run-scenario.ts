@@ -35,6 +35,8 @@ export interface RunOptions {
   toolVersion: string;
   /** Keep the external backend's exchange directory (--keep-external). */
   keepExternal?: boolean;
+  /** Bytes of engine-path values kept past their piece's comparison (default KEEP_BYTES: run-case.ts). */
+  keepBytes?: number;
 }
 
 /**
@@ -103,6 +105,7 @@ export async function runScenario(s: Scenario, opts: RunOptions): Promise<RunRep
                 engineFor(s, source, c.heads, plan.pieces, plan.kernels.kvSplits, opts.keepExternal ?? false, log) ??
                 externalFor(s, source, c, plan.pieces, plan.kernels.kvSplits, opts.keepExternal ?? false, log),
               report: progress,
+              ...(opts.keepBytes === undefined ? {} : { keepBytes: opts.keepBytes }),
               progress: (done, piece) =>
                 progress({
                   phase: 'pieces',
