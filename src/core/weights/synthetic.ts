@@ -1,5 +1,7 @@
 import type { MlaConfig } from '../model/config';
+import type { NormalGrid } from './grid';
 import { fillNormal, streamKey } from './normal';
+import { fillThreads, fillWorkerEntry, parallelFill } from './parallel-fill';
 import type { LayerTensor, Layout, LinearName, NormName, Range, WeightOrigin, WeightSource } from './layer';
 import { linearShape, normLength } from './layer';
 
@@ -63,11 +65,7 @@ export class SyntheticWeights implements WeightSource {
     const nr = r1 - r0;
     const nc = c1 - c0;
     if (dst.length < nr * nc) throw new RangeError(`block ${name}: dst holds ${dst.length} < ${nr * nc}`);
-    if (layout === 'out_in') {
-      for (let r = 0; r < nr; r++) fillNormal(dst, r * nc, 1, nc, key, (r0 + r) * fanIn + c0, 1, scale, 0);
-    } else {
-      for (let c = 0; c < nc; c++) fillNormal(dst, c * nr, 1, nr, key, r0 * fanIn + c0 + c, fanIn, scale, 0);
-    }
+    parallelFill(syntheticGrid(key, rows, cols, layout, fanIn, scale), dst, fillThreads(nr * nc), fillWorkerEntry());
   }
 
   embeddings(ids: readonly number[]): Float32Array {
@@ -77,4 +75,17 @@ export class SyntheticWeights implements WeightSource {
     ids.forEach((id, t) => fillNormal(out, t * H, 1, H, key, id * H, 1, EMBEDDING_STD, 0));
     return out;
   }
+}
+
+/**
+ * W[rows, cols] of a [·, fanIn] weight stream as a grid: in 'out_in' one line per row, in 'in_out' one per column
+ * (element (r, c) of the weight is normal(key, r·fanIn + c) either way).
+ */
+export function syntheticGrid(key: number, rows: Range, cols: Range, layout: Layout, fanIn: number, scale: number): NormalGrid {
+  const [r0, r1] = rows;
+  const [c0, c1] = cols;
+  const base = r0 * fanIn + c0;
+  return layout === 'out_in'
+    ? { key, base, lines: r1 - r0, len: c1 - c0, lineStride: fanIn, stride: 1, scale, offset: 0 }
+    : { key, base, lines: c1 - c0, len: r1 - r0, lineStride: 1, stride: fanIn, scale, offset: 0 };
 }
