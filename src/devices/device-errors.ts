@@ -60,7 +60,7 @@ export function checkDevice(rt: DeviceLike, scoped: string | null = null): void 
       'results after it are invalid, none is reported',
     { field: '--device' },
     memory
-      ? 'the run keeps every stage of every piece of every path on the GPU for the comparison: fewer tokens, heads (cases: heads) or pieces'
+      ? "a piece is compared with every stage of every path held on the GPU: shorter pieces (a step's chunk:), fewer heads (cases: heads)"
       : 'run with --verbose for the device log; check the adapter and driver',
   );
 }

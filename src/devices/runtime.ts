@@ -1,3 +1,4 @@
+import type { PoolTrimmer } from './webgpu-pool';
 import type { LseBoundsKernel } from './kernels/lse-bounds';
 import type { RopeStyle } from '../core/model/rope';
 import type * as tfc from '@tensorflow/tfjs-core';
@@ -28,6 +29,11 @@ export type HeadProduct = (x: tfc.Tensor2D | tfc.Tensor3D, w: tfc.Tensor3D) => t
 export interface Runtime {
   readonly tf: typeof tfc;
   readonly device: DeviceInfo;
+  /**
+   * The device's buffer pool where the backend keeps one (webgpu: tfjs's, which never frees a size):
+   * `trim` releases the sizes unused since the last trim (called as each piece ends), `bytes` counts it.
+   */
+  readonly pool?: PoolTrimmer;
   /** Largest single tensor in bytes this device can bind (WebGPU storage binding limit). */
   readonly maxTensorBytes: number;
   /** How weight matrices are stored and multiplied fastest here for a T-token step. */

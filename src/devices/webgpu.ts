@@ -14,6 +14,8 @@ import { webgpuBackend } from './kernels/webgpu-program';
 import { hostFilled } from './host-tensors';
 import type { UploadingBackend } from './webgpu-upload';
 import { pooledUploads } from './webgpu-upload';
+import type { PoolingBackend } from './webgpu-pool';
+import { poolTrimmer } from './webgpu-pool';
 
 /** Dispatches per queue submit (tfjs's WEBGPU_DEFERRED_SUBMIT_BATCH_SIZE). */
 export const SUBMIT_BATCH = 4;
@@ -49,6 +51,7 @@ export async function createWebgpuRuntime(reason: string): Promise<Runtime> {
   // Small host-made tensors (cache slot indices, key counts, scalars) through pooled buffers, not a new buffer each.
   const backend = webgpuBackend<UploadingBackend>(tf);
   pooledUploads(backend);
+  const pool = poolTrimmer(webgpuBackend<PoolingBackend>(tf));
   const software = isSoftwareAdapter(adapter);
   // Errors Dawn raises on its own (out of memory, validation): the first is kept and checked by the runners.
   let firstError: string | null = null;
@@ -66,6 +69,7 @@ export async function createWebgpuRuntime(reason: string): Promise<Runtime> {
       reason,
       adapter,
     },
+    pool,
     maxTensorBytes: Math.min(adapter.maxStorageBufferBindingSize, adapter.maxBufferSize),
     linearPlan: () => ({ layout: 'in_out', product: 'direct', batched: 'native' }),
     makeFilled: (shape, fill) => hostFilled(tf, shape, fill),

@@ -90,6 +90,7 @@ export async function recapture(
         for (const piece of upTo) {
           tick(done++, total);
           await guarded(rt, () => step(path, recorder, piece, pieces.has(`${piece.step}/${piece.request}`)));
+          rt.pool?.trim();
         }
         const r = await guarded(rt, () => recorder.finish(p));
         values.set(p, r.captured);

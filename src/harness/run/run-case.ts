@@ -139,6 +139,7 @@ export async function runCase(rt: Runtime, s: Scenario, run: CaseRun): Promise<C
       memory.peakBytes = Math.max(memory.peakBytes, deviceBytes(rt)); // the piece's values all held
       const values: PieceValues = new Map(paths.map((p, i) => [p.name, new Map(recorders[i]!.drain().map((d) => [d.key, d]))]));
       await guarded(rt, () => stream.add(values)); // elementwise on the device: it allocates too
+      rt.pool?.trim(); // the sizes this piece made and the next will not ask for
       done++;
     }
     if (run.pieces.length) run.progress?.(done, run.pieces[run.pieces.length - 1]!);
@@ -224,8 +225,8 @@ function release(rec: Partial<Record<PathName, Recording>>): void {
   for (const r of Object.values(rec)) for (const c of r?.captured.values() ?? []) if (c.where === 'device') c.tensor.dispose();
 }
 
-/** tfjs's device bytes in use (webgpu: its buffers, the reuse pool included), else the live tensors' bytes. */
+/** The device's buffers, in use and pooled (webgpu), else tfjs's live tensor bytes. */
 function deviceBytes(rt: Runtime): number {
-  const m = rt.tf.memory() as { numBytes: number; numBytesInGPUAllocated?: number };
-  return m.numBytesInGPUAllocated ?? m.numBytes;
+  const b = rt.pool?.bytes();
+  return b ? b.used + b.free : rt.tf.memory().numBytes;
 }

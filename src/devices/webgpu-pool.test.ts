@@ -1,0 +1,68 @@
+import type { PoolingBackend } from './webgpu-pool';
+import { poolTrimmer } from './webgpu-pool';
+
+type Buffer = { size: number; usage: number; destroy(): void };
+
+/** A buffer manager shaped as tfjs-backend-webgpu's: exact-size free lists, never destroyed by it. */
+function fakeBackend() {
+  const destroyed: number[] = [];
+  const bm: PoolingBackend['bufferManager'] = {
+    freeBuffers: new Map(),
+    usedBuffers: new Map(),
+    numFreeBuffers: 0,
+    numBytesAllocated: 0,
+    acquireBuffer(size: number, usage: number) {
+      const key = `${size}_${usage}`;
+      const free = bm.freeBuffers.get(key) ?? [];
+      bm.freeBuffers.set(key, free);
+      const pooled = free.pop();
+      if (pooled) bm.numFreeBuffers--;
+      const b: Buffer = pooled ?? { size, usage, destroy: () => destroyed.push(size) };
+      bm.usedBuffers.set(key, [...(bm.usedBuffers.get(key) ?? []), b]);
+      return b;
+    },
+    releaseBuffer(b: Buffer) {
+      const key = `${b.size}_${b.usage}`;
+      bm.usedBuffers.set(
+        key,
+        bm.usedBuffers.get(key)!.filter((x) => x !== b),
+      );
+      bm.freeBuffers.get(key)!.push(b);
+      bm.numFreeBuffers++;
+    },
+  };
+  return { backend: { bufferManager: bm }, destroyed };
+}
+
+describe('webgpu pool trimming', () => {
+  it('destroys the free buffers of sizes not asked for since the last trim, keeps the repeated ones', () => {
+    const { backend, destroyed } = fakeBackend();
+    const pool = poolTrimmer(backend);
+    const bm = backend.bufferManager;
+    const take = (size: number) => bm.acquireBuffer(size, 1) as Buffer;
+    for (const b of [16, 32, 64].map(take)) bm.releaseBuffer(b);
+    expect(pool.bytes()).toEqual({ used: 0, free: 112 });
+    expect(pool.trim()).toBe(0); // every size was asked for in this piece
+    bm.releaseBuffer(take(16)); // the next piece repeats one size
+    expect(pool.trim()).toBe(96); // 32 and 64 were not asked for again
+    expect(destroyed.sort((a, b) => a - b)).toEqual([32, 64]);
+    expect(bm.numFreeBuffers).toBe(1);
+    expect(pool.bytes()).toEqual({ used: 0, free: 16 });
+    take(16); // reused from the pool, not created
+    expect(pool.bytes()).toEqual({ used: 16, free: 0 });
+    expect(destroyed).toHaveLength(2);
+  });
+
+  it('past maxFree bytes of free buffers, the largest are destroyed as buffers come back', () => {
+    const { backend, destroyed } = fakeBackend();
+    const pool = poolTrimmer(backend, 100);
+    const bm = backend.bufferManager;
+    const held = [8, 16, 40, 60].map((size) => bm.acquireBuffer(size, 1) as Buffer);
+    for (const b of held.slice(0, 3)) bm.releaseBuffer(b);
+    expect(destroyed).toEqual([]); // 64 free: under the cap
+    bm.releaseBuffer(held[3]!); // 124 free: over it, down to half the cap, largest first
+    expect(destroyed).toEqual([60, 40]);
+    expect(pool.bytes()).toEqual({ used: 0, free: 24 });
+    expect(bm.numFreeBuffers).toBe(2);
+  });
+});
