@@ -26,6 +26,8 @@ export { rmsNormKernel, ropeKernel } from './kernels/norm-rope';
 
 // Statistics: the fused WGSL kernel and the host and tfjs statistics it must match.
 export { webgpuStats, STATS_GROUP } from './kernels/stats-kernel';
+export { webgpuDiff, DF_GROUP } from './kernels/diff-kernel';
+export { diffFromPartials } from '../core/probes/diff-partials';
 export { hostStats, deviceStats } from '../core/probes/stats';
 export { launchStats, settleStats } from '../core/probes/stats-batch';
 

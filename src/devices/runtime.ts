@@ -7,6 +7,7 @@ import type { StorageDtype } from '../core/precision/formats';
 import type { AttentionFn } from './kernels/attention-kernel';
 import type { Layout } from '../core/weights/layer';
 import type { StatsKernel } from '../core/probes/stats-partials';
+import type { DiffKernel } from '../core/probes/diff-partials';
 import type { DeviceInfo, DeviceName } from '../trace';
 import { DEVICE_NAMES } from '../trace';
 
@@ -55,6 +56,8 @@ export interface Runtime {
   readonly attention?: AttentionFn;
   /** A fused one-pass kernel for the probes' tensor stats (TensorRecorder), where the device has one. */
   readonly stats?: StatsKernel;
+  /** A fused one-pass kernel for the comparison's pair diffs (src/harness/run/diff.ts), where the device has one. */
+  readonly diff?: DiffKernel;
   /**
    * Whether recorders should now copy the stage values kept for comparison out of the device's
    * memory as they are tapped (wasm: its heap stops at 4 GiB, and a 64-head T = 2048 run keeps

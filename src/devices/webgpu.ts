@@ -6,6 +6,7 @@ import type { Runtime } from './runtime';
 import type { AttentionRequest } from './kernels/attention-kernel';
 import { flashAttention } from './kernels/flash-attention';
 import { webgpuStats } from './kernels/stats-kernel';
+import { webgpuDiff } from './kernels/diff-kernel';
 import { gemm } from './kernels/gemm';
 import { gemmHeads } from './kernels/gemm-heads';
 import { rmsNormKernel, ropeKernel } from './kernels/norm-rope';
@@ -102,6 +103,8 @@ export async function createWebgpuRuntime(reason: string): Promise<Runtime> {
     round: (x, dtype) => webgpuRound(tf, x, dtype),
     // The probes' stats in one pass per tensor (kernels/stats-kernel.ts), read back together.
     stats: webgpuStats(tf),
+    // The comparison's pair diffs in one pass each (kernels/diff-kernel.ts): no temporaries the size of the values.
+    diff: webgpuDiff(tf),
     deviceError: () => firstError,
     async scoped(f) {
       gpuDevice.pushErrorScope('out-of-memory');

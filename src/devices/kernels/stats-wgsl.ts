@@ -13,6 +13,21 @@ const NONE = '0xffffffffu';
 /** The per-thread loops over its ST_PER elements, unrolled: constant indices keep v in registers (a loop left it in memory). */
 const unrolled = (body: (j: number) => string): string => Array.from({ length: ST_PER }, (_, j) => `  {${body(j)}\n  }`).join('\n');
 
+/** WGSL fn stScaled(u, e): the finite float32 of bits u times 2^e, on its bits (also the diff kernel's, diff-wgsl.ts). */
+export const SCALED_WGSL = `
+// The finite value with bits u times 2^e, on the bits (a float multiply gets factored out of the
+// sum by LLVM under lavapipe, and Σx overflowed); results below 2^-126 (negligible next to the
+// group's largest |x|, scaled into [1, 4)) are 0.
+fn stScaled(u: u32, e: i32) -> f32 {
+  var b = u & 0x7fffffffu;
+  var shift = e;
+  if (b < 0x00800000u) { b = bitcast<u32>(f32(b)); shift = e - 149; } // subnormal m·2^-149, or 0
+  let ne = i32(b >> 23u) + shift;
+  if (b == 0u || ne <= 0) { return 0.0; }
+  return bitcast<f32>((u & 0x80000000u) | (u32(ne) << 23u) | (b & 0x7fffffu));
+}
+`;
+
 /** Per-input helpers of a k-input launch: tensor i's first group and its size (bindings cannot be indexed). */
 function inputHelpers(k: number): string {
   const cases = (f: (i: number) => string, dflt: string) =>
@@ -58,18 +73,7 @@ var<workgroup> stInf: array<u32, ${ST_WG}>;
 var<workgroup> stSq: array<f32, ${ST_WG}>;
 var<workgroup> stSum: array<f32, ${ST_WG}>;
 
-// The finite value with bits u times 2^e, on the bits (a float multiply gets factored out of the
-// sum by LLVM under lavapipe, and Σx overflowed); results below 2^-126 (negligible next to the
-// group's largest |x|, scaled into [1, 4)) are 0.
-fn stScaled(u: u32, e: i32) -> f32 {
-  var b = u & 0x7fffffffu;
-  var shift = e;
-  if (b < 0x00800000u) { b = bitcast<u32>(f32(b)); shift = e - 149; } // subnormal m·2^-149, or 0
-  let ne = i32(b >> 23u) + shift;
-  if (b == 0u || ne <= 0) { return 0.0; }
-  return bitcast<f32>((u & 0x80000000u) | (u32(ne) << 23u) | (b & 0x7fffffu));
-}
-
+${SCALED_WGSL}
 ${inputHelpers(k)}
 fn main(index: i32) {
   let t = localIndex;

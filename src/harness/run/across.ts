@@ -68,7 +68,7 @@ export async function runAcross(rt: Runtime, run: AcrossRun): Promise<AcrossDiff
           const ca = ra.captured.get(recordKey(w));
           const cb = rb.captured.get(recordKey(w));
           if (!ca || !cb) continue;
-          const d = await diffCaptured(rt.tf, (t) => rt.hostView(t), w, [name, ca], [name, cb]);
+          const d = await diffCaptured(rt.tf, (t) => rt.hostView(t), w, [name, ca], [name, cb], rt.diff);
           out.push({ ...w, path: name, relErr: d.shapeMatch ? d.relErr : null });
         }
       } finally {

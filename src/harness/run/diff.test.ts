@@ -1,5 +1,6 @@
 import type { Captured } from '../../core/probes/recorder';
 import type { Runtime } from '../../devices/runtime';
+import { hostDiffKernel } from '../../test-utils/diff-kernel';
 import { expectNoLeak, testRuntime } from '../../test-utils/runtime';
 import type { Where } from './diff';
 import { diffCaptured } from './diff';
@@ -103,6 +104,34 @@ describe('stage diffs', () => {
         expect(d.maxAbsErrAt).toEqual([0, 1, 2]);
         expect(d.relErr!).toBeCloseTo(0.5 / Math.hypot(1, 2, 4, 5, 6.5), 6);
         expect(d.normRatio!).toBeCloseTo(Math.hypot(1, 2, 4, 5, 6.5) / visible, 6);
+      }
+    });
+  });
+
+  it('a fused diff kernel (as webgpu has) gives what the tfjs reductions and the host loop give, NaN, ±Inf, ties included', async () => {
+    const n = 1000;
+    const a = Float32Array.from({ length: n }, (_, i) => Math.sin(i) * (i % 9 === 0 ? 1e3 : 1));
+    const b = Float32Array.from(a, (v, i) => (i % 13 === 0 ? v + 1e-3 * Math.cos(i) : v));
+    [a[3], b[7], a[20], b[20], a[21], b[22]] = [NaN, NaN, Infinity, Infinity, -Infinity, Infinity];
+    [b[500], b[900]] = [a[500]! + 2, a[900]! - 2]; // a tie of |a − b| across groups: the first is reported
+    const kernel = hostDiffKernel(rt.tf, 64);
+    await expectNoLeak(rt, async () => {
+      const [ta, tb] = [rt.tf.tensor2d(a, [10, 100]), rt.tf.tensor2d(b, [10, 100])];
+      const cap = (t: typeof ta): Captured => ({ where: 'device', tensor: t, layout: 't q' });
+      const run = (k?: typeof kernel, view: Parameters<typeof diffCaptured>[1] = () => null) =>
+        diffCaptured(rt.tf, view, at('q_c'), ['mha', cap(ta)], ['mqa', cap(tb)], k);
+      const [fused, ops, hostLoop] = [await run(kernel), await run(), await run(undefined, (t) => rt.hostView(t))];
+      rt.tf.dispose([ta, tb]);
+      expect(kernel.launches).toBe(1);
+      // |a − b| in float32 on the device, as tf.sub gives it; in float64 by the host loop
+      expect(fused).toMatchObject({ nan: [1, 1], infMismatch: 2, maxAbsErr: ops.maxAbsErr, maxAbsErrAt: [5, 0] });
+      expect(fused.maxAbsErr!).toBeCloseTo(hostLoop.maxAbsErr!, 6);
+      const scalars = { relErr: 0, cosine: 0, normRatio: 0, maxAbsErr: 0 };
+      for (const other of [ops, hostLoop]) {
+        expect({ ...fused, ...scalars }).toEqual({ ...other, ...scalars });
+        expect(fused.relErr).toBe(Infinity); // the unmatched infinities
+        expect(fused.cosine!).toBeCloseTo(other.cosine!, 6);
+        expect(fused.normRatio!).toBeCloseTo(other.normRatio!, 6);
       }
     });
   });

@@ -1,6 +1,8 @@
 import type * as tfc from '@tensorflow/tfjs-core';
 import { isIdentity, permutation, transposeHost, unravel } from '../../core/probes/layout';
 import type { Captured, HostView } from '../../core/probes/recorder';
+import type { DiffKernel, DiffSums } from '../../core/probes/diff-partials';
+import { diffFromPartials, zeroSums } from '../../core/probes/diff-partials';
 import type { PairDiff, Where } from '../../trace';
 import type { PathName, StageName } from '../../trace/stages';
 import { STAGES } from '../../trace/stages';
@@ -13,18 +15,8 @@ const { abs } = Math;
 /** Where a record sits and the diff of one record between two paths: src/trace/case-trace.ts. */
 export type { PairDiff, Where } from '../../trace';
 
-interface Sums {
-  dd: number;
-  aa: number;
-  bb: number;
-  ab: number;
-  maxAbs: number;
-  at: number;
-  nanA: number;
-  nanB: number;
-  inf: number;
-}
-const zero = (): Sums => ({ dd: 0, aa: 0, bb: 0, ab: 0, maxAbs: 0, at: 0, nanA: 0, nanB: 0, inf: 0 });
+type Sums = DiffSums;
+const zero = zeroSums;
 
 /** LSE stages are logarithms: an error δ there scales the softmax weights by e^δ ≈ 1 + δ, whatever |lse| is. */
 const LOG_STAGES: ReadonlySet<StageName> = new Set(['lse', 'suffix_lse', 'chunk_lse', 'context_lse', 'split_lse']);
@@ -66,11 +58,22 @@ export function mismatch(w: Where, a: PathName, b: PathName): PairDiff {
   };
 }
 
-/** Diff sums from per-row reductions on the device (see deviceStats), finished in float64. */
-async function deviceDiff(tf: typeof tfc, A: tfc.Tensor, B: tfc.Tensor): Promise<Sums> {
+/**
+ * Diff sums on the device, finished in float64: through the device's fused kernel where it has one (one pass, one
+ * small read), else from per-row reductions by tfjs ops.
+ */
+async function deviceDiff(tf: typeof tfc, A: tfc.Tensor, B: tfc.Tensor, kernel?: DiffKernel): Promise<Sums> {
+  if (!A.size) return zero();
+  if (kernel) {
+    const partials = kernel.launch(A, B);
+    try {
+      return diffFromPartials(await partials.data(), kernel.groupSize, A.size);
+    } finally {
+      partials.dispose();
+    }
+  }
   const cols = A.shape[A.rank - 1] ?? 1;
   const rows = cols ? A.size / cols : 0;
-  if (!A.size) return zero();
   const [floats, ints] = tf.tidy(() => {
     const [a2, b2] = [tf.reshape(A, [rows, cols]), tf.reshape(B, [rows, cols])];
     const both = tf.logicalAnd(tf.isFinite(a2), tf.isFinite(b2));
@@ -154,8 +157,9 @@ export async function toHost(
 const sameShape = (x: readonly number[], y: readonly number[]) => x.length === y.length && x.every((d, i) => d === y[i]);
 
 /**
- * Diff of one record between two paths. Two device tensors are reduced on the device unless the
- * backend offers host views (cpu, wasm), where the float64 host loop is exact and allocates nothing.
+ * Diff of one record between two paths. Two device tensors are reduced on the device (by `kernel`, the
+ * device's fused pair diff, where given) unless the backend offers host views (cpu, wasm), where the
+ * float64 host loop is exact and allocates nothing.
  */
 export async function diffCaptured(
   tf: typeof tfc,
@@ -163,6 +167,7 @@ export async function diffCaptured(
   w: Where,
   a: [PathName, Captured],
   b: [PathName, Captured],
+  kernel?: DiffKernel,
 ): Promise<PairDiff> {
   const canonical = STAGES[w.stage].layout;
   const [an, av] = a;
@@ -174,7 +179,7 @@ export async function diffCaptured(
     const B = isIdentity(pb) ? bv.tensor : tf.transpose(bv.tensor, pb);
     try {
       if (!sameShape(A.shape, B.shape)) return mismatch(w, an, bn);
-      return finish(w, an, bn, A.shape.slice(), await deviceDiff(tf, A, B));
+      return finish(w, an, bn, A.shape.slice(), await deviceDiff(tf, A, B, kernel));
     } finally {
       if (A !== av.tensor) A.dispose();
       if (B !== bv.tensor) B.dispose();

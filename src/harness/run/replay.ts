@@ -113,6 +113,7 @@ async function runGroup(
         t.where,
         [t.path, mine],
         [t.source, rec[t.source]!.captured.get(t.sourceKey)!],
+        rt.diff,
       );
       const record = recording.trace.stages.find((r) => recordKey(r) === recordKey(t.where));
       const broken = (record?.checks ?? []).some((c) => c.violations > 0);

@@ -116,6 +116,7 @@ export async function runCase(rt: Runtime, s: Scenario, run: CaseRun): Promise<C
     tf: rt.tf,
     view,
     budget: run.keepBytes ?? KEEP_BYTES,
+    diff: rt.diff,
     thirdParties: run.reference || run.external ? thirdParties : null,
   });
   const memory = { peakBytes: 0, heldBytes: 0, valueBytes: 0, rerunPieces: 0 };

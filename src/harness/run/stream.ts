@@ -1,5 +1,6 @@
 import type * as tfc from '@tensorflow/tfjs-core';
 import type { Captured, Drained, HostView, Recording } from '../../core/probes/recorder';
+import type { DiffKernel } from '../../core/probes/diff-partials';
 import type { PathName } from '../../trace/stages';
 import type { PairDiff } from './diff';
 import { diffCaptured } from './diff';
@@ -41,6 +42,8 @@ export interface StreamOptions {
    * always held while it is compared, whatever the budget.
    */
   budget: number;
+  /** The device's fused pair diff (Runtime.diff), where it has one. */
+  diff?: DiffKernel;
   /** Brings the third parties' recordings (the float64 reference, an external path) into `rec`; null: there are none. */
   thirdParties: (() => Promise<void>) | null;
 }
@@ -120,19 +123,26 @@ export class StreamCompare {
     return isEngine(p) ? h.values.get(p)?.get(key)?.captured : this.rec[p]?.captured.get(key);
   }
 
-  /** Diffs a piece's records on the pairs of two engine paths, or those of an engine path with a third party, or both. */
+  /**
+   * Diffs a piece's records on the pairs of two engine paths, or those of an engine path with a third party, or both:
+   * every diff launched before any is read, so the piece costs the device one round trip, not one a pair.
+   */
   private async diffPiece(h: Held, which: 'engines' | 'third' | 'all'): Promise<void> {
     const wheres = new Map<string, Drained['where']>();
     for (const m of h.values.values()) for (const [key, d] of m) wheres.set(key, d.where);
+    const pending: [string, Promise<PairDiff>][] = [];
     for (const [key, where] of wheres) {
       for (const [a, b] of PAIRS) {
         const engines = isEngine(a) && isEngine(b);
         if (!isEngine(a) && !isEngine(b)) continue; // the third parties' own pair: over all their records, by the caller
         if ((which === 'engines' && !engines) || (which === 'third' && engines)) continue;
         const [ca, cb] = [this.value(h, a, key), this.value(h, b, key)];
-        if (ca && cb) this.diffs.set(pairKey(key, a, b), await diffCaptured(this.opts.tf, this.opts.view, where, [a, ca], [b, cb]));
+        if (ca && cb)
+          pending.push([pairKey(key, a, b), diffCaptured(this.opts.tf, this.opts.view, where, [a, ca], [b, cb], this.opts.diff)]);
       }
     }
+    const done = await Promise.all(pending.map(([, p]) => p));
+    pending.forEach(([k], i) => this.diffs.set(k, done[i]!));
   }
 
   /** Compared pieces: each value kept while the budget lasts (earliest first), else released. */

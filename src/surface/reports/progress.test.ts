@@ -1,6 +1,6 @@
 import { Writable } from 'node:stream';
 import type { BarStream } from './progress';
-import { progressBar, progressLine } from './progress';
+import { progressBar, progressLine, progressLog } from './progress';
 
 /** A writable that records what the bar writes; `tty` decides whether it claims to be a terminal. */
 function sink(tty: boolean, columns = 120): BarStream & { text: () => string } {
@@ -47,6 +47,27 @@ describe('progress bar', () => {
     const s = sink(true);
     progressBar(s)!.stop();
     expect(s.text()).toBe('');
+  });
+});
+
+describe('progressLog', () => {
+  it('logs every piece and the start of each other phase, with the seconds since the first event', () => {
+    const lines: string[] = [];
+    let t = 1_000;
+    const progress = progressLog((l) => lines.push(l), () => t);
+    progress({ phase: 'weights', done: 0, total: 7, label: 'q_a_proj' });
+    progress({ phase: 'weights', done: 1, total: 7, label: 'q_b_proj' });
+    t += 2_500;
+    progress({ phase: 'pieces', done: 0, total: 2, label: 'case c · step 0, request a' });
+    progress({ phase: 'pieces', done: 1, total: 2, label: 'case c · step 1, request a' });
+    progress({ phase: 'compare', done: 0, total: 40, label: 'case c · records compared' });
+    progress({ phase: 'compare', done: 1, total: 40, label: 'case c · records compared' });
+    expect(lines).toEqual([
+      'weights 0/7 · q_a_proj · 0.0 s',
+      'pieces 0/2 · case c · step 0, request a · 2.5 s',
+      'pieces 1/2 · case c · step 1, request a · 2.5 s',
+      'compare 0/40 · case c · records compared · 2.5 s',
+    ]);
   });
 });
 

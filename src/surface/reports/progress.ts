@@ -71,3 +71,18 @@ export function progressBar(stream: BarStream): ProgressBar | null {
     },
   };
 }
+
+/**
+ * Progress as log lines (--verbose, where no bar is drawn): each piece through the device paths, and the
+ * start of every other phase, with the seconds since the first event: `pieces 3/18 · case all-heads · step 3,
+ * request doc · 41.2 s`. A long run in a CI log says where it is and how fast it goes.
+ */
+export function progressLog(log: (line: string) => void, now: () => number = () => performance.now()): Progress {
+  const t0 = now();
+  let last: ProgressEvent['phase'] | null = null;
+  return (e) => {
+    if (e.phase !== 'pieces' && e.phase === last) return;
+    last = e.phase;
+    log(`${e.phase} ${e.done}/${e.total} · ${e.label} · ${((now() - t0) / 1000).toFixed(1)} s`);
+  };
+}

@@ -1,7 +1,7 @@
 /** `mla-diff run`: load the scenarios, run them on the chosen device, write the reports, compare with a golden run. */
 import type { CommandModule } from 'yargs';
 import { MlaDiffError } from '../../../errors';
-import { progressBar } from '../../reports/progress';
+import { progressBar, progressLog } from '../../reports/progress';
 import { colorWanted, terminalWidth } from '../../reports/style';
 import { allPass, judgeOf, withOutcome } from '../../../harness/compare/outcome';
 import { runScenario } from '../../../harness/run/run-scenario';
@@ -56,6 +56,7 @@ export async function runCommand(args: RunArgs, io: IO = processIO): Promise<num
   const judge = judgeOf(args);
   // A bar on stderr only on a terminal, and not under --quiet or beside --verbose's log lines.
   const bar = !args.quiet && !args.verbose && io.errStream ? progressBar(io.errStream) : null;
+  const progress = bar?.progress ?? (args.verbose ? progressLog(log) : null);
   try {
     for (const s of scenarios) {
       const judged = await runScenario(s, {
@@ -65,7 +66,7 @@ export async function runCommand(args: RunArgs, io: IO = processIO): Promise<num
         log,
         toolVersion: toolVersion(),
         keepExternal: args.keepExternal ?? false,
-        ...(bar ? { progress: bar.progress } : {}),
+        ...(progress ? { progress } : {}),
       });
       reports.push(judge === 'expect' ? judged : withOutcome(judged, judge));
     }
