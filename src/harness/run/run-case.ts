@@ -27,7 +27,6 @@ import { caseDiffs } from './case-diffs';
 import { checkExternalLayout } from './external-layout';
 import type { ExternalRun } from '../external/external';
 import type { ReferenceCase } from './reference-job';
-import { RETAINED } from './reference-job';
 import type { Progress } from './progress';
 import { during, NO_PROGRESS } from './progress';
 import { replayCase } from './replay';
@@ -36,6 +35,7 @@ import { planReplay } from './replay-plan';
 import { missing, neededRecords, recapture } from './recapture';
 import type { PieceValues } from './stream';
 import { StreamCompare } from './stream';
+import { retention } from './retain';
 import type { CaseResult, CaseTrace, PieceInfo } from './trace';
 
 export const pieceInfo = (p: PieceInput): PieceInfo => ({
@@ -67,6 +67,8 @@ export interface CaseRun {
   report?: Progress;
   /** Bytes of engine-path values kept for detail and replay past their piece's comparison (default KEEP_BYTES; StreamCompare). */
   keepBytes?: number;
+  /** Token-heads of a piece from which values no pair reads are not kept (default STATS_ONLY_FROM; retain.ts). */
+  statsOnlyFrom?: number;
 }
 
 /**
@@ -87,8 +89,21 @@ export async function runCase(rt: Runtime, s: Scenario, run: CaseRun): Promise<C
   const filter =
     run.layer.attention && !s.schedule.logitsRows ? (stage: StageName) => stage !== 'logits' && stage !== 'attn_probs' : undefined;
   const view = (t: tfc.Tensor) => rt.hostView(t);
+  // In a large case, values kept only of the stages a pair will diff: the rest are statistics only (retain.ts).
+  const tokenHeads = Math.max(0, ...run.pieces.map((p) => p.ids.length)) * run.spec.heads.count;
+  const keep = retention(
+    paths.map((p) => p.name),
+    { reference: !!run.reference, external: !!run.external },
+    tokenHeads,
+    run.statsOnlyFrom,
+  );
   const recorders = paths.map(
-    () => new TensorRecorder(rt.tf, { retain: RETAINED, stats: rt.stats, offload: rt.retainOnHost, ...(filter ? { filter } : {}) }, view),
+    (p) =>
+      new TensorRecorder(
+        rt.tf,
+        { retain: keep.stages(p.name), stats: rt.stats, offload: rt.retainOnHost, ...(filter ? { filter } : {}) },
+        view,
+      ),
   );
   const rec: Partial<Record<PathName, Recording>> = {};
   const seconds: CaseTrace['seconds'] = {};
@@ -171,8 +186,8 @@ export async function runCase(rt: Runtime, s: Scenario, run: CaseRun): Promise<C
     };
     const comparison = compareCase(trace, s.tolerances);
     const mode = run.replay ?? s.replay;
-    if (stream.released) {
-      // the values detail and replay read that the stream released: their pieces re-run
+    if (stream.released || keep.dropped) {
+      // the values detail and replay read that the stream released, or that were never kept: their pieces re-run
       const plan = mode !== 'off' && comparison.verdict !== 'agree' ? planReplay(trace, comparison, mode, s.tolerances) : null;
       const have = new Map(Object.entries(rec).map(([p, r]) => [p as PathName, r!.captured]));
       const need = missing(neededRecords(comparison, plan, rec), have);

@@ -37,6 +37,8 @@ export interface RunOptions {
   keepExternal?: boolean;
   /** Bytes of engine-path values kept past their piece's comparison (default KEEP_BYTES: run-case.ts). */
   keepBytes?: number;
+  /** Token-heads of a piece from which values no pair reads are not kept (default STATS_ONLY_FROM; retain.ts). */
+  statsOnlyFrom?: number;
 }
 
 /**
@@ -106,6 +108,7 @@ export async function runScenario(s: Scenario, opts: RunOptions): Promise<RunRep
                 externalFor(s, source, c, plan.pieces, plan.kernels.kvSplits, opts.keepExternal ?? false, log),
               report: progress,
               ...(opts.keepBytes === undefined ? {} : { keepBytes: opts.keepBytes }),
+              ...(opts.statsOnlyFrom === undefined ? {} : { statsOnlyFrom: opts.statsOnlyFrom }),
               progress: (done, piece) =>
                 progress({
                   phase: 'pieces',

@@ -19,11 +19,17 @@ const SCHEDULE = [
   '  - {name: hit, start_step: 1, steps: [{cached: 4}, {prefill: 3}]}',
 ];
 
-async function run(rt: Runtime, keepBytes: number | undefined, extra: string[]): Promise<CaseResult> {
+async function run(rt: Runtime, keepBytes: number | undefined, extra: string[], statsOnlyFrom?: number): Promise<CaseResult> {
   const yaml = ['name: t', 'model: {preset: tiny}', 'weights: {synthetic: {seed: 5}}', ...SCHEDULE, ...extra].join('\n');
   const s = parseScenario(yaml, 'test.yaml');
   const r = await expectNoLeak(rt, () =>
-    runScenario(s, { runtime: rt, toolVersion: 'test', worker: false, ...(keepBytes === undefined ? {} : { keepBytes }) }),
+    runScenario(s, {
+      runtime: rt,
+      toolVersion: 'test',
+      worker: false,
+      ...(keepBytes === undefined ? {} : { keepBytes }),
+      ...(statsOnlyFrom === undefined ? {} : { statsOnlyFrom }),
+    }),
   );
   return r.cases[0]!;
 }
@@ -57,6 +63,15 @@ describe('streaming comparison', () => {
     expect(none.trace.memory!.rerunPieces).toBeGreaterThan(0);
     // with no budget only one piece's values (and, with a reference, nothing more: it is in before the first piece ends)
     expect(none.trace.memory!.heldBytes).toBeLessThan(kept.trace.memory!.heldBytes);
+  });
+
+  it('values no pair reads, not kept (a large case), are re-run for what detail and replay read: the case says the same', async () => {
+    const extra = ['reference: off', 'faults: [{path: mha, fault: lse-base-2}]'];
+    const all = await run(rt, undefined, extra);
+    const compared = await run(rt, undefined, extra, 0);
+    expect(compared.comparison.verdict).toBe('diverge');
+    expect(said(compared)).toEqual(said(all));
+    expect(compared.trace.memory!.heldBytes).toBeLessThan(all.trace.memory!.heldBytes);
   });
 
   it('an external backend is compared the same, its run brought forward when the budget is spent', async () => {
