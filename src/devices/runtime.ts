@@ -1,4 +1,5 @@
 import type { PoolTrimmer } from './webgpu-pool';
+import type { PipelineCache } from './pipeline-cache';
 import type { LseBoundsKernel } from './kernels/lse-bounds';
 import type { RopeStyle } from '../core/model/rope';
 import type * as tfc from '@tensorflow/tfjs-core';
@@ -35,6 +36,11 @@ export interface Runtime {
    * `trim` releases the sizes unused since the last trim (called as each piece ends), `bytes` counts it.
    */
   readonly pool?: PoolTrimmer;
+  /**
+   * Compiled pipelines reused across runs (webgpu: pipeline-cache.ts): a run awaits `ready` before its first piece
+   * (the cached shaders compile meanwhile, in parallel) and calls `save` once its pieces have run.
+   */
+  readonly pipelines?: PipelineCache;
   /** Largest single tensor in bytes this device can bind (WebGPU storage binding limit). */
   readonly maxTensorBytes: number;
   /** How weight matrices are stored and multiplied fastest here for a T-token step. */

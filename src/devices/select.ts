@@ -60,13 +60,13 @@ const MISSING: Record<'package' | 'driver' | 'adapter', [string, string]> = {
   ],
 };
 
-async function webgpuIfAvailable(reason: string): Promise<Runtime> {
+async function webgpuIfAvailable(reason: string, env: NodeJS.ProcessEnv): Promise<Runtime> {
   const p = probeAdapter();
   if ('missing' in p) {
     const [message, hint] = MISSING[p.missing];
     throw new MlaDiffError('device-unavailable', message, { field: '--device' }, hint);
   }
-  return createWebgpuRuntime(reason);
+  return createWebgpuRuntime(reason, env);
 }
 
 /**
@@ -78,7 +78,7 @@ export async function selectRuntime(request: DeviceRequest, log: Log = () => {},
   const blas = parseBlasRequest(env['MLA_DIFF_BLAS']); // wasm only
   switch (request) {
     case 'webgpu':
-      return webgpuIfAvailable('requested');
+      return webgpuIfAvailable('requested', env);
     case 'tensorflow':
       return createTensorflowRuntime('requested');
     case 'wasm':
@@ -95,7 +95,7 @@ export async function selectRuntime(request: DeviceRequest, log: Log = () => {},
   const notes: string[] = [];
   const probe = probeAdapter();
   const adapter = 'adapter' in probe ? probe.adapter : null;
-  if (adapter && !isSoftwareAdapter(adapter)) return createWebgpuRuntime(`auto: hardware adapter ${describeAdapter(adapter)}`);
+  if (adapter && !isSoftwareAdapter(adapter)) return createWebgpuRuntime(`auto: hardware adapter ${describeAdapter(adapter)}`, env);
   notes.push(
     adapter ? `skipped software adapter ${describeAdapter(adapter)}` : `no WebGPU (${'missing' in probe ? probe.missing : ''} missing)`,
   );

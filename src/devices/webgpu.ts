@@ -16,7 +16,9 @@ import { hostFilled } from './host-tensors';
 import type { UploadingBackend } from './webgpu-upload';
 import { pooledUploads } from './webgpu-upload';
 import type { PoolingBackend } from './webgpu-pool';
-import { poolTrimmer } from './webgpu-pool';
+import { MAX_FREE_BYTES, poolTrimmer } from './webgpu-pool';
+import type { PipelineDevice } from './pipeline-cache';
+import { pipelineCache, pipelineCacheFile } from './pipeline-cache';
 
 /** Dispatches per queue submit (tfjs's WEBGPU_DEFERRED_SUBMIT_BATCH_SIZE). */
 export const SUBMIT_BATCH = 4;
@@ -25,7 +27,7 @@ export const SUBMIT_BATCH = 4;
  * tfjs-backend-webgpu on Dawn (the `webgpu` npm package, Vulkan underneath). Without a GPU,
  * Mesa's lavapipe serves as a software adapter: slow, but it runs the same WGSL.
  */
-export async function createWebgpuRuntime(reason: string): Promise<Runtime> {
+export async function createWebgpuRuntime(reason: string, env: NodeJS.ProcessEnv = process.env): Promise<Runtime> {
   const found = await requestDawnAdapter();
   if (!found) {
     throw new MlaDiffError(
@@ -52,11 +54,13 @@ export async function createWebgpuRuntime(reason: string): Promise<Runtime> {
   // Small host-made tensors (cache slot indices, key counts, scalars) through pooled buffers, not a new buffer each.
   const backend = webgpuBackend<UploadingBackend>(tf);
   pooledUploads(backend);
-  const pool = poolTrimmer(webgpuBackend<PoolingBackend>(tf));
+  const pool = poolTrimmer(webgpuBackend<PoolingBackend>(tf), poolFreeBytes(env));
   const software = isSoftwareAdapter(adapter);
   // Errors Dawn raises on its own (out of memory, validation): the first is kept and checked by the runners.
   let firstError: string | null = null;
   const gpuDevice = backend.device;
+  // The shaders earlier runs on this adapter compiled start compiling now, on Dawn's threads (pipeline-cache.ts).
+  const pipelines = pipelineCache(gpuDevice as unknown as PipelineDevice, pipelineCacheFile(`webgpu ${describeAdapter(adapter)}`, env));
   gpuDevice.addEventListener?.('uncapturederror', (e) => {
     firstError ??= e.error?.message ?? 'uncaptured device error';
   });
@@ -71,6 +75,7 @@ export async function createWebgpuRuntime(reason: string): Promise<Runtime> {
       adapter,
     },
     pool,
+    pipelines,
     maxTensorBytes: Math.min(adapter.maxStorageBufferBindingSize, adapter.maxBufferSize),
     linearPlan: () => ({ layout: 'in_out', product: 'direct', batched: 'native' }),
     makeFilled: (shape, fill) => hostFilled(tf, shape, fill),
@@ -120,4 +125,10 @@ export async function createWebgpuRuntime(reason: string): Promise<Runtime> {
       return { value, error: firstError };
     },
   };
+}
+
+/** MLA_DIFF_POOL_FREE_GIB: the free bytes tfjs's buffer pool may hold before its largest are destroyed (webgpu-pool.ts). */
+export function poolFreeBytes(env: NodeJS.ProcessEnv): number {
+  const gib = Number(env['MLA_DIFF_POOL_FREE_GIB']);
+  return env['MLA_DIFF_POOL_FREE_GIB'] && Number.isFinite(gib) && gib >= 0 ? gib * 2 ** 30 : MAX_FREE_BYTES;
 }

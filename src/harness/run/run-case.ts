@@ -136,6 +136,7 @@ export async function runCase(rt: Runtime, s: Scenario, run: CaseRun): Promise<C
   });
   const memory = { peakBytes: 0, heldBytes: 0, valueBytes: 0, rerunPieces: 0 };
   try {
+    await rt.pipelines?.ready; // the shaders earlier runs compiled, compiled again meanwhile in parallel
     let done = 0;
     for (const plain of run.pieces) {
       run.progress?.(done, plain); // the piece about to run
@@ -159,6 +160,7 @@ export async function runCase(rt: Runtime, s: Scenario, run: CaseRun): Promise<C
       done++;
     }
     if (run.pieces.length) run.progress?.(done, run.pieces[run.pieces.length - 1]!);
+    rt.pipelines?.save(); // for the next run's start
     for (const [i, path] of paths.entries()) rec[path.name] = await guarded(rt, () => recorders[i]!.finish(path.name));
     const tick = (label: string) => (done: number, total: number) => say({ phase: 'compare', done, total, label: `${named} · ${label}` });
     await guarded(rt, () => stream.resolve(tick('pieces compared with the third parties')));
