@@ -2,7 +2,9 @@
 // does, through runScenario) with the device's createComputePipeline and createBuffer wrapped to count and time
 // them, and at each piece's start prints the wall time since the run began, the pipelines compiled and buffers
 // created so far (and their milliseconds), tfjs's pool (buffers in use and free) and the GPU's memory in use
-// (nvidia-smi, where there is one). Then the report's seconds and trace.memory.
+// (nvidia-smi, where there is one), and the piece before's live set: the most bytes of tfjs buffers in use at once
+// (acquired and not yet released: what had to exist together, whatever the pool kept or Dawn had yet to free) and
+// the largest of those buffers at that moment. Then the report's seconds and trace.memory.
 // Usage (device): node bench/long/where.mjs <scenario.yaml> [--json FILE]
 import { spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
@@ -30,6 +32,32 @@ const wrap = (name, count, ms, bytes) => {
 wrap('createComputePipeline', 'pipelines', 'pipelineMs');
 wrap('createBuffer', 'buffers', 'bufferMs', 'bufferBytes');
 const GiB = 2 ** 30;
+// The live set: tfjs's buffer manager, wrapped over the pool trimmer's wrap (webgpu-pool.ts).
+const bm = rt.tf.backend().bufferManager;
+const live = new Map(); // size → buffers of that size in use
+let used = 0;
+let peak = { bytes: 0, top: '' };
+const top = () =>
+  [...live.entries()]
+    .filter(([, n]) => n > 0)
+    .sort((a, b) => b[0] * b[1] - a[0] * a[1])
+    .slice(0, 6)
+    .map(([size, n]) => `${n}×${(size / 2 ** 20).toFixed(0)} MiB`)
+    .join(', ');
+const acquire = bm.acquireBuffer.bind(bm);
+bm.acquireBuffer = (size, usage, ...rest) => {
+  used += size;
+  live.set(size, (live.get(size) ?? 0) + 1);
+  if (used > peak.bytes + 2 ** 28 || (used > peak.bytes && !peak.top)) peak = { bytes: used, top: top() };
+  else if (used > peak.bytes) peak.bytes = used;
+  return acquire(size, usage, ...rest);
+};
+const release = bm.releaseBuffer.bind(bm);
+bm.releaseBuffer = (b, ...rest) => {
+  used -= b.size;
+  live.set(b.size, (live.get(b.size) ?? 1) - 1);
+  return release(b, ...rest);
+};
 const smi = () => {
   const r = spawnSync('nvidia-smi', ['--query-gpu=memory.used', '--format=csv,noheader,nounits'], { encoding: 'utf8' });
   return r.status === 0 ? Number(r.stdout.trim()) / 1024 : null;
@@ -44,12 +72,16 @@ const mark = (what) => {
     poolUsedGiB: pool.used / GiB,
     poolFreeGiB: pool.free / GiB,
     gpuGiB: smi(),
+    livePeakGiB: peak.bytes / GiB,
+    livePeakTop: peak.top,
   };
+  peak = { bytes: used, top: '' };
   rows.push(row);
   console.log(
     `${row.s.toFixed(2).padStart(8)} s ${what.padEnd(28)} pipelines ${counts.pipelines} (${(counts.pipelineMs / 1000).toFixed(2)} s) ` +
       `buffers ${counts.buffers} (${(counts.bufferMs / 1000).toFixed(2)} s, ${(counts.bufferBytes / GiB).toFixed(1)} GiB) ` +
-      `pool ${row.poolUsedGiB.toFixed(1)} + ${row.poolFreeGiB.toFixed(1)} free GiB, GPU ${row.gpuGiB?.toFixed(1) ?? '-'} GiB`,
+      `pool ${row.poolUsedGiB.toFixed(1)} + ${row.poolFreeGiB.toFixed(1)} free GiB, GPU ${row.gpuGiB?.toFixed(1) ?? '-'} GiB; ` +
+      `live before ${row.livePeakGiB.toFixed(1)} GiB (${row.livePeakTop})`,
   );
 };
 mark('device');
