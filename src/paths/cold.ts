@@ -8,10 +8,21 @@ import type { Attended } from '../devices/kernels/attention';
 import { attend, lseBoundViolations } from '../devices/kernels/attention';
 import type { MlaBackend, PieceInput } from './backend';
 import { tapSampledRows } from './logits-rows';
-import { mergeParts } from './key-parts';
+import { foldParts } from './key-parts';
 import { matmul } from '../devices/kernels/matmul';
 import type { DeviceLayer } from './layer';
-import { causalBias, causalKeyCounts, queryIndices, linear, onHost, oProj, pathScale, pieceScalars, blockAttention } from './shared';
+import {
+  causalBias,
+  causalKeyCounts,
+  queryIndices,
+  linear,
+  onHost,
+  oProj,
+  pathScale,
+  pieceScalars,
+  blockAttention,
+  scoped,
+} from './shared';
 import { preAttention } from './pre-attention';
 
 /** A request's keys so far: K and V in key parts of at most keyPart keys (one part unless the device's binding limit asks). */
@@ -110,14 +121,14 @@ export class ColdBackend implements MlaBackend<tf.Tensor> {
     probe.tap('kv_cache', h.latent); // [S,L+R]
     const qh = tf.transpose(tf.concat([q_nope, q_pe], -1), [1, 0, 2]) as tf.Tensor3D; // [N,T,D]
     const mm = this.layer.batched;
-    const heads = (parts: tf.Tensor3D[]) => parts.map((x) => tf.transpose(x, [1, 0, 2]) as tf.Tensor3D); // [N,S_i,*]
-    const [ks, vs] = [heads(h.k), heads(h.v)]; // key parts [N,S_i,D], [N,S_i,V]
+    const heads = (x: tf.Tensor3D) => tf.transpose(x, [1, 0, 2]) as tf.Tensor3D; // [S_i,N,*] → [N,S_i,*]
     const castP = (p: tf.Tensor3D) => this.rd.at('attn_probs', p);
     let out: Attended; // [N,T,V], [N,T]
     const sampled = piece.logitsRows;
     if (!sampled && (probe.wants('logits') || probe.wants('attn_probs'))) {
       // the [N,T,S] logits only for a probe; else query blocks
-      const [k, v] = [tf.concat(ks, 1) as tf.Tensor3D, tf.concat(vs, 1) as tf.Tensor3D]; // [N,S,D], [N,S,V]: one part (checkDeviceLimits)
+      // [N,S,D], [N,S,V]: one part (checkDeviceLimits)
+      const [k, v] = [tf.concat(h.k.map(heads), 1) as tf.Tensor3D, tf.concat(h.v.map(heads), 1) as tf.Tensor3D];
       const logits = probe.tap('logits', tf.mul(matmul(qh, k, true, mm), scale) as tf.Tensor3D); // [N,T,S]
       const masked = tf.add(
         logits,
@@ -132,23 +143,29 @@ export class ColdBackend implements MlaBackend<tf.Tensor> {
       out = attend(masked, v, mm, true, '-inf', castP);
       if (probe.wants('attn_probs')) probe.tap('attn_probs', tf.exp(tf.sub(masked, tf.expandDims(out.lse, -1)))); // [N,T,S]
     } else {
+      // Part by part, each part's heads-major K and V made for its attention and released after it (foldParts).
       let a = 0; // key index of the part's first key: the causal offset is relative to it
-      out = mergeParts(
-        ks.map((k, i) => {
-          const part = blockAttention(
-            this.layer,
-            probe,
-            this.rd,
-            { q: qh, k, v: vs[i]!, scale, mask: { offset: piece.start - a, rowsPerToken: 1 }, emptyLse: '-inf', castP },
-            sampled !== undefined,
-          );
-          a += k.shape[1];
-          return part;
-        }),
-      );
+      out = foldParts(h.k, (kPart, i) => {
+        const offset = piece.start - a;
+        a += kPart.shape[0];
+        return scoped(() => {
+          const args = {
+            q: qh,
+            k: heads(kPart),
+            v: heads(h.v[i]!),
+            scale,
+            mask: { offset, rowsPerToken: 1 },
+            emptyLse: '-inf' as const,
+            castP,
+          };
+          return blockAttention(this.layer, probe, this.rd, args, sampled !== undefined);
+        });
+      });
       // The sampled rows: [N,r,S]
-      if (sampled)
+      if (sampled) {
+        const ks = h.k.map(heads); // key parts [N,S_i,D]
         tapSampledRows(probe, { layout: 'h t s', q: qh, k: ks, scale, batched: mm, rows: sampled, offset: piece.start, lse: out.lse });
+      }
     }
     probe.tap('lse', out.lse); // [N,T]
     if (probe.wants('lse'))

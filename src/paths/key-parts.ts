@@ -1,3 +1,4 @@
+import * as tf from '@tensorflow/tfjs-core';
 import type { Attended } from '../devices/kernels/attention';
 import { mergeAttnStates } from '../devices/kernels/attention';
 
@@ -23,6 +24,29 @@ export function keyParts(S: number, keyPart: number): [number, number][] {
 export function mergeParts(parts: readonly Attended[]): Attended {
   if (!parts.length) throw new Error('mergeParts: no parts');
   return parts.slice(1).reduce((acc, p) => mergeAttnStates(acc, p, true), parts[0]!);
+}
+
+/**
+ * The key parts attended one at a time, each merged into the running result as it comes (left to right, as
+ * mergeParts: the same numbers): at most two parts' outputs and one merge's temporaries alive, where
+ * mergeParts over all the parts kept every part's output and every merge's [N,T,V] temporaries until the
+ * step's scope ended (GLM-5 at 64 heads: 1.5 GiB a merge, 10 GiB over a 128k context: bench/long/results.md).
+ * `attend` returns tensors only its part uses: the folded ones are released as soon as they are merged.
+ */
+export function foldParts<R>(ranges: readonly R[], attend: (range: R, index: number) => Attended): Attended {
+  let acc: Attended | null = null;
+  for (const [i, r] of ranges.entries()) {
+    const part = attend(r, i);
+    if (acc === null) {
+      acc = part;
+      continue;
+    }
+    const prev: Attended = acc;
+    acc = tf.tidy(() => mergeAttnStates(prev, part, true) as unknown as tf.TensorContainer) as unknown as Attended;
+    tf.dispose([prev.out, prev.lse, prev.max, part.out, part.lse, part.max]);
+  }
+  if (acc === null) throw new Error('foldParts: no parts');
+  return acc;
 }
 
 /**

@@ -5,7 +5,7 @@ import type { Attended } from '../devices/kernels/attention';
 import { attend, lseBoundViolations, mergeAttnStates } from '../devices/kernels/attention';
 import type { KernelOptions } from './backend';
 import { readUnpaddedAsDense } from './fault-kernels';
-import { keyParts, mergeParts } from './key-parts';
+import { foldParts, keyParts } from './key-parts';
 import type { MhaStep } from './mha-layout';
 import { swap01 } from './mha-layout';
 import type { PagedLatentCache } from './paged-cache';
@@ -53,21 +53,19 @@ export function attendContext(s: MhaStep, kernels: KernelOptions, cache: PagedLa
     } else {
       // One FlashAttention call over the chunk; a chunk past the device's binding limit in key parts merged by LSE.
       part = kernel(
-        mergeParts(
-          keyParts(len, kernels.keyPart ?? Infinity).map(([a0, b0]) =>
-            scoped(() => {
-              const n = b0 - a0;
-              const ctx_nope = rd.at('kv_nope', tf.reshape(linear(tf.slice(ws, [a0, 0], [n, L]), kv_b), [n, N, P + V])); // [n,N,P+V]
-              const ctx_k = tf.concat(
-                [tf.slice(ctx_nope, [0, 0, 0], [n, N, P]), tf.broadcastTo(tf.reshape(tf.slice(ws, [a0, L], [n, R]), [n, 1, R]), [n, N, R])],
-                -1,
-              ); // [n,N,D]
-              const ctx_v = tf.slice(ctx_nope, [0, 0, P], [n, N, V]); // [n,N,V]
-              // context precedes, no mask
-              const args = { q: qh, k: swap01(ctx_k), v: swap01(ctx_v), scale, mask: null, emptyLse: kernels.emptyLse, castP };
-              return blockAttention(layer, probe, rd, args, sampled !== undefined); // [N,T,V], [N,T]
-            }),
-          ),
+        foldParts(keyParts(len, kernels.keyPart ?? Infinity), ([a0, b0]) =>
+          scoped(() => {
+            const n = b0 - a0;
+            const ctx_nope = rd.at('kv_nope', tf.reshape(linear(tf.slice(ws, [a0, 0], [n, L]), kv_b), [n, N, P + V])); // [n,N,P+V]
+            const ctx_k = tf.concat(
+              [tf.slice(ctx_nope, [0, 0, 0], [n, N, P]), tf.broadcastTo(tf.reshape(tf.slice(ws, [a0, L], [n, R]), [n, 1, R]), [n, N, R])],
+              -1,
+            ); // [n,N,D]
+            const ctx_v = tf.slice(ctx_nope, [0, 0, P], [n, N, V]); // [n,N,V]
+            // context precedes, no mask
+            const args = { q: qh, k: swap01(ctx_k), v: swap01(ctx_v), scale, mask: null, emptyLse: kernels.emptyLse, castP };
+            return blockAttention(layer, probe, rd, args, sampled !== undefined); // [N,T,V], [N,T]
+          }),
         ),
         'chunk_output',
         i,
