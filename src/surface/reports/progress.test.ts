@@ -54,7 +54,10 @@ describe('progressLog', () => {
   it('logs every piece and the start of each other phase, with the seconds since the first event', () => {
     const lines: string[] = [];
     let t = 1_000;
-    const progress = progressLog((l) => lines.push(l), () => t);
+    const progress = progressLog(
+      (l) => lines.push(l),
+      () => t,
+    );
     progress({ phase: 'weights', done: 0, total: 7, label: 'q_a_proj' });
     progress({ phase: 'weights', done: 1, total: 7, label: 'q_b_proj' });
     t += 2_500;
