@@ -26,6 +26,13 @@ function fakeDevice() {
   return { device, log };
 }
 
+/** A cache over `device` whose signatures name files in `dir` (sig.json), warmed for `signature`. */
+function warmed(device: PipelineDevice, fileOf: (sig: string) => string, signature = 'glm-5 fp32') {
+  const c = pipelineCache(device, fileOf);
+  c.warm(signature);
+  return c;
+}
+
 /** What tfjs's compileProgram does: a module, then a pipeline from it with entry point _start. */
 const compile = (device: PipelineDevice, code: string) =>
   device.createComputePipeline({ compute: { module: device.createShaderModule({ code }), entryPoint: '_start' }, layout: 'auto' });
@@ -38,8 +45,8 @@ describe('pipelineCache', () => {
   it('a second run compiles the first run’s shaders in advance and finds them; a new shader still compiles', async () => {
     const file = join(dir, 'p.json');
     const one = fakeDevice();
-    const first = pipelineCache(one.device, file);
-    await first.ready;
+    const first = warmed(one.device, () => file);
+    await first.ready();
     expect(compile(one.device, 'A')).toEqual({ pipeline: 'A' });
     compile(one.device, 'B');
     expect(first.counts()).toEqual({ warmed: 0, found: 0, compiled: 2 });
@@ -50,8 +57,8 @@ describe('pipelineCache', () => {
     ]);
 
     const two = fakeDevice();
-    const second = pipelineCache(two.device, file);
-    await second.ready;
+    const second = warmed(two.device, () => file);
+    await second.ready();
     expect(two.log.async).toEqual(['A', 'B']);
     const modules = two.log.modules;
     expect(compile(two.device, 'B')).toEqual({ pipeline: 'B' });
@@ -77,8 +84,8 @@ describe('pipelineCache', () => {
       }),
     );
     const d = fakeDevice();
-    const c = pipelineCache(d.device, file);
-    await c.ready;
+    const c = warmed(d.device, () => file);
+    await c.ready();
     expect(c.counts().warmed).toBe(1);
     compile(d.device, 'bad');
     expect(d.log.sync).toEqual(['bad']);
@@ -101,16 +108,36 @@ describe('pipelineCache', () => {
 
   it('a missing cache file: compiles as before and writes it; an unwritable one: save says it could not', async () => {
     const d = fakeDevice();
-    const c = pipelineCache(d.device, join(dir, 'missing', 'p.json'));
-    await c.ready;
+    const c = warmed(d.device, () => join(dir, 'missing', 'p.json'));
+    await c.ready();
     compile(d.device, 'A');
     expect(c.save()).toBe(true);
     expect(readEntries(join(dir, 'missing', 'p.json'))).toEqual([['_start', 'A']]);
     writeFileSync(join(dir, 'file'), '');
     const b = fakeDevice();
-    const blocked = pipelineCache(b.device, join(dir, 'file', 'p.json')); // a path under a file
+    const blocked = warmed(b.device, () => join(dir, 'file', 'p.json')); // a path under a file
     compile(b.device, 'A');
     expect(blocked.save()).toBe(false);
+  });
+
+  it('one file a scenario family: a run warms only its own family’s shaders; without a cache nothing is read or written', async () => {
+    const fileOf = (sig: string) => join(dir, `${sig}.json`);
+    const one = fakeDevice();
+    const a = warmed(one.device, fileOf, 'glm-5');
+    compile(one.device, 'G');
+    a.save();
+    a.warm('deepseek-v3'); // a second scenario in the same process
+    compile(one.device, 'D');
+    a.save();
+    expect([readEntries(fileOf('glm-5')), readEntries(fileOf('deepseek-v3'))]).toEqual([[['_start', 'G']], [['_start', 'D']]]);
+    const two = fakeDevice();
+    await warmed(two.device, fileOf, 'deepseek-v3').ready();
+    expect(two.log.async).toEqual(['D']);
+    const none = fakeDevice();
+    const off = pipelineCache(none.device, null);
+    off.warm('glm-5');
+    compile(none.device, 'G');
+    expect([off.save(), none.log.async, none.log.sync]).toEqual([true, [], ['G']]);
   });
 
   it('keeps at most MAX_SHADERS; the file is per identity under XDG_CACHE_HOME; MLA_DIFF_PIPELINE_CACHE=off switches it off', async () => {

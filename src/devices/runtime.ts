@@ -37,8 +37,9 @@ export interface Runtime {
    */
   readonly pool?: PoolTrimmer;
   /**
-   * Compiled pipelines reused across runs (webgpu: pipeline-cache.ts): a run awaits `ready` before its first piece
-   * (the cached shaders compile meanwhile, in parallel) and calls `save` once its pieces have run.
+   * Compiled pipelines reused across runs (webgpu: pipeline-cache.ts): a run warms its scenario family's shaders
+   * before making its weights (they compile meanwhile, in parallel), awaits them before its first piece, and saves
+   * what it compiled once its pieces have run.
    */
   readonly pipelines?: PipelineCache;
   /** Largest single tensor in bytes this device can bind (WebGPU storage binding limit). */

@@ -59,8 +59,10 @@ export async function createWebgpuRuntime(reason: string, env: NodeJS.ProcessEnv
   // Errors Dawn raises on its own (out of memory, validation): the first is kept and checked by the runners.
   let firstError: string | null = null;
   const gpuDevice = backend.device;
-  // The shaders earlier runs on this adapter compiled start compiling now, on Dawn's threads (pipeline-cache.ts).
-  const pipelines = pipelineCache(gpuDevice as unknown as PipelineDevice, pipelineCacheFile(`webgpu ${describeAdapter(adapter)}`, env));
+  // Compiled pipelines kept across runs (pipeline-cache.ts): a run warms its scenario family's before making its weights.
+  const pipelines = pipelineCache(gpuDevice as unknown as PipelineDevice, (signature) =>
+    pipelineCacheFile(`webgpu ${describeAdapter(adapter)} ${signature}`, env),
+  );
   gpuDevice.addEventListener?.('uncapturederror', (e) => {
     firstError ??= e.error?.message ?? 'uncaptured device error';
   });

@@ -136,7 +136,7 @@ export async function runCase(rt: Runtime, s: Scenario, run: CaseRun): Promise<C
   });
   const memory = { peakBytes: 0, heldBytes: 0, valueBytes: 0, rerunPieces: 0 };
   try {
-    await rt.pipelines?.ready; // the shaders earlier runs compiled, compiled again meanwhile in parallel
+    await rt.pipelines?.ready(); // the shaders earlier runs compiled, compiled again meanwhile in parallel
     let done = 0;
     for (const plain of run.pieces) {
       run.progress?.(done, plain); // the piece about to run

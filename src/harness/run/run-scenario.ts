@@ -62,6 +62,8 @@ export async function runScenario(s: Scenario, opts: RunOptions): Promise<RunRep
   const attn = planAttention(rt, s, union, maxT, T);
   checkDeviceLimits(rt, s.config, union, maxT, T, attn.attention !== null, plan.cold);
   plan.kernels = { ...plan.kernels, keyPart: planKeyPart(rt, s.config, union) }; // planned up front
+  // the shaders earlier runs of this model and precision compiled, compiled again while the weights are made
+  rt.pipelines?.warm(JSON.stringify({ config: s.config, dtype: s.precision.dtype }));
   const refPlan = planReference(mode, s.config, union, plan.pieces);
   // Submitted first: on its own thread the reference overlaps weight upload and both paths.
   const runner = refPlan.run ? new ReferenceRunner(opts.worker ?? true) : null;
