@@ -20,18 +20,13 @@ export function keyParts(S: number, keyPart: number): [number, number][] {
   return Array.from({ length: n }, (_, i): [number, number] => [i * per, Math.min((i + 1) * per, S)]);
 }
 
-/** Partial attentions over disjoint key parts merged into one; a part whose rows saw no key weighs 0. */
-export function mergeParts(parts: readonly Attended[]): Attended {
-  if (!parts.length) throw new Error('mergeParts: no parts');
-  return parts.slice(1).reduce((acc, p) => mergeAttnStates(acc, p, true), parts[0]!);
-}
-
 /**
- * The key parts attended one at a time, each merged into the running result as it comes (left to right, as
- * mergeParts: the same numbers): at most two parts' outputs and one merge's temporaries alive, where
- * mergeParts over all the parts kept every part's output and every merge's [N,T,V] temporaries until the
- * step's scope ended (GLM-5 at 64 heads: 1.5 GiB a merge, 10 GiB over a 128k context: bench/long/results.md).
- * `attend` returns tensors only its part uses: the folded ones are released as soon as they are merged.
+ * Partial attentions over disjoint key parts, attended one at a time and merged into the running result as each
+ * comes (merge_attn_states, left to right; a part whose rows saw no key weighs 0): at most two parts' outputs and
+ * one merge's temporaries alive. Attending every part first and merging at the end kept every part's output and
+ * every merge's [N,T,V] temporaries until the step's scope ended (GLM-5 at 64 heads: 1.5 GiB a merge, about
+ * 10 GiB over a 128k context: bench/long/results.md). `attend` returns tensors only its part uses: each is
+ * released as soon as it is merged.
  */
 export function foldParts<R>(ranges: readonly R[], attend: (range: R, index: number) => Attended): Attended {
   let acc: Attended | null = null;
