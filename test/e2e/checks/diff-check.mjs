@@ -8,16 +8,13 @@
 import { createRequire } from 'node:module';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { arg, put, values } from './check-utils.mjs';
 
 const require = createRequire(import.meta.url);
 const api = require('mla-diff');
 const dev = require('mla-diff/devices');
 const { webgpuDiff, diffFromPartials, DF_GROUP: G } = dev;
 
-const arg = (name, dflt) => {
-  const i = process.argv.indexOf(`--${name}`);
-  return i > 0 ? process.argv[i + 1] : dflt;
-};
 const outDir = arg('out');
 const reps = Number(arg('reps', '3'));
 const TOL = 1e-6;
@@ -30,20 +27,6 @@ if (!rt.diff) {
   process.exit(1);
 }
 
-/** Deterministic values in [-amp, amp] (LCG), so a failure reproduces. */
-function values(n, seed, amp = 1) {
-  const a = new Float32Array(n);
-  let x = seed >>> 0;
-  for (let i = 0; i < n; i++) {
-    x = (Math.imul(x, 1664525) + 1013904223) >>> 0;
-    a[i] = ((x / 2 ** 32) * 2 - 1) * amp;
-  }
-  return a;
-}
-const put = (a, entries) => {
-  for (const [i, v] of entries) a[i] = v;
-  return a;
-};
 const near = (a, seed, amp) => Float32Array.from(a, (v, i) => v + values(1, seed + i, amp)[0]);
 
 /** The oracle: float64 sums over the finite pairs, float32 |a − b| (as the device subtracts), first occurrence. */

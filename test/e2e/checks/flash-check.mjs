@@ -12,6 +12,7 @@
 import { createRequire } from 'node:module';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { arg } from './check-utils.mjs';
 
 const require = createRequire(import.meta.url);
 const api = require('mla-diff');
@@ -19,10 +20,6 @@ const dev = require('mla-diff/devices');
 const { selectRuntime } = api;
 const { attend, flashAttention, defaultTiles } = dev;
 
-const arg = (name, dflt) => {
-  const i = process.argv.indexOf(`--${name}`);
-  return i > 0 ? process.argv[i + 1] : dflt;
-};
 const outDir = arg('out');
 const reps = Number(arg('reps', '3'));
 const TOL = 1e-5;

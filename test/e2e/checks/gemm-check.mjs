@@ -13,6 +13,7 @@
 import { createRequire } from 'node:module';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { arg } from './check-utils.mjs';
 
 const require = createRequire(import.meta.url);
 const api = require('mla-diff');
@@ -20,10 +21,6 @@ const dev = require('mla-diff/devices');
 const { selectRuntime } = api;
 const { gemm, planGemm, chooseSplitK, gemmHeads, DEFAULT_GEMM_TILES, MID_GEMM_TILES, FALLBACK_GEMM_TILES } = dev;
 
-const arg = (name, dflt) => {
-  const i = process.argv.indexOf(`--${name}`);
-  return i > 0 ? process.argv[i + 1] : dflt;
-};
 const outDir = arg('out');
 const TOL = 1e-5;
 

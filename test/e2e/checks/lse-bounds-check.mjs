@@ -9,6 +9,7 @@
 import { createRequire } from 'node:module';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { arg } from './check-utils.mjs';
 
 const require = createRequire(import.meta.url);
 const api = require('mla-diff');
@@ -16,10 +17,6 @@ const dev = require('mla-diff/devices');
 const { selectRuntime } = api;
 const { lseBoundViolations, LSE_SLACK, lseBoundsKernel } = dev;
 
-const arg = (name, dflt) => {
-  const i = process.argv.indexOf(`--${name}`);
-  return i > 0 ? process.argv[i + 1] : dflt;
-};
 const rt = await selectRuntime(arg('device', 'webgpu'));
 const { tf } = rt;
 console.log(`device: ${rt.device.description}`);

@@ -9,6 +9,7 @@
 import { createRequire } from 'node:module';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { arg } from './check-utils.mjs';
 
 const require = createRequire(import.meta.url);
 const api = require('mla-diff');
@@ -17,10 +18,6 @@ const { selectRuntime } = api;
 const { rmsNormKernel, ropeKernel } = dev;
 const { rmsNorm, applyRope } = api;
 
-const arg = (name, dflt) => {
-  const i = process.argv.indexOf(`--${name}`);
-  return i > 0 ? process.argv[i + 1] : dflt;
-};
 const TOL = 1e-6;
 const rt = await selectRuntime(arg('device', 'webgpu'));
 const { tf } = rt;

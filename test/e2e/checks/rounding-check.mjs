@@ -9,6 +9,7 @@ import { createRequire } from 'node:module';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import os from 'node:os';
+import { arg } from './check-utils.mjs';
 
 const require = createRequire(import.meta.url);
 const api = require('mla-diff');
@@ -16,10 +17,6 @@ const dev = require('mla-diff/devices');
 const { selectRuntime } = api;
 const { STORAGE_DTYPES, FORMATS, roundArray, roundInto, buildOracle, oracleRoundArray, edgeValues, randomValues, bitMismatches } = dev;
 
-const arg = (name, dflt) => {
-  const i = process.argv.indexOf(`--${name}`);
-  return i > 0 ? process.argv[i + 1] : dflt;
-};
 const device = arg('device', 'auto');
 const outDir = arg('out');
 const randomCount = Number(arg('random', '100000'));

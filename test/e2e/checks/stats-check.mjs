@@ -12,6 +12,7 @@
 import { createRequire } from 'node:module';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { arg, put, values } from './check-utils.mjs';
 
 const require = createRequire(import.meta.url);
 const api = require('mla-diff');
@@ -21,10 +22,6 @@ const { hostStats, deviceStats, launchStats, settleStats, webgpuStats, STATS_GRO
 const { TensorRecorder } = api;
 const STAGE_LAYOUT = (stage) => api.STAGES[stage].layout;
 
-const arg = (name, dflt) => {
-  const i = process.argv.indexOf(`--${name}`);
-  return i > 0 ? process.argv[i + 1] : dflt;
-};
 const outDir = arg('out');
 const reps = Number(arg('reps', '3'));
 const TOL = 1e-6;
@@ -37,20 +34,6 @@ if (!rt.stats) {
   process.exit(1);
 }
 
-/** Deterministic values in [-amp, amp] (LCG), so a failure reproduces. */
-function values(n, seed, amp = 1) {
-  const a = new Float32Array(n);
-  let x = seed >>> 0;
-  for (let i = 0; i < n; i++) {
-    x = (Math.imul(x, 1664525) + 1013904223) >>> 0;
-    a[i] = ((x / 2 ** 32) * 2 - 1) * amp;
-  }
-  return a;
-}
-const put = (a, entries) => {
-  for (const [i, v] of entries) a[i] = v;
-  return a;
-};
 const fill = (n, v) => new Float32Array(n).fill(v);
 
 /** Mismatches of got against the oracle want: l2/rms relative, mean against rms, the rest exact. */

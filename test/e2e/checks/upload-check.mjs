@@ -9,15 +9,12 @@
 import { createRequire } from 'node:module';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { arg } from './check-utils.mjs';
 
 const require = createRequire(import.meta.url);
 const api = require('mla-diff');
 const { selectRuntime } = api;
 
-const arg = (name, dflt) => {
-  const i = process.argv.indexOf(`--${name}`);
-  return i > 0 ? process.argv[i + 1] : dflt;
-};
 const rt = await selectRuntime(arg('device', 'webgpu'));
 const { tf } = rt;
 const backend = tf.backend();
