@@ -1,5 +1,5 @@
 import { DIFF_WIDTH } from '../../core/probes/diff-partials';
-import { SCALED_WGSL } from './stats-wgsl';
+import { SCALED_WGSL, treeWgsl, unrolledWgsl } from './stats-wgsl';
 
 /**
  * The WGSL of the pair-diff kernel (diff-kernel.ts launches it; src/core/probes/diff-partials.ts has the
@@ -16,14 +16,8 @@ export const DF_GROUP = DF_WG * DF_PER;
 
 const NONE = '0xffffffffu';
 
-const unrolled = (body: (j: number) => string): string => Array.from({ length: DF_PER }, (_, j) => `  {${body(j)}\n  }`).join('\n');
-
-const tree = (body: string) => `
-  for (var s = ${DF_WG / 2}u; s > 0u; s = s >> 1u) {
-    if (t < s) {${body}
-    }
-    workgroupBarrier();
-  }`;
+const unrolled = (body: (j: number) => string): string => unrolledWgsl(DF_PER, body);
+const tree = (body: string): string => treeWgsl(DF_WG, body);
 
 /** The WGSL (tfjs's makeShader adds the bindings A, B, result and the uniforms n, groups). */
 export function diffShader(): string {

@@ -10,8 +10,18 @@ export const STATS_GROUP = ST_WG * ST_PER;
 
 const NONE = '0xffffffffu';
 
-/** The per-thread loops over its ST_PER elements, unrolled: constant indices keep v in registers (a loop left it in memory). */
-const unrolled = (body: (j: number) => string): string => Array.from({ length: ST_PER }, (_, j) => `  {${body(j)}\n  }`).join('\n');
+/** A thread's loop over its `per` elements, unrolled: constant indices keep its values in registers (a loop left them in memory). */
+export const unrolledWgsl = (per: number, body: (j: number) => string): string =>
+  Array.from({ length: per }, (_, j) => `  {${body(j)}\n  }`).join('\n');
+const unrolled = (body: (j: number) => string): string => unrolledWgsl(ST_PER, body);
+
+/** A pairwise reduction over a workgroup of `size` threads (thread t, stride s): `body` folds element t + s into t. */
+export const treeWgsl = (size: number, body: string): string => `
+  for (var s = ${size / 2}u; s > 0u; s = s >> 1u) {
+    if (t < s) {${body}
+    }
+    workgroupBarrier();
+  }`;
 
 /** WGSL fn stScaled(u, e): the finite float32 of bits u times 2^e, on its bits (also the diff kernel's, diff-wgsl.ts). */
 export const SCALED_WGSL = `
@@ -59,12 +69,7 @@ export const statsUniforms = (k: number): string =>
 
 /** The WGSL of a k-input launch (tfjs's makeShader adds the bindings X0…X(k−1), result and uniforms). */
 export function statsShader(k: number): string {
-  const tree = (body: string) => `
-  for (var s = ${ST_WG / 2}u; s > 0u; s = s >> 1u) {
-    if (t < s) {${body}
-    }
-    workgroupBarrier();
-  }`;
+  const tree = (body: string) => treeWgsl(ST_WG, body);
   return `
 var<workgroup> stBits: array<u32, ${ST_WG}>;
 var<workgroup> stAt: array<u32, ${ST_WG}>;
