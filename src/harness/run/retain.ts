@@ -9,13 +9,17 @@ import { STAGE_NAMES, STAGES } from '../../trace/stages';
  * STATS_ONLY_FROM token-heads in its largest piece: a smaller one keeps every value, and never re-runs for one.
  */
 export function comparedStages(path: PathName, present: readonly PathName[]): ReadonlySet<StageName> {
-  const records = (p: PathName, s: StageName) => p === 'external' || (STAGES[s].paths as readonly PathName[]).includes(p);
   return new Set(STAGE_NAMES.filter((s) => records(path, s) && present.some((q) => q !== path && records(q, s))));
 }
 
 /** Whether some stage `path` records is left out of comparedStages (its values are then never held). */
-export const dropsValues = (path: PathName, present: readonly PathName[]): boolean =>
-  STAGE_NAMES.some((s) => (STAGES[s].paths as readonly PathName[]).includes(path) && !comparedStages(path, present).has(s));
+export function dropsValues(path: PathName, present: readonly PathName[]): boolean {
+  const kept = comparedStages(path, present);
+  return STAGE_NAMES.some((s) => records(path, s) && !kept.has(s));
+}
+
+/** Whether `p` records stage `s` (an external path may record any). */
+const records = (p: PathName, s: StageName): boolean => p === 'external' || (STAGES[s].paths as readonly PathName[]).includes(p);
 
 /** Token-heads of a piece from which values no pair reads are not kept: 2048 tokens of 64 heads (~4 GB of values). */
 export const STATS_ONLY_FROM = 2048 * 64;
