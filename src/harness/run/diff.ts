@@ -15,13 +15,10 @@ const { abs } = Math;
 /** Where a record sits and the diff of one record between two paths: src/trace/case-trace.ts. */
 export type { PairDiff, Where } from '../../trace';
 
-type Sums = DiffSums;
-const zero = zeroSums;
-
 /** LSE stages are logarithms: an error δ there scales the softmax weights by e^δ ≈ 1 + δ, whatever |lse| is. */
 const LOG_STAGES: ReadonlySet<StageName> = new Set(['lse', 'suffix_lse', 'chunk_lse', 'context_lse', 'split_lse']);
 
-function finish(w: Where, a: PathName, b: PathName, shape: number[], s: Sums): PairDiff {
+function finish(w: Where, a: PathName, b: PathName, shape: number[], s: DiffSums): PairDiff {
   const na = Math.sqrt(s.aa);
   const nb = Math.sqrt(s.bb);
   // For an LSE the denominator is at least 1 nat per element, so that relErr bounds the relative error
@@ -62,8 +59,8 @@ export function mismatch(w: Where, a: PathName, b: PathName): PairDiff {
  * Diff sums on the device, finished in float64: through the device's fused kernel where it has one (one pass, one
  * small read), else from per-row reductions by tfjs ops.
  */
-async function deviceDiff(tf: typeof tfc, A: tfc.Tensor, B: tfc.Tensor, kernel?: DiffKernel): Promise<Sums> {
-  if (!A.size) return zero();
+async function deviceDiff(tf: typeof tfc, A: tfc.Tensor, B: tfc.Tensor, kernel?: DiffKernel): Promise<DiffSums> {
+  if (!A.size) return zeroSums();
   if (kernel) {
     const partials = kernel.launch(A, B);
     try {
@@ -91,7 +88,7 @@ async function deviceDiff(tf: typeof tfc, A: tfc.Tensor, B: tfc.Tensor, kernel?:
   });
   const [f, n] = await Promise.all([floats.data(), ints.data()]);
   tf.dispose([floats, ints]);
-  const s = zero();
+  const s = zeroSums();
   for (let r = 0; r < rows; r++) {
     s.dd += f[r] as number;
     s.aa += f[rows + r] as number;
@@ -109,7 +106,7 @@ async function deviceDiff(tf: typeof tfc, A: tfc.Tensor, B: tfc.Tensor, kernel?:
 }
 
 /** The sums over [from, to) of both (the whole arrays unless given). */
-function hostDiff(a: ArrayLike<number>, b: ArrayLike<number>, s: Sums = zero(), from = 0, to = a.length): Sums {
+function hostDiff(a: ArrayLike<number>, b: ArrayLike<number>, s: DiffSums = zeroSums(), from = 0, to = a.length): DiffSums {
   for (let i = from; i < to; i++) {
     const x = a[i] as number;
     const y = b[i] as number;
@@ -190,7 +187,7 @@ export async function diffCaptured(
   if (!sameShape(ha.shape, hb.shape)) return mismatch(w, an, bn);
   if ((av.where === 'host' && av.masked) || (bv.where === 'host' && bv.masked)) {
     // logits one side wrote after the causal mask: the visible keys of each query row only, on both sides
-    const s = zero();
+    const s = zeroSums();
     visibleRuns(ha.shape, (from, to) => hostDiff(ha.data, hb.data, s, from, to));
     return finish(w, an, bn, ha.shape, s);
   }
