@@ -53,16 +53,29 @@ describe('webgpu pool trimming', () => {
     expect(destroyed).toHaveLength(2);
   });
 
-  it('past maxFree bytes of free buffers, the largest are destroyed as buffers come back', () => {
+  it('past maxFree bytes of free buffers, the sizes asked for least recently are destroyed as buffers come back', () => {
     const { backend, destroyed } = fakeBackend();
     const pool = poolTrimmer(backend, 100);
     const bm = backend.bufferManager;
     const held = [8, 16, 40, 60].map((size) => bm.acquireBuffer(size, 1) as Buffer);
     for (const b of held.slice(0, 3)) bm.releaseBuffer(b);
     expect(destroyed).toEqual([]); // 64 free: under the cap
-    bm.releaseBuffer(held[3]!); // 124 free: over it, down to half the cap, largest first
-    expect(destroyed).toEqual([60, 40]);
-    expect(pool.bytes()).toEqual({ used: 0, free: 24 });
+    bm.releaseBuffer(held[3]!); // 124 free: 24 over it, the oldest sizes go first
+    expect(destroyed).toEqual([8, 16]);
+    expect(pool.bytes()).toEqual({ used: 0, free: 100 });
     expect(bm.numFreeBuffers).toBe(2);
+  });
+
+  it("spares a loop body's sizes: each iteration reuses the last one's buffers instead of making new ones", () => {
+    const { backend, destroyed } = fakeBackend();
+    const pool = poolTrimmer(backend, 100);
+    const bm = backend.bufferManager;
+    bm.releaseBuffer(bm.acquireBuffer(30, 1) as Buffer); // a size from before the loop
+    for (let part = 0; part < 4; part++) {
+      const body = [40, 50].map((size) => bm.acquireBuffer(size, 1) as Buffer); // one key part's temporaries
+      for (const b of body) bm.releaseBuffer(b);
+    }
+    expect(destroyed).toEqual([30]); // 120 free after the first part: the stale size went, the body's stayed
+    expect(pool.bytes()).toEqual({ used: 0, free: 90 });
   });
 });

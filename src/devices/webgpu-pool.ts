@@ -6,9 +6,13 @@
  * own working set a fraction of that (bench/long/results.md). Within a piece too, the pool holds each
  * size's own peak, and the sum of those is far above the peak of the sum. So: `trim` destroys the free
  * buffers of the sizes nobody asked for since the last trim (sizes a schedule repeats, its projections,
- * equal chunks and decodes, stay pooled), and whenever the free buffers pass `maxFree` bytes the largest
- * are destroyed as they come back. Destroying a buffer that submitted work still reads is allowed:
- * WebGPU keeps its memory until that work is done.
+ * equal chunks and decodes, stay pooled), and whenever the free buffers pass `maxFree` bytes the sizes
+ * asked for least recently are destroyed as buffers come back, until they are within it again.
+ * Destroying a buffer that submitted work still reads is allowed, but WebGPU keeps its memory until that
+ * work is done, and the host runs seconds ahead of the GPU in a long piece: destroying the buffers of a
+ * loop's body (an MHA context chunk's key parts, 6–8 GiB each at 64 heads) made each iteration allocate
+ * them anew while the GPU still held the last ones, 29 GiB over the live set at 128k (largest first and
+ * down to half of 4 GiB, as this did before). Least recently asked first spares the sizes a loop repeats.
  */
 type Buffer = { size: number; usage: number; destroy(): void };
 
@@ -30,19 +34,22 @@ export interface PoolTrimmer {
   bytes(): { used: number; free: number };
 }
 
-/** Free bytes past which the largest free buffers are destroyed as they come back. */
-export const MAX_FREE_BYTES = 4 * 2 ** 30;
+/** Free bytes past which the free buffers least recently asked for are destroyed: above one key part's temporaries. */
+export const MAX_FREE_BYTES = 8 * 2 ** 30;
 
 /** Wraps the backend's acquireBuffer and releaseBuffer (tfjs's key: `${size}_${usage}`). */
 export function poolTrimmer(backend: PoolingBackend, maxFree = MAX_FREE_BYTES): PoolTrimmer {
   const bm = backend.bufferManager;
   const asked = new Set<string>();
+  const lastAsked = new Map<string, number>(); // key → acquisition count when last asked for
+  let acquisitions = 0;
   let free = 0; // bytes in the free lists, kept as they change
   const length = (key: string) => bm.freeBuffers.get(key)?.length ?? 0;
   const acquire = bm.acquireBuffer.bind(bm);
   bm.acquireBuffer = (size: number, usage: number, ...rest: unknown[]) => {
     const key = `${size}_${usage}`;
     asked.add(key);
+    lastAsked.set(key, ++acquisitions);
     const before = length(key);
     const b = acquire(size, usage, ...rest);
     if (length(key) < before) free -= size;
@@ -54,11 +61,15 @@ export function poolTrimmer(backend: PoolingBackend, maxFree = MAX_FREE_BYTES): 
     const before = length(key);
     release(buffer, ...rest);
     if (length(key) > before) free += buffer.size;
-    if (free > maxFree) free -= evict(free - maxFree / 2);
+    if (free > maxFree) free -= evict(free - maxFree);
   };
-  /** Destroys free buffers, largest first, until `bytes` are freed. */
+  /** Destroys free buffers, of the sizes least recently asked for first (the larger of equals first), until `bytes` are freed. */
   const evict = (bytes: number) => {
-    const lists = [...bm.freeBuffers.values()].filter((l) => l.length).sort((a, b) => b[0]!.size - a[0]!.size);
+    const age = (key: string) => lastAsked.get(key) ?? 0;
+    const lists = [...bm.freeBuffers.entries()]
+      .filter(([, l]) => l.length)
+      .sort(([ka, a], [kb, b]) => age(ka) - age(kb) || b[0]!.size - a[0]!.size)
+      .map(([, l]) => l);
     let freed = 0;
     for (const list of lists) {
       while (list.length && freed < bytes) {
@@ -81,7 +92,9 @@ export function poolTrimmer(backend: PoolingBackend, maxFree = MAX_FREE_BYTES): 
     trim() {
       let freed = 0;
       for (const [key, list] of bm.freeBuffers) {
-        if (asked.has(key) || !list.length) continue;
+        if (asked.has(key)) continue;
+        lastAsked.delete(key);
+        if (!list.length) continue;
         for (const b of list) {
           freed += b.size;
           b.destroy();

@@ -129,7 +129,7 @@ export async function createWebgpuRuntime(reason: string, env: NodeJS.ProcessEnv
   };
 }
 
-/** MLA_DIFF_POOL_FREE_GIB: the free bytes tfjs's buffer pool may hold before its largest are destroyed (webgpu-pool.ts). */
+/** MLA_DIFF_POOL_FREE_GIB: the free bytes tfjs's buffer pool may hold before it destroys the least recently asked for (webgpu-pool.ts). */
 export function poolFreeBytes(env: NodeJS.ProcessEnv): number {
   const gib = Number(env['MLA_DIFF_POOL_FREE_GIB']);
   return env['MLA_DIFF_POOL_FREE_GIB'] && Number.isFinite(gib) && gib >= 0 ? gib * 2 ** 30 : MAX_FREE_BYTES;
