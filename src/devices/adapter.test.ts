@@ -1,4 +1,5 @@
-import { dawnFlags } from './adapter';
+import type { Missing } from './adapter';
+import { dawnFlags, webgpuUnavailable } from './adapter';
 
 describe('dawnFlags', () => {
   it('reads MLA_DIFF_DAWN_FLAGS as ;-separated Dawn flags, none when unset or blank', () => {
@@ -11,5 +12,19 @@ describe('dawnFlags', () => {
       'enable-dawn-features=a',
       'disable-dawn-features=b',
     ]);
+  });
+});
+
+describe('webgpuUnavailable', () => {
+  it('is device-unavailable on --device with a hint, whichever is missing (the probe in a child or Dawn in-process)', () => {
+    for (const missing of ['package', 'driver', 'adapter'] satisfies Missing[]) {
+      const e = webgpuUnavailable(missing);
+      expect({ code: e.code, where: e.where, hint: Boolean(e.hint) }).toEqual({
+        code: 'device-unavailable',
+        where: { field: '--device' },
+        hint: true,
+      });
+    }
+    expect(webgpuUnavailable('package').hint).toMatch(/^npm install webgpu@/);
   });
 });

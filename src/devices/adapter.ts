@@ -1,3 +1,5 @@
+import { MlaDiffError } from '../errors';
+import { installCommand } from './install-hints';
 import type { AdapterInfo } from './runtime';
 
 /** Names Mesa/Dawn give software adapters. */
@@ -12,6 +14,31 @@ export function describeAdapter(a: AdapterInfo): string {
   const vendor = [a.vendor, a.architecture].filter(Boolean).join(', ');
   const details = [vendor, a.description].filter(Boolean).join('; ');
   return `${a.device || 'unknown adapter'}${details ? ` (${details})` : ''}`;
+}
+
+/** Why there is no WebGPU: the package, a Vulkan driver, or an adapter from Dawn. */
+export type Missing = 'package' | 'driver' | 'adapter';
+
+const MISSING: Record<Missing, [string, string]> = {
+  package: [
+    'WebGPU is not installed: `webgpu` (Dawn) and @tensorflow/tfjs-backend-webgpu are optional, not installed with mla-diff',
+    `${installCommand('webgpu')} (Dawn: linux-x64, macOS, Windows), or run --device wasm`,
+  ],
+  driver: [
+    'no Vulkan driver is installed (no ICD manifest; VK_DRIVER_FILES unset)',
+    'on a GPU machine install the vendor Vulkan driver or set VK_DRIVER_FILES; without a GPU install Mesa lavapipe ' +
+      '(mesa-vulkan-drivers from bookworm-backports); or run --device wasm',
+  ],
+  adapter: [
+    'Dawn found no WebGPU adapter (no GPU, or its Vulkan driver failed)',
+    'check VK_DRIVER_FILES and the driver (--verbose shows what Dawn and the Vulkan loader said), or run --device wasm',
+  ],
+};
+
+/** `--device webgpu` asked for where it cannot run: exit 2, what is missing and what to do. */
+export function webgpuUnavailable(missing: Missing): MlaDiffError {
+  const [message, hint] = MISSING[missing];
+  return new MlaDiffError('device-unavailable', message, { field: '--device' }, hint);
 }
 
 // GPUAdapter as Dawn exposes it; typed loosely because @webgpu/types is not a dependency.
@@ -63,8 +90,9 @@ export function dawnFlags(env: NodeJS.ProcessEnv): string[] {
 }
 
 /**
- * Adapter probe run in a child process by `--device auto`: Dawn and the Vulkan loader print
- * warnings on stderr when they look for drivers, and auto-selection must stay quiet.
+ * Adapter probe run in a child process by `--device auto` (and by `--device webgpu` where fd 2 cannot be captured,
+ * native-stderr.ts): Dawn and the Vulkan loader print warnings on stderr when they look for drivers, auto-selection
+ * must stay quiet, and a driver that crashes Dawn must not take mla-diff with it.
  */
 export const PROBE_SCRIPT = `
 import('webgpu').then(async ({ create }) => {

@@ -3,14 +3,17 @@ import { existsSync, readdirSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import * as tf from '@tensorflow/tfjs-core';
 import { MlaDiffError } from '../errors';
-import { describeAdapter, isSoftwareAdapter, PROBE_SCRIPT } from './adapter';
+import type { Missing } from './adapter';
+import { describeAdapter, isSoftwareAdapter, PROBE_SCRIPT, webgpuUnavailable } from './adapter';
 import type { AdapterInfo, DeviceRequest, Log, Runtime } from './runtime';
 import { createCpuRuntime } from './cpu';
 import { createTensorflowRuntime, loadTfjsNode } from './tensorflow';
 import { createWasmRuntime } from './wasm';
 import { parseBlasRequest } from './kernels/host-blas';
 import { createWebgpuRuntime } from './webgpu';
-import { installCommand, missingPackages } from './install-hints';
+import { missingPackages } from './install-hints';
+import type { StderrCapture } from './native-stderr';
+import { stderrCapture } from './native-stderr';
 
 const ICD_DIRS = ['/usr/share/vulkan/icd.d', '/etc/vulkan/icd.d', '/usr/local/share/vulkan/icd.d'];
 
@@ -20,22 +23,35 @@ function vulkanDriverListed(): boolean {
   return ICD_DIRS.some((d) => existsSync(d) && readdirSync(d).some((f) => f.endsWith('.json')));
 }
 
-export type Probe = { adapter: AdapterInfo } | { missing: 'package' | 'driver' | 'adapter' };
+export type Probe = { adapter: AdapterInfo } | { missing: Missing };
+
+/** What is missing before Dawn is even loaded: its package, or any Vulkan driver for it to find. */
+function missingBeforeDawn(): Missing | null {
+  if (missingPackages('webgpu').length) return 'package';
+  return vulkanDriverListed() ? null : 'driver';
+}
+
+/** What Dawn and the Vulkan loader wrote while they looked, one log line each: seen under --verbose only. */
+const logStderr = (log: Log) => (text: string) => {
+  for (const line of text.split('\n')) if (line.trim()) log(`webgpu stderr: ${line.trimEnd()}`);
+};
 
 /**
  * Asks Dawn for an adapter in a child process: Dawn and the Vulkan loader print warnings (and
- * stack-like error lines) on stderr while they look for drivers, and none of that may reach the user.
+ * stack-like error lines) on stderr while they look for drivers, and none of that may reach the user;
+ * and a driver that crashes Dawn takes down the child, not this process.
  */
-export function probeAdapter(): Probe {
-  if (missingPackages('webgpu').length) return { missing: 'package' };
-  const entry = require.resolve('webgpu');
-  if (!vulkanDriverListed()) return { missing: 'driver' };
-  const script = PROBE_SCRIPT.replace("import('webgpu')", `import(${JSON.stringify(pathToFileURL(entry).href)})`);
+export function probeAdapter(log: Log = () => {}): Probe {
+  const missing = missingBeforeDawn();
+  if (missing) return { missing };
+  const entry = pathToFileURL(require.resolve('webgpu')).href;
+  const script = PROBE_SCRIPT.replace("import('webgpu')", `import(${JSON.stringify(entry)})`);
   const r = spawnSync(process.execPath, ['--input-type=module', '-e', script], {
     encoding: 'utf8',
     timeout: 20_000,
-    stdio: ['ignore', 'pipe', 'ignore'],
+    stdio: ['ignore', 'pipe', 'pipe'],
   });
+  logStderr(log)(r.stderr ?? '');
   try {
     const adapter = r.status === 0 ? (JSON.parse(r.stdout) as AdapterInfo | null) : null;
     return adapter ? { adapter } : { missing: 'adapter' };
@@ -44,29 +60,26 @@ export function probeAdapter(): Probe {
   }
 }
 
-const MISSING: Record<'package' | 'driver' | 'adapter', [string, string]> = {
-  package: [
-    'WebGPU is not installed: `webgpu` (Dawn) and @tensorflow/tfjs-backend-webgpu are optional, not installed with mla-diff',
-    `${installCommand('webgpu')} (Dawn: linux-x64, macOS, Windows), or run --device wasm`,
-  ],
-  driver: [
-    'no Vulkan driver is installed (no ICD manifest; VK_DRIVER_FILES unset)',
-    'on a GPU machine install the vendor Vulkan driver or set VK_DRIVER_FILES; without a GPU install Mesa lavapipe ' +
-      '(mesa-vulkan-drivers from bookworm-backports); or run --device wasm',
-  ],
-  adapter: [
-    'Dawn found no WebGPU adapter (no GPU, or its Vulkan driver failed)',
-    'check VK_DRIVER_FILES and the driver, or run --device wasm',
-  ],
-};
+/** The in-process adapter and device, with fd 2 captured around them where libc allows (native-stderr.ts). */
+function webgpuQuietly(capture: StderrCapture | null, reason: string, env: NodeJS.ProcessEnv, log: Log): Promise<Runtime> {
+  return capture ? capture(() => createWebgpuRuntime(reason, env), logStderr(log)) : createWebgpuRuntime(reason, env);
+}
 
-async function webgpuIfAvailable(reason: string, env: NodeJS.ProcessEnv): Promise<Runtime> {
-  const p = probeAdapter();
-  if ('missing' in p) {
-    const [message, hint] = MISSING[p.missing];
-    throw new MlaDiffError('device-unavailable', message, { field: '--device' }, hint);
+/**
+ * `--device webgpu`: Dawn in this process at once, its stderr captured (no child process: 0.24 s warm, 0.49 s cold on
+ * the H200, bench/cli/results.md). Without libc to capture it with, the child probe first, as auto does. The price: a
+ * driver that crashes Dawn while it enumerates adapters now ends this process rather than the child; webgpu was asked
+ * for by name, and one that crashes in making the device did so here already.
+ */
+async function webgpuIfAvailable(reason: string, env: NodeJS.ProcessEnv, log: Log): Promise<Runtime> {
+  const capture = stderrCapture();
+  let missing = missingBeforeDawn();
+  if (!missing && !capture) {
+    const probe = probeAdapter(log);
+    if ('missing' in probe) missing = probe.missing;
   }
-  return createWebgpuRuntime(reason, env);
+  if (missing) throw webgpuUnavailable(missing);
+  return webgpuQuietly(capture, reason, env, log);
 }
 
 /**
@@ -78,7 +91,7 @@ export async function selectRuntime(request: DeviceRequest, log: Log = () => {},
   const blas = parseBlasRequest(env['MLA_DIFF_BLAS']); // wasm only
   switch (request) {
     case 'webgpu':
-      return webgpuIfAvailable('requested', env);
+      return webgpuIfAvailable('requested', env, log);
     case 'tensorflow':
       return createTensorflowRuntime('requested');
     case 'wasm':
@@ -93,9 +106,12 @@ export async function selectRuntime(request: DeviceRequest, log: Log = () => {},
     }
   }
   const notes: string[] = [];
-  const probe = probeAdapter();
+  // auto keeps the child: it must stay quiet and alive on machines whose driver crashes Dawn, where nobody asked for a GPU.
+  const probe = probeAdapter(log);
   const adapter = 'adapter' in probe ? probe.adapter : null;
-  if (adapter && !isSoftwareAdapter(adapter)) return createWebgpuRuntime(`auto: hardware adapter ${describeAdapter(adapter)}`, env);
+  if (adapter && !isSoftwareAdapter(adapter)) {
+    return webgpuQuietly(stderrCapture(), `auto: hardware adapter ${describeAdapter(adapter)}`, env, log);
+  }
   notes.push(
     adapter ? `skipped software adapter ${describeAdapter(adapter)}` : `no WebGPU (${'missing' in probe ? probe.missing : ''} missing)`,
   );

@@ -1,7 +1,7 @@
 import * as tf from '@tensorflow/tfjs-core';
 import { MlaDiffError } from '../errors';
 import { webgpuRound } from './kernels/wgsl-round';
-import { adapterInfo, describeAdapter, isSoftwareAdapter, requestDawnAdapter } from './adapter';
+import { adapterInfo, describeAdapter, isSoftwareAdapter, requestDawnAdapter, webgpuUnavailable } from './adapter';
 import type { Runtime } from './runtime';
 import type { AttentionRequest } from './kernels/attention-kernel';
 import { flashAttention } from './kernels/flash-attention';
@@ -28,16 +28,9 @@ export const SUBMIT_BATCH = 4;
  * Mesa's lavapipe serves as a software adapter: slow, but it runs the same WGSL.
  */
 export async function createWebgpuRuntime(reason: string, env: NodeJS.ProcessEnv = process.env): Promise<Runtime> {
-  const found = await requestDawnAdapter();
-  if (!found) {
-    throw new MlaDiffError(
-      'device-unavailable',
-      'no WebGPU adapter found (no GPU, or no Vulkan driver)',
-      { field: '--device' },
-      'on a GPU machine check the Vulkan loader and VK_DRIVER_FILES; without a GPU install Mesa lavapipe ' +
-        '(mesa-vulkan-drivers from bookworm-backports) or run --device wasm',
-    );
-  }
+  // Dawn throwing while it looks (a driver that fails to load) is no adapter, as it is to the child probe (select.ts).
+  const found = await requestDawnAdapter().catch(() => null);
+  if (!found) throw webgpuUnavailable('adapter');
   const adapter = adapterInfo(found.adapter);
   Object.assign(globalThis, found.globals);
   // tfjs-backend-webgpu registers itself at load time only if navigator.gpu exists.
