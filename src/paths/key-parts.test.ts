@@ -14,13 +14,18 @@ import { NULL_PROBE } from '../core/probes/probe';
 import { keyPartFor, keyParts } from './key-parts';
 
 describe('key parts', () => {
-  it('cuts a key set into balanced parts of at most keyPart keys; one part when it fits', () => {
+  it('cuts a key set into parts of keyPart keys and the rest; one part when it fits', () => {
     expect(keyParts(0, 4)).toEqual([[0, 0]]);
     expect(keyParts(4, 4)).toEqual([[0, 4]]);
     expect(keyParts(10, 4)).toEqual([
       [0, 4],
       [4, 8],
       [8, 10],
+    ]);
+    expect(keyParts(9, 4)).toEqual([
+      [0, 4],
+      [4, 8],
+      [8, 9],
     ]);
     expect(keyParts(9, Infinity)).toEqual([[0, 9]]);
     expect(() => keyParts(3, 0)).toThrow();

@@ -11,13 +11,15 @@ import { mergeAttnStates } from '../devices/kernels/attention';
  * semantics (the chunk's one output and LSE) stay. Planned up front from the device's limit.
  */
 
-/** Ranges [a, b) of at most `keyPart` keys covering [0, S) (one empty range for S = 0). */
+/**
+ * Ranges [a, b) covering [0, S) (one empty range for S = 0): parts of `keyPart` keys, the rest last. Full parts,
+ * not balanced ones: their temporaries are one size whatever the chunk's length, so tfjs's buffer pool (which
+ * reuses a buffer only for the same size) serves every chunk and piece of a long prompt from the same buffers.
+ */
 export function keyParts(S: number, keyPart: number): [number, number][] {
   if (!(keyPart >= 1)) throw new Error(`keyParts: keyPart must be ≥ 1, got ${keyPart}`);
   if (S <= keyPart) return [[0, S]];
-  const n = Math.ceil(S / keyPart);
-  const per = Math.ceil(S / n); // balanced parts
-  return Array.from({ length: n }, (_, i): [number, number] => [i * per, Math.min((i + 1) * per, S)]);
+  return Array.from({ length: Math.ceil(S / keyPart) }, (_, i): [number, number] => [i * keyPart, Math.min((i + 1) * keyPart, S)]);
 }
 
 /**
