@@ -35,7 +35,7 @@ import { planReplay } from './replay-plan';
 import { missing, neededRecords, recapture } from './recapture';
 import type { PieceValues } from './stream';
 import { StreamCompare } from './stream';
-import { retention } from './retain';
+import { retention, STATS_ONLY_FROM } from './retain';
 import type { CaseResult, CaseTrace, PieceInfo } from './trace';
 
 export const pieceInfo = (p: PieceInput): PieceInfo => ({
@@ -146,9 +146,11 @@ export async function runCase(rt: Runtime, s: Scenario, run: CaseRun): Promise<C
         deviceEmbeddings: rt.tf.keep(rt.tf.tensor2d(plain.embeddings, [plain.positions.length, run.layer.model.hidden_size])),
       };
       try {
-        // Every path's step enqueued before any is awaited (the GPU runs one while the host encodes the next);
-        // after an out-of-memory the device's numbers are garbage: stop, say so.
-        const took = await guarded(rt, () => stepPaths(paths, recorders, piece));
+        // Every path's step enqueued before any is awaited (the GPU runs one while the host encodes the next), but
+        // one path at a time in a large case's pieces that attend a context (step-paths.ts: memory); after an
+        // out-of-memory the device's numbers are garbage: stop, say so.
+        const serial = plain.start > 0 && plain.ids.length * run.spec.heads.count >= (run.statsOnlyFrom ?? STATS_ONLY_FROM);
+        const took = await guarded(rt, () => stepPaths(paths, recorders, piece, serial));
         for (const [i, path] of paths.entries()) seconds[path.name] = (seconds[path.name] ?? 0) + took[i]!;
       } finally {
         piece.deviceEmbeddings!.dispose();

@@ -13,8 +13,8 @@ import { TensorRecorder } from '../../core/probes/tensor-recorder';
 import { stepPaths } from './step-paths';
 
 /**
- * The pipelined step (every path enqueued before any is awaited) records exactly what the paths
- * record one after another: the same stages with the same statistics, bit for bit, over a cached
+ * The pipelined step (every path enqueued before any is awaited), and its serial form, record exactly what
+ * the paths record one after another: the same stages with the same statistics, bit for bit, over a cached
  * piece (fill only), a prefill and a piece with context.
  */
 const cfg = preset('tiny');
@@ -73,6 +73,9 @@ describe.each(['wasm', 'cpu'] as const)('stepPaths on %s', (device) => {
         }
       }
     });
+    const awaited = await record(async (ps, recs, piece) => {
+      await stepPaths(ps, recs, piece, true); // serial: each path awaited before the next is encoded
+    });
     f.layer.rope?.clear();
     expect(f.rt.tf.memory().numTensors).toBe(before);
     expect(seconds).toHaveLength(3);
@@ -81,6 +84,7 @@ describe.each(['wasm', 'cpu'] as const)('stepPaths on %s', (device) => {
       expect(r.trace.stages.length).toBeGreaterThan(20);
       expect(r.trace.stages.some((st) => st.step === 0)).toBe(false); // the cached piece records nothing
       expect(JSON.stringify(r.trace.stages)).toBe(JSON.stringify(serial[i]!.trace.stages));
+      expect(JSON.stringify(awaited[i]!.trace.stages)).toBe(JSON.stringify(serial[i]!.trace.stages));
     }
   });
 });

@@ -11,11 +11,16 @@ import type { TensorRecorder } from '../../core/probes/tensor-recorder';
  * seconds run from the start of its encoding to its completion, which waits for the paths
  * enqueued before it (the GPU runs them in order): they add up to more than the wall time.
  * A `cached` piece only fills each path's cache; a null recorder records nothing.
+ * `serial`: each path awaited before the next is encoded. A long piece's GPU work (seconds) dwarfs its
+ * encoding (milliseconds), so pipelining buys nothing there, and it costs memory: the host allocates every
+ * path's temporaries at once, and Dawn recycles what tfjs's pool destroys only once the GPU has passed it
+ * and the host yields (GLM-5 at 64 heads, 128k: 46 GiB of GPU memory against a live set of 19).
  */
 export async function stepPaths(
   paths: readonly MlaBackend<tfc.Tensor>[],
   recorders: readonly (TensorRecorder | null)[],
   piece: PieceInput,
+  serial = false,
 ): Promise<number[]> {
   const since = (t0: number) => () => (performance.now() - t0) / 1000;
   if (piece.kind === 'cached') {
@@ -23,13 +28,16 @@ export async function stepPaths(
     for (const path of paths) out.push(await path.fill(piece).then(since(performance.now())));
     return out;
   }
-  const steps = paths.map((path, i) => {
+  const encode = (path: MlaBackend<tfc.Tensor>, i: number) => {
     const t0 = performance.now();
     const rec = recorders[i] ?? null;
     rec?.at(piece);
     const step = path.step(piece, rec ?? NULL_PROBE).then(since(t0)); // enqueued here, synchronously; its read is awaited below
     rec?.settle(); // the stats' read-back travels with the step's read, not after it
     return step;
-  });
-  return Promise.all(steps);
+  };
+  if (!serial) return Promise.all(paths.map(encode));
+  const out: number[] = [];
+  for (const [i, path] of paths.entries()) out.push(await encode(path, i));
+  return out;
 }
