@@ -37,6 +37,11 @@ export interface Runtime {
    */
   readonly pool?: PoolTrimmer;
   /**
+   * Waits for the device's queue, lets the pool go back to its budget (PoolTrimmer.settle) and waits again, so that
+   * the device recycles what was destroyed before the host encodes more (webgpu; a long piece between its paths).
+   */
+  readonly settle?: () => Promise<void>;
+  /**
    * Compiled pipelines reused across runs (webgpu: pipeline-cache.ts): a run warms its scenario family's shaders
    * before making its weights (they compile meanwhile, in parallel), awaits them before its first piece, and saves
    * what it compiled once its pieces have run.

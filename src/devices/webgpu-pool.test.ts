@@ -53,17 +53,31 @@ describe('webgpu pool trimming', () => {
     expect(destroyed).toHaveLength(2);
   });
 
-  it('past maxFree bytes of free buffers, the sizes asked for least recently are destroyed as buffers come back', () => {
+  it('past maxFree bytes of free buffers, a settle destroys the sizes asked for least recently', () => {
     const { backend, destroyed } = fakeBackend();
     const pool = poolTrimmer(backend, 100);
     const bm = backend.bufferManager;
     const held = [8, 16, 40, 60].map((size) => bm.acquireBuffer(size, 1) as Buffer);
-    for (const b of held.slice(0, 3)) bm.releaseBuffer(b);
-    expect(destroyed).toEqual([]); // 64 free: under the cap
-    bm.releaseBuffer(held[3]!); // 124 free: 24 over it, the oldest sizes go first
+    for (const b of held) bm.releaseBuffer(b);
+    expect(destroyed).toEqual([]); // 124 free: nothing destroyed as buffers come back (the host may be ahead of the GPU)
+    expect(pool.settle()).toBe(24); // 24 over the budget: the oldest sizes go first
     expect(destroyed).toEqual([8, 16]);
     expect(pool.bytes()).toEqual({ used: 0, free: 100 });
     expect(bm.numFreeBuffers).toBe(2);
+    expect(pool.settle()).toBe(0);
+  });
+
+  it('destroys as buffers come back only past HARD_FREE_FACTOR times the budget', () => {
+    const { backend, destroyed } = fakeBackend();
+    const pool = poolTrimmer(backend, 100);
+    const bm = backend.bufferManager;
+    const held = [150, 160, 170].map((size) => bm.acquireBuffer(size, 1) as Buffer);
+    bm.releaseBuffer(held[0]!);
+    bm.releaseBuffer(held[1]!);
+    expect(destroyed).toEqual([]); // 310 free: under 4 × 100
+    bm.releaseBuffer(held[2]!); // 480: over it, down to the budget, oldest first
+    expect(destroyed).toEqual([150, 160, 170]);
+    expect(pool.bytes().free).toBe(0);
   });
 
   it("spares a loop body's sizes: each iteration reuses the last one's buffers instead of making new ones", () => {
@@ -75,7 +89,9 @@ describe('webgpu pool trimming', () => {
       const body = [40, 50].map((size) => bm.acquireBuffer(size, 1) as Buffer); // one key part's temporaries
       for (const b of body) bm.releaseBuffer(b);
     }
-    expect(destroyed).toEqual([30]); // 120 free after the first part: the stale size went, the body's stayed
-    expect(pool.bytes()).toEqual({ used: 0, free: 90 });
+    expect(destroyed).toEqual([]);
+    expect(pool.bytes()).toEqual({ used: 0, free: 120 });
+    expect(pool.trim()).toBe(30); // at the piece's end it settles: the oldest size goes, the body's stay
+    expect(destroyed).toEqual([30]);
   });
 });

@@ -3,16 +3,16 @@
  * A schedule whose context grows makes new sizes every piece (the context chunks' key and value rows,
  * the diffs' per-row partials), so the pool keeps every piece's temporaries: a 64-head run of GLM-5
  * at 128k tokens in 8192-token chunks grew to the H200's 139 GiB and ran out of memory, with a piece's
- * own working set a fraction of that (bench/long/results.md). Within a piece too, the pool holds each
- * size's own peak, and the sum of those is far above the peak of the sum. So: `trim` destroys the free
- * buffers of the sizes nobody asked for since the last trim (sizes a schedule repeats, its projections,
- * equal chunks and decodes, stay pooled), and whenever the free buffers pass `maxFree` bytes the sizes
- * asked for least recently are destroyed as buffers come back, until they are within it again.
- * Destroying a buffer that submitted work still reads is allowed, but WebGPU keeps its memory until that
- * work is done, and the host runs seconds ahead of the GPU in a long piece: destroying the buffers of a
- * loop's body (an MHA context chunk's key parts, 6–8 GiB each at 64 heads) made each iteration allocate
- * them anew while the GPU still held the last ones, 29 GiB over the live set at 128k (largest first and
- * down to half of 4 GiB, as this did before). Least recently asked first spares the sizes a loop repeats.
+ * own working set a fraction of that (bench/long/results.md). So: `trim` destroys the free buffers of the
+ * sizes nobody asked for since the last trim (sizes a schedule repeats, its projections, equal chunks and
+ * decodes, stay pooled), and `trim` and `settle` destroy the sizes asked for least recently until the free
+ * buffers are within `maxFree` bytes.
+ * Both are called where the host waits for the GPU (a piece's end, between the paths of a long piece), not as
+ * buffers come back: a buffer destroyed while the host encodes a long piece keeps its memory until the GPU has
+ * passed it and the host yields (Dawn recycles at its next event tick), so destroying there only adds the next
+ * buffer's allocation to the old one's: at 128k, 46 GiB of GPU memory against a live set of 19 (call 6, 7).
+ * Only past HARD_FREE_FACTOR × maxFree are buffers destroyed as they come back, a guard for a piece that
+ * makes sizes without end.
  */
 type Buffer = { size: number; usage: number; destroy(): void };
 
@@ -28,14 +28,19 @@ export interface PoolingBackend {
 }
 
 export interface PoolTrimmer {
-  /** Destroys the free buffers of sizes not acquired since the last trim; returns the bytes freed. */
+  /** Destroys the free buffers of sizes not acquired since the last trim, then settles; returns the bytes freed. */
   trim(): number;
+  /** Destroys free buffers, the sizes asked for least recently first, until at most maxFree bytes are free; returns the bytes freed. */
+  settle(): number;
   /** Bytes of buffers in use and free in the pool (tfjs's own counters can read NaN). */
   bytes(): { used: number; free: number };
 }
 
-/** Free bytes past which the free buffers least recently asked for are destroyed: above one key part's temporaries. */
+/** Free bytes kept at a settle: above one key part's temporaries (6–8 GiB at 64 heads). */
 export const MAX_FREE_BYTES = 8 * 2 ** 30;
+
+/** Free bytes, as a multiple of maxFree, past which buffers are destroyed as they come back. */
+export const HARD_FREE_FACTOR = 4;
 
 /** Wraps the backend's acquireBuffer and releaseBuffer (tfjs's key: `${size}_${usage}`). */
 export function poolTrimmer(backend: PoolingBackend, maxFree = MAX_FREE_BYTES): PoolTrimmer {
@@ -61,7 +66,7 @@ export function poolTrimmer(backend: PoolingBackend, maxFree = MAX_FREE_BYTES): 
     const before = length(key);
     release(buffer, ...rest);
     if (length(key) > before) free += buffer.size;
-    if (free > maxFree) free -= evict(free - maxFree);
+    if (free > HARD_FREE_FACTOR * maxFree) free -= evict(free - maxFree);
   };
   /** Destroys free buffers, of the sizes least recently asked for first (the larger of equals first), until `bytes` are freed. */
   const evict = (bytes: number) => {
@@ -88,6 +93,11 @@ export function poolTrimmer(backend: PoolingBackend, maxFree = MAX_FREE_BYTES): 
     for (const list of m.values()) for (const b of list) n += b.size;
     return n;
   };
+  const settle = () => {
+    const freed = free > maxFree ? evict(free - maxFree) : 0;
+    free -= freed;
+    return freed;
+  };
   return {
     trim() {
       let freed = 0;
@@ -105,8 +115,9 @@ export function poolTrimmer(backend: PoolingBackend, maxFree = MAX_FREE_BYTES): 
       bm.numBytesAllocated -= freed;
       free -= freed;
       asked.clear();
-      return freed;
+      return freed + settle();
     },
+    settle,
     bytes: () => ({ used: sum(bm.usedBuffers), free: sum(bm.freeBuffers) }),
   };
 }

@@ -70,6 +70,11 @@ export async function createWebgpuRuntime(reason: string, env: NodeJS.ProcessEnv
       adapter,
     },
     pool,
+    settle: async () => {
+      await gpuDevice.queue.onSubmittedWorkDone();
+      pool.settle();
+      await gpuDevice.queue.onSubmittedWorkDone(); // Dawn frees destroyed buffers as it processes its events
+    },
     pipelines,
     maxTensorBytes: Math.min(adapter.maxStorageBufferBindingSize, adapter.maxBufferSize),
     linearPlan: () => ({ layout: 'in_out', product: 'direct', batched: 'native' }),

@@ -28,6 +28,7 @@ export interface WebgpuDevice {
   addEventListener?(type: string, f: (e: { error?: { message?: string } }) => void): void;
   pushErrorScope(filter: 'out-of-memory' | 'validation'): void;
   popErrorScope(): Promise<{ message: string } | null>;
+  queue: { onSubmittedWorkDone(): Promise<void> };
 }
 
 export interface WebgpuBackend {

@@ -150,7 +150,7 @@ export async function runCase(rt: Runtime, s: Scenario, run: CaseRun): Promise<C
         // one path at a time in a large case's pieces that attend a context (step-paths.ts: memory); after an
         // out-of-memory the device's numbers are garbage: stop, say so.
         const serial = plain.start > 0 && plain.ids.length * run.spec.heads.count >= (run.statsOnlyFrom ?? STATS_ONLY_FROM);
-        const took = await guarded(rt, () => stepPaths(paths, recorders, piece, serial));
+        const took = await guarded(rt, () => stepPaths(paths, recorders, piece, serial, rt.settle));
         for (const [i, path] of paths.entries()) seconds[path.name] = (seconds[path.name] ?? 0) + took[i]!;
       } finally {
         piece.deviceEmbeddings!.dispose();

@@ -14,13 +14,15 @@ import type { TensorRecorder } from '../../core/probes/tensor-recorder';
  * `serial`: each path awaited before the next is encoded. A long piece's GPU work (seconds) dwarfs its
  * encoding (milliseconds), so pipelining buys nothing there, and it costs memory: the host allocates every
  * path's temporaries at once, and Dawn recycles what tfjs's pool destroys only once the GPU has passed it
- * and the host yields (GLM-5 at 64 heads, 128k: 46 GiB of GPU memory against a live set of 19).
+ * and the host yields (GLM-5 at 64 heads, 128k: 46 GiB of GPU memory against a live set of 19); `between`
+ * runs after each path there (Runtime.settle: the pool back to its budget before the next path allocates).
  */
 export async function stepPaths(
   paths: readonly MlaBackend<tfc.Tensor>[],
   recorders: readonly (TensorRecorder | null)[],
   piece: PieceInput,
   serial = false,
+  between?: () => Promise<void>,
 ): Promise<number[]> {
   const since = (t0: number) => () => (performance.now() - t0) / 1000;
   if (piece.kind === 'cached') {
@@ -38,6 +40,9 @@ export async function stepPaths(
   };
   if (!serial) return Promise.all(paths.map(encode));
   const out: number[] = [];
-  for (const [i, path] of paths.entries()) out.push(await encode(path, i));
+  for (const [i, path] of paths.entries()) {
+    out.push(await encode(path, i));
+    if (i < paths.length - 1) await between?.();
+  }
   return out;
 }
