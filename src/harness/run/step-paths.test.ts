@@ -73,12 +73,15 @@ describe.each(['wasm', 'cpu'] as const)('stepPaths on %s', (device) => {
         }
       }
     });
+    let betweens = 0;
     const awaited = await record(async (ps, recs, piece) => {
-      await stepPaths(ps, recs, piece, true); // serial: each path awaited before the next is encoded
+      // serial: each path awaited before the next is encoded, `between` after each but the last
+      await stepPaths(ps, recs, piece, true, async () => void betweens++);
     });
     f.layer.rope?.clear();
     expect(f.rt.tf.memory().numTensors).toBe(before);
     expect(seconds).toHaveLength(3);
+    expect(betweens).toBe(2 * 2); // two stepped pieces (the cached one only fills), three paths each
     for (const s of seconds) expect(s.every((x) => x >= 0)).toBe(true);
     for (const [i, r] of piped.entries()) {
       expect(r.trace.stages.length).toBeGreaterThan(20);
